@@ -1,0 +1,384 @@
+//! The local-disk backend of agent-skills: [`FilesystemBackend`] serves a directory tree
+//! through [`BackendProtocol`], contained to its root.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use skills_backend_fs::FilesystemBackend;
+//! use skills_core::list_skills;
+//!
+//! let dir = tempfile::tempdir()?;
+//! std::fs::create_dir_all(dir.path().join("skills/web"))?;
+//! std::fs::write(dir.path().join("skills/web/SKILL.md"), "---\nname: web\ndescription: Browse\n---\n")?;
+//!
+//! let backend = FilesystemBackend::new(dir.path())?; // `/` is the root directory
+//! let listing = list_skills(&backend, "/skills").await?;
+//! assert_eq!(listing.skills[0].path, "/skills/web/SKILL.md");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The choice a newcomer would not guess: containment is checked on the *resolved*
+//! path. Every path is resolved with `realpath` and must land under the (resolved) root,
+//! so a symbolic link inside the tree may point elsewhere inside it, but never out; the
+//! final open uses `O_NOFOLLOW | O_NONBLOCK`, so a link swapped in after the check or a
+//! FIFO planted in a skill cannot redirect or block a read.
+
+#![warn(missing_docs)]
+
+mod resolve;
+
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use skills_core::{
+    BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, Walk, path,
+};
+
+use crate::resolve::{map_io_error, open_contained_file};
+
+/// Serves the files under a root directory.
+///
+/// In **virtual mode** (the default, [`new`](Self::new)) backend paths are virtual: `/`
+/// is the root directory and `/skills/web/SKILL.md` is `<root>/skills/web/SKILL.md`.
+/// With virtual mode off ([`with_virtual_mode(false)`](Self::with_virtual_mode)) backend
+/// paths are the host's absolute paths, which must still lie under the root.
+///
+/// Either way nothing outside the root is listed or read: `..`, and symbolic links whose
+/// target resolves outside the root, are `InvalidPath`; a symbolic-link loop is
+/// `InvalidPath` too. Cloning is cheap and clones share their settings.
+#[derive(Debug, Clone)]
+pub struct FilesystemBackend {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    /// The resolved root directory.
+    root: PathBuf,
+    /// `root` as a backend path when virtual mode is off.
+    root_str: Option<String>,
+    virtual_mode: bool,
+    max_file_size: u64,
+}
+
+/// Why a root directory cannot serve as a backend.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot use {path} as a skills root: {reason}")]
+pub struct RootError {
+    /// The directory given.
+    pub path: PathBuf,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl FilesystemBackend {
+    /// Serves `root_dir` in virtual mode, with the default 10 MiB file size limit.
+    ///
+    /// Fails when `root_dir` does not exist or is not a directory.
+    pub fn new(root_dir: impl AsRef<Path>) -> Result<Self, RootError> {
+        let given = root_dir.as_ref();
+        let error = |reason: String| RootError {
+            path: given.to_owned(),
+            reason,
+        };
+        let root = std::fs::canonicalize(given).map_err(|e| error(e.to_string()))?;
+        if !root.is_dir() {
+            return Err(error("not a directory".into()));
+        }
+        Ok(Self {
+            inner: Arc::new(Inner {
+                root_str: root.to_str().map(str::to_owned),
+                root,
+                virtual_mode: true,
+                max_file_size: DEFAULT_MAX_FILE_SIZE,
+            }),
+        })
+    }
+
+    /// Turns virtual mode on (backend paths relative to the root) or off (backend paths
+    /// are the host's absolute paths under the root).
+    ///
+    /// Fails when turning it off for a root whose path is not valid UTF-8, which backend
+    /// paths cannot express.
+    pub fn with_virtual_mode(self, virtual_mode: bool) -> Result<Self, RootError> {
+        if !virtual_mode && self.inner.root_str.is_none() {
+            return Err(RootError {
+                path: self.inner.root.clone(),
+                reason: "the path is not valid UTF-8".into(),
+            });
+        }
+        Ok(self.with_inner(|inner| inner.virtual_mode = virtual_mode))
+    }
+
+    /// Sets the largest file `download_files` reads.
+    pub fn with_max_file_size(self, bytes: u64) -> Self {
+        self.with_inner(|inner| inner.max_file_size = bytes)
+    }
+
+    fn with_inner(self, change: impl FnOnce(&mut Inner)) -> Self {
+        let mut inner = Inner {
+            root: self.inner.root.clone(),
+            root_str: self.inner.root_str.clone(),
+            virtual_mode: self.inner.virtual_mode,
+            max_file_size: self.inner.max_file_size,
+        };
+        change(&mut inner);
+        Self { inner: Arc::new(inner) }
+    }
+
+    /// The resolved root directory.
+    pub fn root_dir(&self) -> &Path {
+        &self.inner.root
+    }
+
+    /// Whether backend paths are virtual (relative to the root).
+    pub fn virtual_mode(&self) -> bool {
+        self.inner.virtual_mode
+    }
+
+    /// The backend path of the root directory: `/` in virtual mode, else the root's host
+    /// path.
+    pub fn root_path(&self) -> &str {
+        match (&self.inner.root_str, self.inner.virtual_mode) {
+            (Some(root), false) => root,
+            _ => "/",
+        }
+    }
+
+    /// The host path a backend path stands for, after checking its form (not following
+    /// links: reading it still goes through containment).
+    pub fn host_path(&self, backend_path: &str) -> Result<PathBuf, BackendError> {
+        let normalized = path::normalize(backend_path)?;
+        self.inner.host_path(&normalized)
+    }
+}
+
+impl Inner {
+    fn host_path(&self, normalized: &str) -> Result<PathBuf, BackendError> {
+        match (&self.root_str, self.virtual_mode) {
+            (Some(root), false) => {
+                if !path::is_within(normalized, root) {
+                    return Err(BackendError::invalid_path(
+                        normalized,
+                        "path is outside the root directory",
+                    ));
+                }
+                Ok(PathBuf::from(normalized))
+            }
+            _ => Ok(self.root.join(normalized.trim_start_matches('/'))),
+        }
+    }
+
+    /// Resolves a backend path to a host path inside the root (following links).
+    fn resolve(&self, asked: &str) -> Result<(String, PathBuf), BackendError> {
+        let normalized = path::normalize(asked)?;
+        let host = self.host_path(&normalized)?;
+        let resolved = resolve::contained(&self.root, &host, &normalized)?;
+        Ok((normalized, resolved))
+    }
+
+    fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let (normalized, dir) = self.resolve(asked)?;
+        let meta = std::fs::metadata(&dir).map_err(|e| map_io_error(e, &normalized))?;
+        if !meta.is_dir() {
+            return Err(BackendError::NotADirectory { path: normalized });
+        }
+        self.list_dir(&normalized, &dir)
+            .map(|entries| entries.into_iter().map(|e| e.info).collect())
+    }
+
+    /// Lists a resolved directory. Entries whose name is not UTF-8, special files, and
+    /// links leading out of the root (or nowhere) are left out.
+    fn list_dir(&self, dir_path: &str, dir: &Path) -> Result<Vec<Entry>, BackendError> {
+        let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
+        let mut out = Vec::new();
+        for entry in read_dir {
+            let entry = entry.map_err(|e| map_io_error(e, dir_path))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
+                continue;
+            };
+            let entry_path = path::join(dir_path, &name);
+            let file_type = entry.file_type().map_err(|e| map_io_error(e, &entry_path))?;
+            let (host, meta) = if file_type.is_symlink() {
+                let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
+                    Ok(resolved) => resolved,
+                    Err(e) => {
+                        tracing::debug!(path = entry_path, "skipping a link: {e}");
+                        continue;
+                    }
+                };
+                match std::fs::metadata(&resolved) {
+                    Ok(meta) => (resolved, meta),
+                    Err(_) => continue,
+                }
+            } else {
+                match entry.metadata() {
+                    Ok(meta) => (entry.path(), meta),
+                    // Deleted since it was listed.
+                    Err(_) => continue,
+                }
+            };
+            if !meta.is_dir() && !meta.is_file() {
+                continue;
+            }
+            out.push(Entry {
+                host,
+                info: file_info(entry_path, &meta),
+            });
+        }
+        out.sort_unstable_by(|a, b| a.info.path.cmp(&b.info.path));
+        Ok(out)
+    }
+
+    fn walk(&self, asked: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let (normalized, dir) = self.resolve(asked)?;
+        let meta = std::fs::metadata(&dir).map_err(|e| map_io_error(e, &normalized))?;
+        if !meta.is_dir() {
+            return Err(BackendError::NotADirectory { path: normalized });
+        }
+        let mut walk = Walk::default();
+        if max_depth == 0 {
+            return Ok(walk);
+        }
+        let mut queue = std::collections::VecDeque::from([(normalized, dir, 1usize)]);
+        let mut first = true;
+        while let Some((dir_path, dir, depth)) = queue.pop_front() {
+            let entries = match self.list_dir(&dir_path, &dir) {
+                Ok(entries) => entries,
+                Err(e) if first => return Err(e),
+                Err(e) => {
+                    walk.errors.push(e);
+                    continue;
+                }
+            };
+            first = false;
+            for entry in entries {
+                if entry.info.is_dir && depth < max_depth {
+                    queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
+                }
+                walk.entries.push(entry.info);
+            }
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+
+    fn download(&self, asked: &str) -> FileDownloadResponse {
+        let fail = |e: BackendError| {
+            let kind = match e {
+                BackendError::NotADirectory { .. } => FileErrorKind::FileNotFound,
+                ref e => e.file_error_kind(),
+            };
+            FileDownloadResponse::err(asked, kind, e.to_string())
+        };
+        let (normalized, resolved) = match self.resolve(asked) {
+            Ok(r) => r,
+            Err(e) => return fail(e),
+        };
+        let (file, meta) = match open_contained_file(&resolved, &normalized) {
+            Ok(opened) => opened,
+            Err(e) => return fail(e),
+        };
+        if meta.is_dir() {
+            return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory");
+        }
+        if !meta.is_file() {
+            return FileDownloadResponse::err(asked, FileErrorKind::Other, "not a regular file");
+        }
+        let limit = self.max_file_size;
+        let too_large = |size: u64| {
+            FileDownloadResponse::err(
+                asked,
+                FileErrorKind::TooLarge,
+                format!("{size} bytes, over the {limit}-byte limit"),
+            )
+        };
+        if meta.len() > limit {
+            return too_large(meta.len());
+        }
+        // The file may grow between the stat and the read: never read past the limit.
+        let mut content = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        match read_at_most(file, limit.saturating_add(1), &mut content) {
+            Ok(n) if n > limit => too_large(n),
+            Ok(_) => FileDownloadResponse::ok(asked, content),
+            Err(e) => fail(map_io_error(e, &normalized)),
+        }
+    }
+}
+
+struct Entry {
+    host: PathBuf,
+    info: FileInfo,
+}
+
+fn read_at_most(file: File, limit: u64, buf: &mut Vec<u8>) -> std::io::Result<u64> {
+    file.take(limit).read_to_end(buf).map(|n| n as u64)
+}
+
+fn file_info(path: String, meta: &Metadata) -> FileInfo {
+    let modified_at = meta.modified().ok();
+    if meta.is_dir() {
+        return FileInfo {
+            path,
+            is_dir: true,
+            size: 0,
+            modified_at,
+            etag: None,
+        };
+    }
+    let nanos = modified_at
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    FileInfo {
+        path,
+        is_dir: false,
+        size: meta.len(),
+        modified_at,
+        etag: Some(format!("{:x}-{nanos:x}-{:x}", meta.len(), inode(meta))),
+    }
+}
+
+#[cfg(unix)]
+fn inode(meta: &Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(meta)
+}
+
+#[cfg(not(unix))]
+fn inode(_meta: &Metadata) -> u64 {
+    0
+}
+
+/// Runs blocking disk work without stalling other tasks: on a multi-thread tokio runtime
+/// the worker hands its other tasks to its peers first; elsewhere (a current-thread
+/// runtime, plain `block_on`) it simply runs in place.
+fn blocking<T>(work: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            tokio::task::block_in_place(work)
+        }
+        _ => work(),
+    }
+}
+
+#[async_trait]
+impl BackendProtocol for FilesystemBackend {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        blocking(|| self.inner.ls_info(path))
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        blocking(|| paths.iter().map(|p| self.inner.download(p)).collect())
+    }
+
+    fn max_file_size(&self) -> u64 {
+        self.inner.max_file_size
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        blocking(|| self.inner.walk(path, max_depth))
+    }
+}

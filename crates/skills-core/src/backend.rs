@@ -1,0 +1,99 @@
+//! The storage contract every backend implements.
+
+use std::collections::VecDeque;
+use std::fmt::Debug;
+
+use async_trait::async_trait;
+
+use crate::error::BackendError;
+use crate::path;
+use crate::types::{FileDownloadResponse, FileInfo};
+
+/// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+
+/// Read access to a tree of files: local disk, object storage, a git tree, memory.
+///
+/// Object safe: the middleware and the CLI hold backends as `Arc<dyn BackendProtocol>`.
+///
+/// # Contract
+///
+/// Paths are POSIX strings, absolute within the backend (`/skills/user/web/SKILL.md`).
+/// Every method first checks its paths with [`path::normalize`]: `..` components, NUL,
+/// backslashes, relative paths and anything that leads outside the backend's root
+/// (symbolic links included) are [`BackendError::InvalidPath`] / `InvalidPath`, and
+/// nothing outside the root is read.
+///
+/// ## `ls_info`
+/// - Returns the immediate children of a directory, sorted by path (byte order).
+/// - A path that does not exist is [`BackendError::NotFound`]; a file is
+///   [`BackendError::NotADirectory`]. Never an empty list for either.
+///
+/// ## `download_files`
+/// - Returns exactly one response per requested path, in the order asked.
+/// - Partial success: one failing path does not fail the others.
+/// - A file larger than [`max_file_size`](Self::max_file_size) answers `TooLarge`
+///   **without being read**.
+/// - A directory answers `IsDirectory`; a missing file `FileNotFound`.
+///
+/// ## `walk`
+/// - Every entry under a directory down to `max_depth` levels (1 = the children), sorted
+///   by path, plus the errors of sub-directories that could not be listed.
+/// - The provided implementation lists directory by directory; backends that can list a
+///   whole prefix at once (S3, git) override it, so a remote source costs O(pages).
+#[async_trait]
+pub trait BackendProtocol: Send + Sync + Debug {
+    /// Lists the immediate children of the directory at `path`, sorted by path.
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError>;
+
+    /// Reads files; one response per path, in the same order.
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse>;
+
+    /// The largest file, in bytes, that [`download_files`](Self::download_files) reads.
+    fn max_file_size(&self) -> u64 {
+        DEFAULT_MAX_FILE_SIZE
+    }
+
+    /// Lists everything under `path` down to `max_depth` levels, sorted by path.
+    ///
+    /// The root itself must be a listable directory (same errors as `ls_info`); a
+    /// sub-directory that fails to list is reported in [`Walk::errors`] and skipped.
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let root = path::normalize(path)?;
+        let mut walk = Walk::default();
+        if max_depth == 0 {
+            self.ls_info(&root).await?;
+            return Ok(walk);
+        }
+        let mut queue = VecDeque::from([(root, 1usize)]);
+        let mut first = true;
+        while let Some((dir, depth)) = queue.pop_front() {
+            let children = match self.ls_info(&dir).await {
+                Ok(children) => children,
+                Err(err) if first => return Err(err),
+                Err(err) => {
+                    walk.errors.push(err);
+                    continue;
+                }
+            };
+            first = false;
+            for child in children {
+                if child.is_dir && depth < max_depth {
+                    queue.push_back((child.path.clone(), depth + 1));
+                }
+                walk.entries.push(child);
+            }
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+}
+
+/// The result of [`BackendProtocol::walk`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Walk {
+    /// Files and directories found, sorted by path.
+    pub entries: Vec<FileInfo>,
+    /// Sub-directories that could not be listed.
+    pub errors: Vec<BackendError>,
+}

@@ -1,0 +1,132 @@
+//! Typed diagnostics: every skipped skill, every warning and every source failure is
+//! returned to the caller (and logged), never only logged.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Something discovery or parsing found wrong, tied to a path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The file or directory concerned.
+    pub path: String,
+    /// What went wrong; decides the [`Severity`].
+    pub kind: DiagnosticKind,
+    /// A sentence for people.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// A diagnostic of `kind` about `path`.
+    pub fn new(path: impl Into<String>, kind: DiagnosticKind, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            kind,
+            message: message.into(),
+        }
+    }
+
+    /// How serious the diagnostic is (derived from its kind).
+    pub fn severity(&self) -> Severity {
+        self.kind.severity()
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    /// `path: kind: message`, the format of `skills validate`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}: {}", self.path, self.kind.as_str(), self.message)
+    }
+}
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The skill was loaded, but something in it does not follow the specification or
+    /// was changed (cut, ignored) on the way in.
+    Warning,
+    /// The skill was not loaded.
+    Skip,
+    /// A whole source (or part of it) could not be read.
+    Error,
+}
+
+macro_rules! diagnostic_kinds {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal => $severity:ident,)*) => {
+        /// The kinds of [`Diagnostic`]s; serialized in kebab-case.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        #[non_exhaustive]
+        pub enum DiagnosticKind {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl DiagnosticKind {
+            /// The kebab-case name (`no-frontmatter`, ...).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $name,)*
+                }
+            }
+
+            /// How serious a diagnostic of this kind is.
+            pub fn severity(self) -> Severity {
+                match self {
+                    $(Self::$variant => Severity::$severity,)*
+                }
+            }
+        }
+    };
+}
+
+diagnostic_kinds! {
+    /// `SKILL.md` is larger than the size limit; it was not read.
+    TooLarge = "too-large" => Skip,
+    /// `SKILL.md` is not valid UTF-8.
+    InvalidUtf8 = "invalid-utf8" => Skip,
+    /// `SKILL.md` does not start with a `---` frontmatter block.
+    NoFrontmatter = "no-frontmatter" => Skip,
+    /// The frontmatter is not valid YAML (or exceeds the YAML limits).
+    InvalidYaml = "invalid-yaml" => Skip,
+    /// The frontmatter is valid YAML but not a mapping.
+    FrontmatterNotMapping = "frontmatter-not-mapping" => Skip,
+    /// `name` is missing, empty or not a scalar.
+    MissingName = "missing-name" => Skip,
+    /// `description` is missing, empty or not a scalar.
+    MissingDescription = "missing-description" => Skip,
+    /// `SKILL.md` exists but could not be read.
+    ReadFailed = "read-failed" => Skip,
+    /// `name` breaks the specification's character or length rules.
+    InvalidName = "invalid-name" => Warning,
+    /// `name` differs from the skill's directory name.
+    NameMismatch = "name-mismatch" => Warning,
+    /// `description` was longer than 1024 characters and was cut.
+    DescriptionTruncated = "description-truncated" => Warning,
+    /// `compatibility` was longer than 500 characters and was cut.
+    CompatibilityTruncated = "compatibility-truncated" => Warning,
+    /// `allowed-tools` was neither a string nor a list and was ignored.
+    AllowedToolsIgnored = "allowed-tools-ignored" => Warning,
+    /// An `allowed-tools` list entry that is not a string was dropped.
+    AllowedToolsEntryDropped = "allowed-tools-entry-dropped" => Warning,
+    /// `metadata` was not a mapping and was ignored.
+    MetadataIgnored = "metadata-ignored" => Warning,
+    /// `license` or `compatibility` was a collection and was ignored.
+    FieldIgnored = "field-ignored" => Warning,
+    /// Two directories of one source declare the same name; the later one is kept.
+    DuplicateName = "duplicate-name" => Warning,
+    /// The source directory does not exist.
+    SourceNotFound = "source-not-found" => Error,
+    /// The source path is a file, not a directory.
+    SourceNotADirectory = "source-not-a-directory" => Error,
+    /// The source could not be read (invalid path, permission, I/O or network).
+    SourceUnreadable = "source-unreadable" => Error,
+    /// A directory inside the source could not be listed; its skills may be missing.
+    ListingFailed = "listing-failed" => Error,
+}
+
+impl fmt::Display for DiagnosticKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,66 @@
+//! The core of agent-skills: the types, the storage contract and the pure logic every
+//! other crate builds on.
+//!
+//! - [`SkillMetadata`], [`ResourceMetadata`], [`SkillsState`], [`FileInfo`] and
+//!   [`FileDownloadResponse`] mirror deepagents' types.
+//! - [`BackendProtocol`] is the one trait storage backends implement; [`MemoryBackend`]
+//!   is an implementation for tests and examples.
+//! - [`parse_skill_md`] and [`validate_skill_name`] apply the Agent Skills rules and
+//!   return typed [`Diagnostic`]s; [`list_skills`] discovers one source and
+//!   [`merge_last_wins`] merges several.
+//! - With the `conformance` feature, [`conformance`] is the behaviour suite every
+//!   backend's tests run.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use skills_core::{list_skills, merge_last_wins, MemoryBackend};
+//!
+//! let backend = MemoryBackend::new();
+//! backend.insert("/base/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\n")?;
+//! backend.insert("/project/web/SKILL.md", "---\nname: web\ndescription: Our way\n---\n")?;
+//!
+//! let base = list_skills(&backend, "/base").await?;
+//! let project = list_skills(&backend, "/project").await?;
+//! let merged = merge_last_wins([base.skills, project.skills]);
+//! assert_eq!(merged[0].skill.description, "Our way");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The choice a newcomer would not guess: this crate does no I/O of its own and depends
+//! on no storage crate. Everything that touches disk, S3 or git lives in a backend crate
+//! behind [`BackendProtocol`], so the logic here is tested on [`MemoryBackend`] and runs
+//! unchanged on every backend.
+
+#![warn(missing_docs)]
+
+mod backend;
+#[cfg(feature = "conformance")]
+pub mod conformance;
+mod diagnostic;
+mod discover;
+mod error;
+mod memory;
+mod merge;
+mod name;
+mod parse;
+pub mod path;
+mod types;
+mod yaml;
+
+pub use async_trait::async_trait;
+pub use backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
+pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
+pub use discover::{SKILL_FILE, SkillListing, SourceError, list_skills};
+pub use error::BackendError;
+pub use memory::MemoryBackend;
+pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
+pub use name::{MAX_SKILL_NAME_LENGTH, NameError, check_skill_name, validate_skill_name};
+pub use parse::{
+    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, parse_skill_md,
+    split_frontmatter, split_tools,
+};
+pub use types::{
+    FileDownloadResponse, FileError, FileErrorKind, FileInfo, FrontmatterValue, ResourceKind, ResourceMetadata,
+    SkillMetadata, SkillsState,
+};

@@ -1,0 +1,72 @@
+//! Last-wins merge of several sources.
+
+use std::collections::HashMap;
+
+use crate::types::SkillMetadata;
+
+/// A skill after merging sources, with the copies it hides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergedSkill {
+    /// The winning skill.
+    pub skill: SkillMetadata,
+    /// Index of the source it comes from.
+    pub source: usize,
+    /// Copies from earlier sources that this one hides, earliest first.
+    pub shadowed: Vec<ShadowedSkill>,
+}
+
+/// A copy of a skill hidden by a later source's skill of the same name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShadowedSkill {
+    /// Index of the source it comes from.
+    pub source: usize,
+    /// Its `SKILL.md` path.
+    pub path: String,
+}
+
+/// Merges sources given in priority order: for one name, the skill of the latest source
+/// wins ("last wins"). A skill keeps the position where its name first appeared, as a
+/// Python dict update would, so the order of a single source is kept.
+///
+/// ```
+/// use skills_core::{merge_last_wins, SkillMetadata};
+/// # fn skill(name: &str, path: &str) -> SkillMetadata {
+/// #     SkillMetadata { path: path.into(), name: name.into(), description: "d".into(),
+/// #         license: None, compatibility: None, metadata: Default::default(),
+/// #         allowed_tools: vec![], extra: Default::default() }
+/// # }
+/// let base = vec![skill("web", "/base/web/SKILL.md"), skill("pdf", "/base/pdf/SKILL.md")];
+/// let project = vec![skill("web", "/project/web/SKILL.md")];
+/// let merged = merge_last_wins([base, project]);
+/// assert_eq!(merged[0].skill.path, "/project/web/SKILL.md");
+/// assert_eq!(merged[0].shadowed[0].path, "/base/web/SKILL.md");
+/// assert_eq!(merged[1].source, 0);
+/// ```
+pub fn merge_last_wins(sources: impl IntoIterator<Item = Vec<SkillMetadata>>) -> Vec<MergedSkill> {
+    let mut merged: Vec<MergedSkill> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for (source, skills) in sources.into_iter().enumerate() {
+        for skill in skills {
+            match index.get(&skill.name) {
+                Some(&i) => {
+                    let slot = &mut merged[i];
+                    let hidden = std::mem::replace(&mut slot.skill, skill);
+                    slot.shadowed.push(ShadowedSkill {
+                        source: slot.source,
+                        path: hidden.path,
+                    });
+                    slot.source = source;
+                }
+                None => {
+                    index.insert(skill.name.clone(), merged.len());
+                    merged.push(MergedSkill {
+                        skill,
+                        source,
+                        shadowed: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+    merged
+}

@@ -1,0 +1,341 @@
+//! `SKILL.md` parsing: frontmatter extraction, field rules and diagnostics.
+
+use std::collections::BTreeMap;
+
+use crate::backend::DEFAULT_MAX_FILE_SIZE;
+use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
+use crate::name::{NameError, validate_skill_name};
+use crate::types::{FrontmatterValue, SkillMetadata};
+use crate::yaml::{self, ScalarKind, Yaml};
+
+/// Largest `SKILL.md` that is parsed, in bytes (10 MiB).
+pub const MAX_SKILL_FILE_SIZE: u64 = DEFAULT_MAX_FILE_SIZE;
+/// Longest description kept, in characters; longer ones are cut with a warning.
+pub const MAX_SKILL_DESCRIPTION_LENGTH: usize = 1024;
+/// Longest compatibility note kept, in characters; longer ones are cut with a warning.
+pub const MAX_SKILL_COMPATIBILITY_LENGTH: usize = 500;
+
+/// What [`parse_skill_md`] made of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseOutcome {
+    /// The skill, unless a diagnostic of severity [`Severity::Skip`] says why not.
+    pub skill: Option<SkillMetadata>,
+    /// Every skip reason and warning, in the order found.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Splits `SKILL.md` text into its YAML frontmatter and Markdown body.
+///
+/// The file must open with a `---` line (a UTF-8 byte-order mark before it is allowed);
+/// the frontmatter ends at the next `---` line, which may be the last line of the file
+/// with no newline after it. Trailing whitespace on either marker line and CRLF line
+/// ends are accepted. Returns `None` when there is no such block.
+///
+/// ```
+/// use skills_core::split_frontmatter;
+/// let (yaml, body) = split_frontmatter("---\nname: a\n---\n# A\n").unwrap();
+/// assert_eq!((yaml, body), ("name: a", "# A\n"));
+/// ```
+pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (first, mut rest) = next_line(text)?;
+    if first.trim_end() != "---" {
+        return None;
+    }
+    let start = text.len() - rest.len();
+    loop {
+        let line_start = text.len() - rest.len();
+        let (line, after) = next_line(rest)?;
+        if line.trim_end() == "---" {
+            // The frontmatter excludes the newline before the closing marker.
+            let end = line_start.saturating_sub(1).max(start);
+            let yaml = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
+            return Some((yaml, after));
+        }
+        rest = after;
+    }
+}
+
+/// The first line of `text` (without its `\n`) and what follows; `None` at the end.
+fn next_line(text: &str) -> Option<(&str, &str)> {
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.find('\n') {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, ""),
+    })
+}
+
+/// Parses the frontmatter of a `SKILL.md` into [`SkillMetadata`].
+///
+/// `path` is the file's backend path (kept in the metadata and in diagnostics) and
+/// `directory_name` the name of the directory holding it (the name must match it).
+///
+/// The rules are deepagents', with these deliberate differences: a UTF-8 BOM and a
+/// closing `---` at the end of the file are accepted; an empty `name:` skips the skill
+/// instead of naming it "None"; non-string scalars keep their YAML text (`1.10` stays
+/// `1.10`); `allowed-tools` may also be a YAML list, and `Bash(git add:*)` stays one
+/// tool; every skip and warning is returned as a [`Diagnostic`].
+///
+/// ```
+/// use skills_core::parse_skill_md;
+/// let md = b"---\nname: web-research\ndescription: Research the web\n---\n# Steps\n";
+/// let outcome = parse_skill_md(md, "/skills/web-research/SKILL.md", "web-research");
+/// assert_eq!(outcome.skill.unwrap().description, "Research the web");
+/// assert!(outcome.diagnostics.is_empty());
+/// ```
+pub fn parse_skill_md(content: &[u8], path: &str, directory_name: &str) -> ParseOutcome {
+    let mut parser = FieldParser {
+        path,
+        diagnostics: Vec::new(),
+    };
+    let skill = parser.parse(content, directory_name);
+    for d in &parser.diagnostics {
+        match d.severity() {
+            Severity::Warning => tracing::debug!(path, kind = %d.kind, "{}", d.message),
+            Severity::Skip | Severity::Error => tracing::warn!(path, kind = %d.kind, "skipping skill: {}", d.message),
+        }
+    }
+    ParseOutcome {
+        skill,
+        diagnostics: parser.diagnostics,
+    }
+}
+
+struct FieldParser<'a> {
+    path: &'a str,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl FieldParser<'_> {
+    fn report(&mut self, kind: DiagnosticKind, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic::new(self.path, kind, message));
+    }
+
+    fn parse(&mut self, content: &[u8], directory_name: &str) -> Option<SkillMetadata> {
+        if content.len() as u64 > MAX_SKILL_FILE_SIZE {
+            let msg = format!(
+                "file is {} bytes, over the {MAX_SKILL_FILE_SIZE}-byte limit",
+                content.len()
+            );
+            self.report(DiagnosticKind::TooLarge, msg);
+            return None;
+        }
+        let text = match std::str::from_utf8(content) {
+            Ok(text) => text,
+            Err(e) => {
+                self.report(DiagnosticKind::InvalidUtf8, format!("file is not valid UTF-8 ({e})"));
+                return None;
+            }
+        };
+        let Some((frontmatter, _body)) = split_frontmatter(text) else {
+            self.report(
+                DiagnosticKind::NoFrontmatter,
+                "no YAML frontmatter: the file must start with a `---` line and close it with another",
+            );
+            return None;
+        };
+        let entries = match yaml::parse(frontmatter) {
+            Ok(Yaml::Map(entries)) => entries,
+            Ok(other) => {
+                let msg = format!("frontmatter must be a mapping, got {}", other.type_name());
+                self.report(DiagnosticKind::FrontmatterNotMapping, msg);
+                return None;
+            }
+            Err(e) => {
+                self.report(DiagnosticKind::InvalidYaml, format!("invalid YAML in frontmatter: {e}"));
+                return None;
+            }
+        };
+
+        let mut fields: BTreeMap<String, Yaml> = BTreeMap::new();
+        let mut extra = BTreeMap::new();
+        for (key, value) in entries {
+            let key = key.to_text();
+            match key.as_str() {
+                "name" | "description" | "license" | "compatibility" | "metadata" | "allowed-tools" => {
+                    fields.insert(key, value);
+                }
+                _ => {
+                    extra.insert(key, frontmatter_value(&value));
+                }
+            }
+        }
+
+        let name = self.required(fields.remove("name"), "name", DiagnosticKind::MissingName);
+        let description = self.required(
+            fields.remove("description"),
+            "description",
+            DiagnosticKind::MissingDescription,
+        );
+        let (name, description) = (name?, description?);
+
+        match validate_skill_name(&name, directory_name) {
+            Ok(()) => {}
+            Err(e @ NameError::DirectoryMismatch { .. }) => self.report(DiagnosticKind::NameMismatch, e.to_string()),
+            Err(e) => self.report(
+                DiagnosticKind::InvalidName,
+                format!("'{name}' does not follow the specification: {e}"),
+            ),
+        }
+        let description = self.truncate(
+            description,
+            MAX_SKILL_DESCRIPTION_LENGTH,
+            "description",
+            DiagnosticKind::DescriptionTruncated,
+        );
+        let license = self.optional_text(fields.remove("license"), "license");
+        let compatibility = self
+            .optional_text(fields.remove("compatibility"), "compatibility")
+            .map(|c| {
+                self.truncate(
+                    c,
+                    MAX_SKILL_COMPATIBILITY_LENGTH,
+                    "compatibility",
+                    DiagnosticKind::CompatibilityTruncated,
+                )
+            });
+        let allowed_tools = self.allowed_tools(fields.remove("allowed-tools"));
+        let metadata = self.metadata(fields.remove("metadata"));
+
+        Some(SkillMetadata {
+            path: self.path.to_owned(),
+            name,
+            description,
+            license,
+            compatibility,
+            metadata,
+            allowed_tools,
+            extra,
+        })
+    }
+
+    /// A required scalar field, trimmed; `None` (with a diagnostic) when absent, null,
+    /// blank or a collection.
+    fn required(&mut self, value: Option<Yaml>, field: &str, kind: DiagnosticKind) -> Option<String> {
+        let problem = match value {
+            None | Some(Yaml::Null) => format!("missing required `{field}`"),
+            Some(Yaml::Scalar(s)) if !s.text.trim().is_empty() => return Some(s.text.trim().to_owned()),
+            Some(Yaml::Scalar(_)) => format!("`{field}` is blank"),
+            Some(other) => format!("`{field}` must be a string, got a {}", other.type_name()),
+        };
+        self.report(kind, problem);
+        None
+    }
+
+    /// An optional scalar field, trimmed; empty means absent.
+    fn optional_text(&mut self, value: Option<Yaml>, field: &str) -> Option<String> {
+        match value? {
+            Yaml::Null => None,
+            Yaml::Scalar(s) => Some(s.text.trim().to_owned()).filter(|t| !t.is_empty()),
+            other => {
+                let msg = format!("ignoring `{field}`: expected a string, got a {}", other.type_name());
+                self.report(DiagnosticKind::FieldIgnored, msg);
+                None
+            }
+        }
+    }
+
+    fn truncate(&mut self, text: String, max: usize, field: &str, kind: DiagnosticKind) -> String {
+        match text.char_indices().nth(max) {
+            None => text,
+            Some((cut, _)) => {
+                let len = text.chars().count();
+                self.report(kind, format!("`{field}` has {len} characters, cut to {max}"));
+                text[..cut].to_owned()
+            }
+        }
+    }
+
+    fn allowed_tools(&mut self, value: Option<Yaml>) -> Vec<String> {
+        match value {
+            None | Some(Yaml::Null) => Vec::new(),
+            Some(Yaml::Scalar(s)) if s.kind == ScalarKind::Str => split_tools(&s.text),
+            Some(Yaml::Seq(items)) => {
+                let mut tools = Vec::with_capacity(items.len());
+                let mut dropped = Vec::new();
+                for item in items {
+                    match item {
+                        Yaml::Scalar(s) if s.kind == ScalarKind::Str => {
+                            let tool = s.text.trim();
+                            if !tool.is_empty() {
+                                tools.push(tool.to_owned());
+                            }
+                        }
+                        other => dropped.push(format!("{} `{}`", other.type_name(), other.to_text())),
+                    }
+                }
+                if !dropped.is_empty() {
+                    let msg = format!("dropped non-string `allowed-tools` entries: {}", dropped.join(", "));
+                    self.report(DiagnosticKind::AllowedToolsEntryDropped, msg);
+                }
+                tools
+            }
+            Some(other) => {
+                let msg = format!(
+                    "ignoring `allowed-tools`: expected a string or a list, got a {}",
+                    other.type_name()
+                );
+                self.report(DiagnosticKind::AllowedToolsIgnored, msg);
+                Vec::new()
+            }
+        }
+    }
+
+    fn metadata(&mut self, value: Option<Yaml>) -> BTreeMap<String, String> {
+        match value {
+            None | Some(Yaml::Null) => BTreeMap::new(),
+            Some(Yaml::Map(entries)) => entries.into_iter().map(|(k, v)| (k.to_text(), v.to_text())).collect(),
+            Some(other) => {
+                let msg = format!("ignoring `metadata`: expected a mapping, got a {}", other.type_name());
+                self.report(DiagnosticKind::MetadataIgnored, msg);
+                BTreeMap::new()
+            }
+        }
+    }
+}
+
+/// Splits an `allowed-tools` string on whitespace and commas, keeping parenthesized
+/// arguments whole: `"Bash(git add:*), Read"` is `["Bash(git add:*)", "Read"]`.
+pub fn split_tools(text: &str) -> Vec<String> {
+    let mut tools = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            c if depth == 0 && (c == ',' || c.is_whitespace()) => {
+                if !current.is_empty() {
+                    tools.push(std::mem::take(&mut current));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    if !current.is_empty() {
+        tools.push(current);
+    }
+    tools
+}
+
+fn frontmatter_value(node: &Yaml) -> FrontmatterValue {
+    match node {
+        Yaml::Null => FrontmatterValue::Null,
+        Yaml::Scalar(s) => FrontmatterValue::Text(s.text.clone()),
+        Yaml::Seq(items) => FrontmatterValue::List(items.iter().map(frontmatter_value).collect()),
+        Yaml::Map(entries) => FrontmatterValue::Map(
+            entries
+                .iter()
+                .map(|(k, v)| (k.to_text(), frontmatter_value(v)))
+                .collect(),
+        ),
+    }
+}
+
+#[cfg(test)]
+#[path = "parse_tests.rs"]
+mod tests;

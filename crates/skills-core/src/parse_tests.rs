@@ -1,0 +1,342 @@
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::DiagnosticKind::{self, *};
+
+const PATH: &str = "/skills/web/SKILL.md";
+
+fn parse_in(dir: &str, md: &str) -> ParseOutcome {
+    parse_skill_md(md.as_bytes(), &format!("/skills/{dir}/SKILL.md"), dir)
+}
+
+fn kinds(outcome: &ParseOutcome) -> Vec<DiagnosticKind> {
+    outcome.diagnostics.iter().map(|d| d.kind).collect()
+}
+
+/// Frontmatter with `name: web` and a description, plus `more` lines.
+fn md(more: &str) -> String {
+    format!("---\nname: web\ndescription: Search the web\n{more}---\n# Body\n")
+}
+
+/// Parses `source` in directory `web`, asserts it loads with exactly `diagnostics`.
+fn loaded(source: &str, diagnostics: &[DiagnosticKind]) -> SkillMetadata {
+    loaded_in("web", source, diagnostics)
+}
+
+fn loaded_in(dir: &str, source: &str, diagnostics: &[DiagnosticKind]) -> SkillMetadata {
+    let outcome = parse_in(dir, source);
+    assert_eq!(kinds(&outcome), diagnostics, "diagnostics of {source:?}");
+    outcome.skill.unwrap_or_else(|| panic!("{source:?} was skipped"))
+}
+
+/// Asserts `content` is skipped with exactly `diagnostics`, the last one a skip.
+fn skipped(content: &[u8], diagnostics: &[DiagnosticKind]) {
+    let outcome = parse_skill_md(content, PATH, "web");
+    let shown = String::from_utf8_lossy(&content[..content.len().min(80)]).into_owned();
+    assert_eq!(outcome.skill, None, "{shown:?} was loaded");
+    assert_eq!(kinds(&outcome), diagnostics, "diagnostics of {shown:?}");
+    assert!(outcome.diagnostics.iter().any(|d| d.severity() == Severity::Skip));
+    assert!(outcome.diagnostics.iter().all(|d| d.path == PATH));
+}
+
+#[test]
+fn full_frontmatter_fills_every_field() {
+    let skill = loaded(
+        &md(
+            "license: MIT\ncompatibility: Python 3.10+\nmetadata:\n  author: team\n  version: \"2\"\nallowed-tools: Read Grep\n",
+        ),
+        &[],
+    );
+    assert_eq!(
+        skill,
+        SkillMetadata {
+            path: "/skills/web/SKILL.md".into(),
+            name: "web".into(),
+            description: "Search the web".into(),
+            license: Some("MIT".into()),
+            compatibility: Some("Python 3.10+".into()),
+            metadata: BTreeMap::from([("author".into(), "team".into()), ("version".into(), "2".into())]),
+            allowed_tools: vec!["Read".into(), "Grep".into()],
+            extra: BTreeMap::new(),
+        }
+    );
+}
+
+#[test]
+fn minimal_frontmatter_leaves_optional_fields_empty() {
+    let skill = loaded(&md(""), &[]);
+    assert_eq!((skill.license, skill.compatibility), (None, None));
+    assert!(skill.metadata.is_empty() && skill.allowed_tools.is_empty() && skill.extra.is_empty());
+}
+
+#[test]
+fn missing_or_malformed_frontmatter_is_a_skip() {
+    for source in [
+        "",
+        "# Title\n\nno frontmatter\n",
+        "---\nname: web\ndescription: never closed\n",
+        " ---\nname: web\ndescription: d\n---\n",
+        "--- x\nname: web\ndescription: d\n---\n",
+        "\n---\nname: web\ndescription: d\n---\n",
+    ] {
+        skipped(source.as_bytes(), &[NoFrontmatter]);
+    }
+}
+
+#[test]
+fn invalid_yaml_is_a_skip() {
+    for source in [
+        "---\nname: [unclosed\ndescription: d\n---\n",
+        "---\nname: web\nname: twice\ndescription: d\n---\n",
+        "---\nname: web\ndescription: *missing-anchor\n---\n",
+        "---\nname: web\n\tdescription: tab indent\n---\n",
+    ] {
+        skipped(source.as_bytes(), &[InvalidYaml]);
+    }
+}
+
+#[test]
+fn alias_bomb_is_a_skip_not_a_hang() {
+    let mut source = String::from("---\nname: web\ndescription: d\na: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut prev = 'a';
+    for name in 'b'..='k' {
+        let refs = vec![format!("*{prev}"); 10].join(", ");
+        source.push_str(&format!("{name}: &{name} [{refs}]\n"));
+        prev = name;
+    }
+    source.push_str("---\n");
+    skipped(source.as_bytes(), &[InvalidYaml]);
+}
+
+#[test]
+fn frontmatter_that_is_not_a_mapping_is_a_skip() {
+    for source in [
+        "---\n- a\n- b\n---\n",
+        "---\njust a sentence\n---\n",
+        "---\n---\n",
+        "---\n42\n---\n",
+    ] {
+        skipped(source.as_bytes(), &[FrontmatterNotMapping]);
+    }
+}
+
+#[test]
+fn missing_or_blank_required_fields_are_skips() {
+    for source in [
+        "---\ndescription: d\n---\n",
+        "---\nname:\ndescription: d\n---\n",
+        "---\nname: ~\ndescription: d\n---\n",
+        "---\nname: '   '\ndescription: d\n---\n",
+        "---\nname: [a, b]\ndescription: d\n---\n",
+    ] {
+        skipped(source.as_bytes(), &[MissingName]);
+    }
+    for source in [
+        "---\nname: web\n---\n",
+        "---\nname: web\ndescription:\n---\n",
+        "---\nname: web\ndescription: \"\"\n---\n",
+        "---\nname: web\ndescription: {a: 1}\n---\n",
+    ] {
+        skipped(source.as_bytes(), &[MissingDescription]);
+    }
+    skipped(b"---\nlicense: MIT\n---\n", &[MissingName, MissingDescription]);
+}
+
+#[test]
+fn empty_name_is_never_the_string_none() {
+    let outcome = parse_skill_md(b"---\nname:\ndescription: d\n---\n", PATH, "None");
+    assert_eq!(outcome.skill, None);
+}
+
+#[test]
+fn name_rules_warn_but_load() {
+    let long = "a".repeat(65);
+    for (dir, name, expected) in [
+        ("web-research", "web-research", vec![]),
+        ("caf\u{e9}", "caf\u{e9}", vec![]),
+        ("123", "123", vec![]),
+        (long.as_str(), long.as_str(), vec![InvalidName]),
+        ("Web", "Web", vec![InvalidName]),
+        ("Caf\u{e9}", "Caf\u{e9}", vec![InvalidName]),
+        ("-web", "-web", vec![InvalidName]),
+        ("web-", "web-", vec![InvalidName]),
+        ("web--x", "web--x", vec![InvalidName]),
+        ("web_x", "web_x", vec![InvalidName]),
+        ("\u{6280}\u{80fd}", "\u{6280}\u{80fd}", vec![InvalidName]),
+        ("\u{1f680}", "\u{1f680}", vec![InvalidName]),
+        ("web-research", "web", vec![NameMismatch]),
+    ] {
+        let skill = loaded_in(dir, &format!("---\nname: {name}\ndescription: d\n---\n"), &expected);
+        assert_eq!(skill.name, name);
+    }
+}
+
+#[test]
+fn long_description_and_compatibility_are_cut_with_a_warning() {
+    let exact = "d".repeat(1024);
+    assert_eq!(
+        loaded(&format!("---\nname: web\ndescription: {exact}\n---\n"), &[]).description,
+        exact
+    );
+
+    let long = "\u{e9}".repeat(1100);
+    let skill = loaded(
+        &format!("---\nname: web\ndescription: {long}\n---\n"),
+        &[DescriptionTruncated],
+    );
+    assert_eq!(skill.description, "\u{e9}".repeat(1024));
+
+    let compat = "c".repeat(501);
+    let skill = loaded(&md(&format!("compatibility: {compat}\n")), &[CompatibilityTruncated]);
+    assert_eq!(skill.compatibility, Some("c".repeat(500)));
+    assert_eq!(
+        loaded(&md(&format!("compatibility: {}\n", "c".repeat(500))), &[])
+            .compatibility
+            .map(|c| c.len()),
+        Some(500)
+    );
+}
+
+#[test]
+fn allowed_tools_forms() {
+    let tools = |yaml: &str, diagnostics: &[DiagnosticKind]| {
+        loaded(&md(&format!("allowed-tools: {yaml}\n")), diagnostics).allowed_tools
+    };
+    assert_eq!(tools("Bash  Read", &[]), ["Bash", "Read"]);
+    assert_eq!(tools("Bash,Read,Write", &[]), ["Bash", "Read", "Write"]);
+    assert_eq!(tools("Bash, Read ,  Write,", &[]), ["Bash", "Read", "Write"]);
+    assert_eq!(tools("Bash(git add:*) Read", &[]), ["Bash(git add:*)", "Read"]);
+    assert_eq!(tools("\"\"", &[]), Vec::<String>::new());
+    assert_eq!(tools("", &[]), Vec::<String>::new());
+    assert_eq!(
+        tools("[Bash, ' Read ', '', '  ', Write]", &[]),
+        ["Bash", "Read", "Write"]
+    );
+    assert_eq!(
+        tools("[Bash, 5, true, ~, [x], Read, '7']", &[AllowedToolsEntryDropped]),
+        ["Bash", "Read", "7"]
+    );
+    assert_eq!(tools("5", &[AllowedToolsIgnored]), Vec::<String>::new());
+    assert_eq!(tools("true", &[AllowedToolsIgnored]), Vec::<String>::new());
+    assert_eq!(tools("{Bash: yes}", &[AllowedToolsIgnored]), Vec::<String>::new());
+}
+
+#[test]
+fn metadata_values_keep_their_yaml_text() {
+    let skill = loaded(
+        &md(
+            "metadata:\n  version: 1.10\n  flag: true\n  count: 007\n  empty:\n  quoted: 'x y'\n  nested: {a: 1, b: [x]}\n",
+        ),
+        &[],
+    );
+    let expected: BTreeMap<String, String> = [
+        ("version", "1.10"),
+        ("flag", "true"),
+        ("count", "007"),
+        ("empty", ""),
+        ("quoted", "x y"),
+        ("nested", "{a: 1, b: [x]}"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v.to_owned()))
+    .collect();
+    assert_eq!(skill.metadata, expected);
+}
+
+#[test]
+fn metadata_that_is_not_a_mapping_is_ignored_with_a_warning() {
+    for yaml in ["[a, b]", "just text", "3"] {
+        let skill = loaded(&md(&format!("metadata: {yaml}\n")), &[MetadataIgnored]);
+        assert!(skill.metadata.is_empty());
+    }
+    assert!(loaded(&md("metadata:\n"), &[]).metadata.is_empty());
+}
+
+#[test]
+fn optional_scalars_keep_their_text_and_empty_means_absent() {
+    assert_eq!(loaded(&md("license: true\n"), &[]).license.as_deref(), Some("true"));
+    assert_eq!(loaded(&md("license: yes\n"), &[]).license.as_deref(), Some("yes"));
+    assert_eq!(loaded(&md("license: 2.0\n"), &[]).license.as_deref(), Some("2.0"));
+    assert_eq!(loaded(&md("license: ''\n"), &[]).license, None);
+    assert_eq!(loaded(&md("license: '   '\n"), &[]).license, None);
+    assert_eq!(loaded(&md("license:\n"), &[]).license, None);
+    assert_eq!(loaded(&md("compatibility: ''\n"), &[]).compatibility, None);
+    assert_eq!(loaded(&md("license: [MIT]\n"), &[FieldIgnored]).license, None);
+}
+
+#[test]
+fn non_string_name_and_description_keep_their_text() {
+    let skill = loaded_in("1-0", "---\nname: 1-0\ndescription: 1.10\n---\n", &[]);
+    assert_eq!((skill.name.as_str(), skill.description.as_str()), ("1-0", "1.10"));
+}
+
+#[test]
+fn unknown_keys_are_kept_in_extra() {
+    let skill = loaded(&md("version: 1.10\ntags: [a, b]\nowner: {team: x}\nnothing:\n"), &[]);
+    assert_eq!(
+        skill.extra,
+        BTreeMap::from([
+            ("version".to_owned(), FrontmatterValue::Text("1.10".into())),
+            (
+                "tags".to_owned(),
+                FrontmatterValue::List(vec![
+                    FrontmatterValue::Text("a".into()),
+                    FrontmatterValue::Text("b".into())
+                ])
+            ),
+            (
+                "owner".to_owned(),
+                FrontmatterValue::Map(BTreeMap::from([(
+                    "team".to_owned(),
+                    FrontmatterValue::Text("x".into())
+                )]))
+            ),
+            ("nothing".to_owned(), FrontmatterValue::Null),
+        ])
+    );
+}
+
+#[test]
+fn crlf_bom_trailing_spaces_and_closing_marker_at_eof_are_accepted() {
+    for source in [
+        "---\r\nname: web\r\ndescription: Search the web\r\n---\r\n# Body\r\n",
+        "\u{feff}---\nname: web\ndescription: Search the web\n---\n",
+        "---   \nname: web\ndescription: Search the web\n---  \n",
+        "---\nname: web\ndescription: Search the web\n---",
+        "---\nname: web\ndescription: Search the web\n---\n---\nmore body after a rule\n",
+    ] {
+        let skill = loaded(source, &[]);
+        assert_eq!(skill.description, "Search the web", "{source:?}");
+    }
+}
+
+#[test]
+fn oversized_file_is_a_skip_without_parsing() {
+    let mut content = md("").into_bytes();
+    content.resize(usize::try_from(MAX_SKILL_FILE_SIZE).unwrap() + 1, b'x');
+    skipped(&content, &[TooLarge]);
+}
+
+#[test]
+fn invalid_utf8_is_a_skip() {
+    let mut content = b"---\nname: web\ndescription: ".to_vec();
+    content.extend_from_slice(&[0xff, 0xfe, b'\n']);
+    content.extend_from_slice(b"---\n");
+    skipped(&content, &[InvalidUtf8]);
+}
+
+#[test]
+fn split_frontmatter_returns_yaml_and_body() {
+    assert_eq!(split_frontmatter("---\na: 1\n---\nbody\n"), Some(("a: 1", "body\n")));
+    assert_eq!(split_frontmatter("---\r\na: 1\r\n---\r\nbody"), Some(("a: 1", "body")));
+    assert_eq!(split_frontmatter("---\n---\n"), Some(("", "")));
+    assert_eq!(split_frontmatter("---\na: 1\n---"), Some(("a: 1", "")));
+    assert_eq!(split_frontmatter("no"), None);
+}
+
+#[test]
+fn diagnostics_display_as_path_kind_message() {
+    let outcome = parse_skill_md(b"# nothing", PATH, "web");
+    let line = outcome.diagnostics[0].to_string();
+    assert!(line.starts_with("/skills/web/SKILL.md: no-frontmatter: "), "{line}");
+}

@@ -1,0 +1,477 @@
+//! The one place YAML is read.
+//!
+//! Frontmatter is parsed from the event stream of `saphyr-parser` into a small tree that
+//! keeps every scalar's source text. serde-based YAML crates resolve `1.10` to the float
+//! `1.1` before any caller sees it, which would break the rule that frontmatter values
+//! keep their YAML text. Building the tree ourselves also puts the hostile-input limits
+//! (nesting depth, alias expansion, duplicate keys) in one visible place.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+
+use saphyr_parser::{Event, Parser, ScalarStyle};
+
+/// Deepest nesting of sequences and mappings accepted in frontmatter.
+const MAX_DEPTH: usize = 64;
+
+/// Most nodes one document may produce, counting every alias expansion; this is what
+/// stops "billion laughs" documents.
+const MAX_NODES: usize = 100_000;
+
+/// A parsed YAML node.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Yaml {
+    /// `~`, `null`, or an empty value.
+    Null,
+    /// Any other scalar, with its source text and resolved type.
+    Scalar(Scalar),
+    /// A sequence.
+    Seq(Vec<Yaml>),
+    /// A mapping, in source order.
+    Map(Vec<(Yaml, Yaml)>),
+}
+
+/// A scalar with the exact text it was written with.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Scalar {
+    pub text: String,
+    pub kind: ScalarKind,
+}
+
+/// The type a scalar resolves to under the YAML 1.2 core schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScalarKind {
+    Str,
+    Bool,
+    Int,
+    Float,
+}
+
+impl Yaml {
+    /// A short name of the node's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Yaml::Null => "null",
+            Yaml::Scalar(s) => match s.kind {
+                ScalarKind::Str => "string",
+                ScalarKind::Bool => "boolean",
+                ScalarKind::Int => "integer",
+                ScalarKind::Float => "float",
+            },
+            Yaml::Seq(_) => "sequence",
+            Yaml::Map(_) => "mapping",
+        }
+    }
+
+    /// The node as YAML text: a scalar's source text, `""` for null, flow style for
+    /// collections.
+    pub fn to_text(&self) -> String {
+        match self {
+            Yaml::Null => String::new(),
+            Yaml::Scalar(s) => s.text.clone(),
+            Yaml::Seq(_) | Yaml::Map(_) => {
+                let mut out = String::new();
+                write_flow(self, &mut out);
+                out
+            }
+        }
+    }
+}
+
+fn write_flow(node: &Yaml, out: &mut String) {
+    match node {
+        Yaml::Null => out.push_str("null"),
+        Yaml::Scalar(s) => {
+            if s.kind == ScalarKind::Str && needs_quotes(&s.text) {
+                write_quoted(&s.text, out);
+            } else {
+                out.push_str(&s.text);
+            }
+        }
+        Yaml::Seq(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow(item, out);
+            }
+            out.push(']');
+        }
+        Yaml::Map(entries) => {
+            out.push('{');
+            for (i, (k, v)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_flow(k, out);
+                out.push_str(": ");
+                write_flow(v, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn needs_quotes(text: &str) -> bool {
+    text.is_empty()
+        || resolve_plain(text).is_some_and(|k| k != ScalarKind::Str)
+        || is_null(text)
+        || text.starts_with(|c: char| c.is_whitespace() || "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        || text.ends_with(char::is_whitespace)
+        || text.contains(|c: char| c.is_control() || ",[]{}\"".contains(c))
+        || text.contains(": ")
+        || text.contains(" #")
+}
+
+fn write_quoted(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Why a document could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct YamlError(String);
+
+impl fmt::Display for YamlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+enum Frame {
+    Seq {
+        items: Vec<Yaml>,
+        anchor: usize,
+        nodes: usize,
+    },
+    Map {
+        entries: Vec<(Yaml, Yaml)>,
+        key: Option<Yaml>,
+        seen: HashSet<String>,
+        anchor: usize,
+        nodes: usize,
+    },
+}
+
+/// Parses one YAML document. An empty document is [`Yaml::Null`].
+pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, (Yaml, usize)> = HashMap::new();
+    let mut root: Option<Yaml> = None;
+    let mut documents = 0usize;
+    let mut budget = MAX_NODES;
+
+    for next in Parser::new_from_str(src) {
+        let (event, _span) = next.map_err(|e| YamlError(e.to_string()))?;
+        let (node, nodes, anchor) = match event {
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(YamlError("more than one YAML document".into()));
+                }
+                continue;
+            }
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => {
+                continue;
+            }
+            Event::Alias(id) => {
+                let (node, nodes) = anchors
+                    .get(&id)
+                    .cloned()
+                    .ok_or_else(|| YamlError("alias to an unknown anchor".into()))?;
+                spend(&mut budget, nodes)?;
+                (node, nodes, 0)
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                spend(&mut budget, 1)?;
+                let core_tag = tag
+                    .as_ref()
+                    .map(|t| t.is_yaml_core_schema().then_some(t.suffix.as_str()));
+                (resolve_scalar(&value, style, core_tag), 1, anchor)
+            }
+            Event::SequenceStart(anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")));
+                }
+                spend(&mut budget, 1)?;
+                stack.push(Frame::Seq {
+                    items: Vec::new(),
+                    anchor,
+                    nodes: 1,
+                });
+                continue;
+            }
+            Event::MappingStart(anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")));
+                }
+                spend(&mut budget, 1)?;
+                stack.push(Frame::Map {
+                    entries: Vec::new(),
+                    key: None,
+                    seen: HashSet::new(),
+                    anchor,
+                    nodes: 1,
+                });
+                continue;
+            }
+            Event::SequenceEnd => match stack.pop() {
+                Some(Frame::Seq { items, anchor, nodes }) => (Yaml::Seq(items), nodes, anchor),
+                _ => return Err(YamlError("unbalanced sequence end".into())),
+            },
+            Event::MappingEnd => match stack.pop() {
+                Some(Frame::Map {
+                    entries, anchor, nodes, ..
+                }) => (Yaml::Map(entries), nodes, anchor),
+                _ => return Err(YamlError("unbalanced mapping end".into())),
+            },
+        };
+
+        if anchor != 0 {
+            anchors.insert(anchor, (node.clone(), nodes));
+        }
+        match stack.last_mut() {
+            None => {
+                if root.is_some() {
+                    return Err(YamlError("more than one YAML document".into()));
+                }
+                root = Some(node);
+            }
+            Some(Frame::Seq { items, nodes: n, .. }) => {
+                items.push(node);
+                *n = n.saturating_add(nodes);
+            }
+            Some(Frame::Map {
+                entries,
+                key,
+                seen,
+                nodes: n,
+                ..
+            }) => {
+                *n = n.saturating_add(nodes);
+                match key.take() {
+                    None => {
+                        if let Yaml::Scalar(s) = &node {
+                            if !seen.insert(s.text.clone()) {
+                                return Err(YamlError(format!("duplicate key `{}`", s.text)));
+                            }
+                        }
+                        *key = Some(node);
+                    }
+                    Some(k) => entries.push((k, node)),
+                }
+            }
+        }
+    }
+    Ok(root.unwrap_or(Yaml::Null))
+}
+
+/// Takes `nodes` from the document's node budget.
+fn spend(budget: &mut usize, nodes: usize) -> Result<(), YamlError> {
+    *budget = budget
+        .checked_sub(nodes)
+        .ok_or_else(|| YamlError("repetition limit exceeded".into()))?;
+    Ok(())
+}
+
+/// `tag` is `None` without a tag, `Some(Some(suffix))` for a core-schema tag (`!!str`)
+/// and `Some(None)` for any other tag, which makes the scalar a string.
+fn resolve_scalar(value: &str, style: ScalarStyle, tag: Option<Option<&str>>) -> Yaml {
+    let scalar = |kind| {
+        Yaml::Scalar(Scalar {
+            text: value.to_owned(),
+            kind,
+        })
+    };
+    if let Some(Some(suffix)) = tag {
+        return match suffix {
+            "str" => scalar(ScalarKind::Str),
+            "null" => Yaml::Null,
+            "bool" => scalar(ScalarKind::Bool),
+            "int" => scalar(ScalarKind::Int),
+            "float" => scalar(ScalarKind::Float),
+            _ => scalar(ScalarKind::Str),
+        };
+    }
+    if style != ScalarStyle::Plain || tag.is_some() {
+        return scalar(ScalarKind::Str);
+    }
+    if is_null(value) {
+        return Yaml::Null;
+    }
+    scalar(resolve_plain(value).unwrap_or(ScalarKind::Str))
+}
+
+fn is_null(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// YAML 1.2 core schema resolution of a plain scalar (`yes` stays a string).
+fn resolve_plain(text: &str) -> Option<ScalarKind> {
+    if matches!(text, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") {
+        return Some(ScalarKind::Bool);
+    }
+    let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let all = |s: &str, f: fn(&u8) -> bool| !s.is_empty() && s.as_bytes().iter().all(f);
+    if all(unsigned, u8::is_ascii_digit)
+        || text
+            .strip_prefix("0o")
+            .is_some_and(|d| all(d, |b| (b'0'..=b'7').contains(b)))
+        || text.strip_prefix("0x").is_some_and(|d| all(d, u8::is_ascii_hexdigit))
+    {
+        return Some(ScalarKind::Int);
+    }
+    if matches!(unsigned, ".inf" | ".Inf" | ".INF") || matches!(text, ".nan" | ".NaN" | ".NAN") {
+        return Some(ScalarKind::Float);
+    }
+    let (mantissa, exponent) = match unsigned.find(['e', 'E']) {
+        Some(i) => (&unsigned[..i], Some(&unsigned[i + 1..])),
+        None => (unsigned, None),
+    };
+    let (int_part, frac_part) = match mantissa.split_once('.') {
+        Some((i, f)) => (i, Some(f)),
+        None => (mantissa, None),
+    };
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok = match frac_part {
+        Some(f) => digits(int_part) && digits(f) && !(int_part.is_empty() && f.is_empty()),
+        None => all(int_part, u8::is_ascii_digit),
+    };
+    let exponent_ok = exponent.is_none_or(|e| all(e.strip_prefix(['-', '+']).unwrap_or(e), u8::is_ascii_digit));
+    // A plain integer was handled above, so a float needs a dot or an exponent.
+    if mantissa_ok && exponent_ok && (frac_part.is_some() || exponent.is_some()) {
+        return Some(ScalarKind::Float);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scalar(text: &str, kind: ScalarKind) -> Yaml {
+        Yaml::Scalar(Scalar {
+            text: text.into(),
+            kind,
+        })
+    }
+
+    fn check(src: &str, expected: Yaml) {
+        assert_eq!(parse(src), Ok(expected), "source: {src:?}");
+    }
+
+    fn check_err(src: &str, needle: &str) {
+        let shown: String = src.chars().take(80).collect();
+        let err = parse(src).expect_err(&shown).to_string();
+        assert!(err.contains(needle), "{shown:?}: {err:?} lacks {needle:?}");
+    }
+
+    #[test]
+    fn scalars_keep_their_text_and_resolve_core_schema_types() {
+        use ScalarKind::*;
+        for (src, text, kind) in [
+            ("1.10", "1.10", Float),
+            ("007", "007", Int),
+            ("0x1F", "0x1F", Int),
+            ("-3", "-3", Int),
+            ("1e3", "1e3", Float),
+            (".5", ".5", Float),
+            (".inf", ".inf", Float),
+            ("true", "true", Bool),
+            ("False", "False", Bool),
+            ("yes", "yes", Str),
+            ("'1.10'", "1.10", Str),
+            ("\"true\"", "true", Str),
+            ("!!str 12", "12", Str),
+            ("1.2.3", "1.2.3", Str),
+            ("hello world", "hello world", Str),
+        ] {
+            check(src, scalar(text, kind));
+        }
+        for src in ["", "~", "null", "NULL", "!!null x"] {
+            check(src, Yaml::Null);
+        }
+    }
+
+    #[test]
+    fn collections_nest_in_source_order() {
+        check(
+            "b: [1, x]\na:\n  k: v\n",
+            Yaml::Map(vec![
+                (
+                    scalar("b", ScalarKind::Str),
+                    Yaml::Seq(vec![scalar("1", ScalarKind::Int), scalar("x", ScalarKind::Str)]),
+                ),
+                (
+                    scalar("a", ScalarKind::Str),
+                    Yaml::Map(vec![(scalar("k", ScalarKind::Str), scalar("v", ScalarKind::Str))]),
+                ),
+            ]),
+        );
+    }
+
+    #[test]
+    fn aliases_expand_to_their_anchor() {
+        check(
+            "a: &x [1]\nb: *x\n",
+            Yaml::Map(vec![
+                (
+                    scalar("a", ScalarKind::Str),
+                    Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
+                ),
+                (
+                    scalar("b", ScalarKind::Str),
+                    Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
+                ),
+            ]),
+        );
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut src = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        let mut prev = 'a';
+        for name in 'b'..='j' {
+            src.push_str(&format!(
+                "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+            prev = name;
+        }
+        check_err(&src, "repetition limit exceeded");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let src = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        check_err(&src, "nesting deeper than");
+        // Deeper still, the parser's own recursion guard answers first.
+        let src = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(parse(&src).is_err());
+    }
+
+    #[test]
+    fn duplicate_keys_and_syntax_errors_are_errors() {
+        check_err("a: 1\na: 2\n", "duplicate key `a`");
+        check_err("a: [1, 2\n", "");
+        check_err("a: *nope\n", "");
+    }
+
+    #[test]
+    fn collections_render_as_flow_text() {
+        let node = parse("{a: [1, 'x y', 'true', ''], b: ~, c: 'k: v'}").unwrap();
+        assert_eq!(node.to_text(), r#"{a: [1, x y, "true", ""], b: null, c: "k: v"}"#);
+        assert_eq!(parse("1.10").unwrap().to_text(), "1.10");
+        assert_eq!(Yaml::Null.to_text(), "");
+    }
+}

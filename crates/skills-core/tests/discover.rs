@@ -1,0 +1,120 @@
+//! `list_skills` and `merge_last_wins` on `MemoryBackend`.
+
+use skills_core::*;
+
+fn md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n")
+}
+
+#[tokio::test]
+async fn list_skills_reads_one_level_and_reports_skips() {
+    let b = MemoryBackend::new();
+    b.insert("/src/a/SKILL.md", md("a", "A")).unwrap();
+    b.insert("/src/b/SKILL.md", "no frontmatter").unwrap();
+    b.insert("/src/c/readme.md", "not a skill").unwrap();
+    b.insert("/src/d/nested/e/SKILL.md", md("e", "too deep")).unwrap();
+    b.insert("/src/SKILL.md", md("src", "the source itself is not a skill"))
+        .unwrap();
+    let listing = list_skills(&b, "/src").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["a"]);
+    let kinds: Vec<_> = listing.diagnostics.iter().map(|d| (d.path.as_str(), d.kind)).collect();
+    assert_eq!(kinds, [("/src/b/SKILL.md", DiagnosticKind::NoFrontmatter)]);
+}
+
+#[tokio::test]
+async fn list_skills_never_downloads_what_the_listing_shows_too_large() {
+    let b = MemoryBackend::new().with_max_file_size(64);
+    b.insert("/src/big/SKILL.md", format!("{}{}", md("big", "B"), "x".repeat(100)))
+        .unwrap();
+    b.insert("/src/ok/SKILL.md", md("ok", "fine")).unwrap();
+    let listing = list_skills(&b, "/src").await.unwrap();
+    assert_eq!(listing.skills.len(), 1);
+    assert_eq!(listing.diagnostics[0].kind, DiagnosticKind::TooLarge);
+    assert!(
+        listing.diagnostics[0].message.contains("not read"),
+        "{}",
+        listing.diagnostics[0].message
+    );
+}
+
+#[tokio::test]
+async fn duplicate_names_in_one_source_keep_the_later_with_a_warning() {
+    let b = MemoryBackend::new();
+    b.insert("/src/one/SKILL.md", md("same", "first")).unwrap();
+    b.insert("/src/two/SKILL.md", md("same", "second")).unwrap();
+    let listing = list_skills(&b, "/src").await.unwrap();
+    assert_eq!(listing.skills.len(), 1);
+    assert_eq!(listing.skills[0].description, "second");
+    let kinds: Vec<_> = listing.diagnostics.iter().map(|d| d.kind).collect();
+    assert!(kinds.contains(&DiagnosticKind::DuplicateName), "{kinds:?}");
+}
+
+#[tokio::test]
+async fn source_errors_are_typed() {
+    let b = MemoryBackend::new();
+    b.insert("/file", "x").unwrap();
+    assert!(matches!(
+        list_skills(&b, "/missing").await,
+        Err(SourceError::NotFound { .. })
+    ));
+    assert!(matches!(
+        list_skills(&b, "/file").await,
+        Err(SourceError::NotADirectory { .. })
+    ));
+    let err = list_skills(&b, "relative").await.unwrap_err();
+    assert_eq!(err.to_diagnostic().kind, DiagnosticKind::SourceUnreadable);
+    // An empty backend's root is an empty source, not an error.
+    assert_eq!(
+        list_skills(&MemoryBackend::new(), "/").await.unwrap(),
+        SkillListing::default()
+    );
+}
+
+#[tokio::test]
+async fn merge_is_last_wins_in_first_seen_order() {
+    let b = MemoryBackend::new();
+    for (source, name, description) in [
+        ("base", "web", "base web"),
+        ("base", "pdf", "base pdf"),
+        ("user", "web", "user web"),
+        ("project", "sql", "project sql"),
+        ("project", "web", "project web"),
+    ] {
+        b.insert(&format!("/{source}/{name}/SKILL.md"), md(name, description))
+            .unwrap();
+    }
+    let mut sources = Vec::new();
+    for source in ["/base", "/user", "/project"] {
+        sources.push(list_skills(&b, source).await.unwrap().skills);
+    }
+    let merged = merge_last_wins(sources);
+    let got: Vec<_> = merged
+        .iter()
+        .map(|m| (m.skill.name.as_str(), m.skill.description.as_str(), m.source))
+        .collect();
+    // Within a source skills come in path order: pdf before web.
+    assert_eq!(
+        got,
+        [
+            ("pdf", "base pdf", 0),
+            ("web", "project web", 2),
+            ("sql", "project sql", 2)
+        ]
+    );
+    let hidden: Vec<_> = merged[1].shadowed.iter().map(|s| (s.source, s.path.as_str())).collect();
+    assert_eq!(hidden, [(0, "/base/web/SKILL.md"), (1, "/user/web/SKILL.md")]);
+}
+
+#[tokio::test]
+async fn memory_backend_edits_are_visible() {
+    let b = MemoryBackend::new();
+    b.insert("/s/a/SKILL.md", md("a", "A")).unwrap();
+    let before = b.ls_info("/s/a").await.unwrap()[0].etag.clone();
+    b.insert("/s/a/SKILL.md", md("a", "changed")).unwrap();
+    let after = b.ls_info("/s/a").await.unwrap()[0].etag.clone();
+    assert_ne!(before, after);
+    assert_eq!(b.remove("/s/a"), 1);
+    assert!(matches!(b.ls_info("/s").await, Err(BackendError::NotFound { .. })));
+    assert!(matches!(b.insert("/", "x"), Err(BackendError::InvalidPath { .. })));
+}

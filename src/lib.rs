@@ -1,0 +1,47 @@
+//! agent-skills: an Agent Skills runtime for Rust agents.
+//!
+//! Skills are folders with a `SKILL.md` (YAML frontmatter + instructions) plus scripts,
+//! references and assets. An agent sees every skill's name and description, and reads a
+//! skill's full instructions only when a task needs them (progressive disclosure).
+//!
+//! This facade re-exports [`skills_core`] and, by cargo feature, the backends and the
+//! middleware:
+//!
+//! | feature | module | what |
+//! |---|---|---|
+//! | `fs` (default) | [`fs`] | local disk |
+//! | `middleware` (default) | [`middleware`] | the agent middleware |
+//! | `s3` | `s3` | S3 and S3-compatible storage (not implemented yet) |
+//! | `git` | `git` | git repositories (not implemented yet) |
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use agent_skills::{fs::FilesystemBackend, list_skills};
+//!
+//! let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
+//! let backend = FilesystemBackend::new(examples)?;
+//! let listing = list_skills(&backend, "/").await?;
+//! assert!(listing.skills.iter().any(|s| s.name == "web-research"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+
+#![warn(missing_docs)]
+
+pub use skills_core::*;
+
+/// The local-disk backend.
+#[cfg(feature = "fs")]
+pub use skills_backend_fs as fs;
+
+/// The S3 backend (not implemented yet).
+#[cfg(feature = "s3")]
+pub use skills_backend_s3 as s3;
+
+/// The git backend (not implemented yet).
+#[cfg(feature = "git")]
+pub use skills_backend_git as git;
+
+/// The agent middleware.
+#[cfg(feature = "middleware")]
+pub use skills_middleware as middleware;
