@@ -1,0 +1,280 @@
+//! Containment: nothing outside the root is listed or read.
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+
+use skills_backend_fs::FilesystemBackend;
+use skills_core::{BackendError, BackendProtocol, FileErrorKind, SourceError, list_skills};
+
+const SKILL: &str = "---\nname: web\ndescription: Browse\n---\n";
+
+struct Tree {
+    _outside: tempfile::TempDir,
+    root: tempfile::TempDir,
+    outside: std::path::PathBuf,
+}
+
+/// A root with one good skill, and a sibling directory outside the root holding a
+/// secret file and a skill.
+fn tree() -> Tree {
+    let outside_dir = tempfile::tempdir().unwrap();
+    let outside = outside_dir.path().to_owned();
+    std::fs::write(outside.join("secret.txt"), "secret").unwrap();
+    std::fs::create_dir_all(outside.join("evil")).unwrap();
+    std::fs::write(
+        outside.join("evil/SKILL.md"),
+        "---\nname: evil\ndescription: escaped\n---\n",
+    )
+    .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    write(root.path(), "skills/web/SKILL.md", SKILL);
+    Tree {
+        _outside: outside_dir,
+        root,
+        outside,
+    }
+}
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+async fn download_kind(backend: &FilesystemBackend, path: &str) -> Option<FileErrorKind> {
+    let response = backend.download_files(&[path.to_owned()]).await.remove(0);
+    if let Some(content) = &response.content {
+        assert!(
+            !String::from_utf8_lossy(content).contains("secret"),
+            "read outside the root"
+        );
+    }
+    response.error.map(|e| e.kind)
+}
+
+#[tokio::test]
+async fn symlinks_out_of_the_root_are_invalid_and_unlisted() {
+    let t = tree();
+    let root = t.root.path();
+    symlink(t.outside.join("secret.txt"), root.join("skills/web/secret.txt")).unwrap();
+    symlink(&t.outside, root.join("skills/outside-dir")).unwrap();
+    symlink(t.outside.join("evil"), root.join("skills/evil")).unwrap();
+    symlink("/", root.join("skills/root-link")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+
+    assert_eq!(
+        download_kind(&backend, "/skills/web/secret.txt").await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    assert_eq!(
+        download_kind(&backend, "/skills/outside-dir/secret.txt").await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    assert_eq!(
+        download_kind(&backend, "/skills/root-link/etc/passwd").await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    assert!(matches!(
+        backend.ls_info("/skills/outside-dir").await,
+        Err(BackendError::InvalidPath { .. })
+    ));
+    assert!(matches!(
+        backend.ls_info("/skills/root-link").await,
+        Err(BackendError::InvalidPath { .. })
+    ));
+
+    let listed: Vec<_> = backend
+        .ls_info("/skills")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(listed, ["/skills/web"]);
+    let files: Vec<_> = backend
+        .ls_info("/skills/web")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(files, ["/skills/web/SKILL.md"]);
+
+    let listing = list_skills(&backend, "/skills").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["web"]);
+}
+
+#[tokio::test]
+async fn symlinks_inside_the_root_are_followed() {
+    let t = tree();
+    let root = t.root.path();
+    write(root, "shared/guide.md", "guide");
+    symlink(root.join("shared/guide.md"), root.join("skills/web/guide.md")).unwrap();
+    symlink("../../shared", root.join("skills/web/references")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+    let files: Vec<_> = backend
+        .ls_info("/skills/web")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.path, e.is_dir))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("/skills/web/SKILL.md".to_owned(), false),
+            ("/skills/web/guide.md".to_owned(), false),
+            ("/skills/web/references".to_owned(), true),
+        ]
+    );
+    let responses = backend
+        .download_files(&["/skills/web/references/guide.md".to_owned()])
+        .await;
+    assert_eq!(responses[0].content.as_deref(), Some(&b"guide"[..]));
+}
+
+#[tokio::test]
+async fn dot_dot_paths_and_sources_are_refused() {
+    let t = tree();
+    let backend = FilesystemBackend::new(t.root.path()).unwrap();
+    let escape = format!("/../{}/secret.txt", t.outside.file_name().unwrap().to_str().unwrap());
+    assert_eq!(download_kind(&backend, &escape).await, Some(FileErrorKind::InvalidPath));
+    assert_eq!(
+        download_kind(&backend, "/skills/web/../../../etc/passwd").await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    for source in ["/skills/..", "/..", "/skills/../.."] {
+        let result = list_skills(&backend, source).await;
+        assert!(
+            matches!(
+                result,
+                Err(SourceError::Unreadable {
+                    error: BackendError::InvalidPath { .. },
+                    ..
+                })
+            ),
+            "{source}: {result:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_symlink_loop_is_an_error_value() {
+    let t = tree();
+    let root = t.root.path();
+    symlink(root.join("skills/loop-b"), root.join("skills/loop-a")).unwrap();
+    symlink(root.join("skills/loop-a"), root.join("skills/loop-b")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+    assert!(matches!(
+        backend.ls_info("/skills/loop-a").await,
+        Err(BackendError::InvalidPath { .. })
+    ));
+    assert_eq!(
+        download_kind(&backend, "/skills/loop-a/SKILL.md").await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    // The loop does not stop discovery of the rest.
+    assert_eq!(list_skills(&backend, "/skills").await.unwrap().skills.len(), 1);
+}
+
+#[tokio::test]
+async fn host_paths_must_stay_under_the_root() {
+    let t = tree();
+    let backend = FilesystemBackend::new(t.root.path())
+        .unwrap()
+        .with_virtual_mode(false)
+        .unwrap();
+    let root = backend.root_path().to_owned();
+    let inside = format!("{root}/skills/web/SKILL.md");
+    assert_eq!(
+        backend.download_files(&[inside]).await[0].content.as_deref(),
+        Some(SKILL.as_bytes())
+    );
+    let outside = t.outside.join("secret.txt").to_str().unwrap().to_owned();
+    assert_eq!(
+        download_kind(&backend, &outside).await,
+        Some(FileErrorKind::InvalidPath)
+    );
+    assert!(matches!(
+        backend.ls_info("/").await,
+        Err(BackendError::InvalidPath { .. })
+    ));
+    // A sibling whose name starts with the root's name is still outside.
+    assert_eq!(
+        download_kind(&backend, &format!("{root}x/SKILL.md")).await,
+        Some(FileErrorKind::InvalidPath)
+    );
+}
+
+#[tokio::test]
+async fn special_files_are_neither_listed_nor_read() {
+    let t = tree();
+    let root = t.root.path();
+    let fifo = root.join("skills/web/pipe");
+    let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(status.success());
+    let backend = FilesystemBackend::new(root).unwrap();
+    let files: Vec<_> = backend
+        .ls_info("/skills/web")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(files, ["/skills/web/SKILL.md"]);
+    // Reading a FIFO would block forever without a writer; it must answer at once.
+    assert_eq!(
+        download_kind(&backend, "/skills/web/pipe").await,
+        Some(FileErrorKind::Other)
+    );
+}
+
+#[tokio::test]
+async fn size_limit_is_checked_before_reading() {
+    let t = tree();
+    let backend = FilesystemBackend::new(t.root.path()).unwrap().with_max_file_size(8);
+    assert_eq!(
+        download_kind(&backend, "/skills/web/SKILL.md").await,
+        Some(FileErrorKind::TooLarge)
+    );
+    let listing = list_skills(&backend, "/skills").await.unwrap();
+    assert!(listing.skills.is_empty());
+    assert_eq!(listing.diagnostics[0].kind, skills_core::DiagnosticKind::TooLarge);
+}
+
+#[tokio::test]
+async fn non_utf8_names_are_skipped() {
+    use std::os::unix::ffi::OsStrExt;
+    let t = tree();
+    let name = std::ffi::OsStr::from_bytes(b"bad-\xff");
+    std::fs::create_dir(t.root.path().join("skills").join(name)).unwrap();
+    let backend = FilesystemBackend::new(t.root.path()).unwrap();
+    let listed: Vec<_> = backend
+        .ls_info("/skills")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(listed, ["/skills/web"]);
+}
+
+#[test]
+fn a_missing_or_file_root_is_refused() {
+    let t = tree();
+    let err = FilesystemBackend::new(t.root.path().join("nope")).unwrap_err();
+    assert!(err.to_string().contains("nope"), "{err}");
+    let err = FilesystemBackend::new(t.root.path().join("skills/web/SKILL.md")).unwrap_err();
+    assert!(err.to_string().contains("not a directory"), "{err}");
+}
+
+#[test]
+fn works_without_an_async_runtime_of_its_own_flavor() {
+    // A current-thread runtime: the backend runs its blocking work in place.
+    let t = tree();
+    let backend = FilesystemBackend::new(t.root.path()).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let listing = rt.block_on(list_skills(&backend, "/skills")).unwrap();
+    assert_eq!(listing.skills[0].name, "web");
+}
