@@ -1,0 +1,70 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Everything went as asked.
+pub const EXIT_OK: u8 = 0;
+/// `validate` found a skill that would be skipped.
+pub const EXIT_VALIDATION: u8 = 1;
+/// Bad usage, a source that cannot be read, or an unknown skill.
+pub const EXIT_SOURCE_ERROR: u8 = 2;
+
+const AFTER_HELP: &str = "\
+Sources, in priority order (for one name, the last source wins):
+  PATH | file:///PATH        a local directory of skill folders
+  LABEL=SOURCE               the same, shown as LABEL
+Without --source: the example skills shipped with agent-skills (when present),
+then ~/.agents/skills, then ./.agents/skills (missing ones are skipped).
+
+Exit codes:
+  0  success
+  1  validation problems: a skill would be skipped
+  2  usage error, unreadable source, or unknown skill";
+
+/// List, inspect and validate Agent Skills libraries.
+#[derive(Debug, Parser)]
+#[command(name = "skills", version, about, after_help = AFTER_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List the skills of the sources, merged by name (last source wins).
+    List {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one skill: metadata, source, and the files in its folder.
+    Info {
+        /// The skill's name.
+        name: String,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill folders or whole sources; exit 1 when a skill would be skipped.
+    Validate {
+        /// Skill folders (holding SKILL.md) or source folders (holding skill folders).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// A skill source; repeat for several, in priority order.
+    #[arg(long = "source", short = 's', value_name = "SRC")]
+    pub sources: Vec<String>,
+}

@@ -1,0 +1,147 @@
+//! Source specifications (`./dir`, `file:///dir`, `label=...`) and opening them.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use skills_backend_fs::FilesystemBackend;
+use skills_core::BackendProtocol;
+
+/// A source ready to be listed.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Short name shown in listings.
+    pub label: String,
+    /// Where it is, for people.
+    pub location: String,
+    /// The backend serving it.
+    pub backend: Arc<dyn BackendProtocol>,
+    /// The source's path in the backend.
+    pub path: String,
+}
+
+/// Parses and opens `--source` values; with none, the default chain.
+pub fn open_sources(specs: &[String]) -> anyhow::Result<Vec<Source>> {
+    if specs.is_empty() {
+        return Ok(default_sources());
+    }
+    specs.iter().map(|spec| open(spec)).collect()
+}
+
+/// The default chain: shipped examples, then the user's, then the project's skills.
+/// Missing directories are skipped.
+fn default_sources() -> Vec<Source> {
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills");
+    let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".agents/skills"));
+    let project = PathBuf::from(".agents/skills");
+    [("examples", Some(examples)), ("user", home), ("project", Some(project))]
+        .into_iter()
+        .filter_map(|(label, dir)| open_dir(label.to_owned(), &dir?).ok())
+        .collect()
+}
+
+/// Opens one source specification.
+pub fn open(spec: &str) -> anyhow::Result<Source> {
+    let (label, location) = split_label(spec);
+    let dir = if let Some(rest) = location.strip_prefix("file://") {
+        let Some(path) = rest.strip_prefix('/').map(|p| format!("/{p}")) else {
+            bail!("source {spec:?}: a file URL needs an absolute path (file:///...)");
+        };
+        PathBuf::from(percent_decode(&path).with_context(|| format!("source {spec:?}"))?)
+    } else if location.starts_with("s3://") || location.starts_with("git+") {
+        let scheme = location.split("://").next().unwrap_or(location);
+        bail!("source {spec:?}: {scheme} sources are not supported yet (only local directories are)");
+    } else if location.contains("://") {
+        bail!("source {spec:?}: unknown scheme (expected a path or file:///...)");
+    } else {
+        PathBuf::from(location)
+    };
+    let label = match label {
+        Some(label) => label.to_owned(),
+        None => default_label(&dir),
+    };
+    open_dir(label, &dir).with_context(|| format!("source {spec:?}"))
+}
+
+fn open_dir(label: String, dir: &Path) -> anyhow::Result<Source> {
+    let backend = FilesystemBackend::new(dir)?.with_virtual_mode(false)?;
+    let path = backend.root_path().to_owned();
+    Ok(Source {
+        label,
+        location: path.clone(),
+        backend: Arc::new(backend),
+        path,
+    })
+}
+
+/// `label=location` when the part before `=` is a plain word.
+fn split_label(spec: &str) -> (Option<&str>, &str) {
+    match spec.split_once('=') {
+        Some((label, location))
+            if !label.is_empty()
+                && !location.is_empty()
+                && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+        {
+            (Some(label), location)
+        }
+        _ => (None, spec),
+    }
+}
+
+/// The last component of the directory, as deepagents names sources.
+fn default_label(dir: &Path) -> String {
+    std::fs::canonicalize(dir)
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+fn percent_decode(text: &str) -> anyhow::Result<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3).context("truncated %-escape")?;
+            out.push(u8::from_str_radix(hex, 16).with_context(|| format!("bad %-escape %{hex}"))?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).context("%-escapes do not form UTF-8")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_split_only_on_plain_words() {
+        assert_eq!(split_label("team=./skills"), (Some("team"), "./skills"));
+        assert_eq!(split_label("./a=b"), (None, "./a=b"));
+        assert_eq!(split_label("=x"), (None, "=x"));
+        assert_eq!(split_label("x="), (None, "x="));
+        assert_eq!(split_label("./skills"), (None, "./skills"));
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("/a%20b/c").unwrap(), "/a b/c");
+        assert!(percent_decode("/a%2").is_err());
+        assert!(percent_decode("/a%zz").is_err());
+    }
+
+    #[test]
+    fn remote_and_unknown_schemes_are_refused_clearly() {
+        let err = open("s3://bucket/skills").unwrap_err().to_string();
+        assert!(err.contains("not supported yet"), "{err}");
+        let err = open("git+https://example.invalid/r.git").unwrap_err().to_string();
+        assert!(err.contains("not supported yet"), "{err}");
+        assert!(open("ftp://x/y").unwrap_err().to_string().contains("unknown scheme"));
+        assert!(open("file://host/x").unwrap_err().to_string().contains("absolute path"));
+    }
+}

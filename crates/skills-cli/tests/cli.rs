@@ -1,0 +1,327 @@
+//! Runs the built `skills` binary.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn write(root: &Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+fn md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
+}
+
+/// Runs `skills` in `cwd` with a `HOME` that has no skills, so only the given sources
+/// (or the shipped examples) are seen.
+fn skills(cwd: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
+}
+
+const EXAMPLES: [&str; 5] = [
+    "changelog-writer",
+    "code-review",
+    "incident-postmortem",
+    "sql-review",
+    "web-research",
+];
+
+#[test]
+fn list_without_sources_shows_the_shipped_examples() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skills(dir.path(), &["list"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.starts_with("NAME"), "{text}");
+    for name in EXAMPLES {
+        assert!(
+            text.lines().any(|l| l.starts_with(name) && l.ends_with("examples")),
+            "{name} missing:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn default_chain_adds_user_then_project_skills_last_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".agents/skills/code-review/SKILL.md",
+        &md("code-review", "the project's own review"),
+    );
+    let out = skills(dir.path(), &["list", "--json"]);
+    let list = json(&out);
+    let review = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "code-review")
+        .unwrap();
+    assert_eq!(review["description"], "the project's own review");
+    assert_eq!(review["source"], "project");
+}
+
+#[test]
+fn list_json_has_exactly_the_skill_metadata_fields_plus_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skills(dir.path(), &["list", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let list = json(&out);
+    let names: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, EXAMPLES);
+    let first = list[0].as_object().unwrap();
+    let mut keys: Vec<_> = first.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "allowed_tools",
+            "compatibility",
+            "description",
+            "license",
+            "metadata",
+            "name",
+            "path",
+            "source"
+        ]
+    );
+    let sql = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "sql-review")
+        .unwrap();
+    assert_eq!(
+        sql["allowed_tools"],
+        serde_json::json!(["read_file", "grep", "Bash(psql:*)"])
+    );
+    assert!(
+        sql["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("examples/skills/sql-review/SKILL.md")
+    );
+}
+
+#[test]
+fn later_sources_win_and_labels_are_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "base/web/SKILL.md", &md("web", "base version"));
+    write(dir.path(), "base/pdf/SKILL.md", &md("pdf", "pdf tools"));
+    write(dir.path(), "mine/web/SKILL.md", &md("web", "my version"));
+    let out = skills(
+        dir.path(),
+        &["list", "--source", "base", "--source", "me=./mine", "--json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list = json(&out);
+    let got: Vec<_> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap(),
+                s["description"].as_str().unwrap(),
+                s["source"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, [("pdf", "pdf tools", "base"), ("web", "my version", "me")]);
+}
+
+#[test]
+fn list_reports_skipped_skills_on_stderr_and_still_lists_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "src/good/SKILL.md", &md("good", "fine"));
+    write(dir.path(), "src/bad/SKILL.md", "no frontmatter");
+    let out = skills(dir.path(), &["list", "-s", "src"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("good"));
+    let err = stderr(&out);
+    assert!(
+        err.contains("skipped: ") && err.contains("bad/SKILL.md: no-frontmatter: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn file_urls_are_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "my skills/a/SKILL.md", &md("a", "A"));
+    let url = format!("file://{}", dir.path().join("my%20skills").display());
+    let out = skills(dir.path(), &["list", "--source", &url, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out)[0]["source"], "my skills");
+}
+
+#[test]
+fn unreadable_or_unsupported_sources_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "file.txt", "x");
+    for source in ["missing", "file.txt", "s3://bucket/skills", "git+file:///repo#ref=main"] {
+        let out = skills(dir.path(), &["list", "--source", source]);
+        assert_eq!(out.status.code(), Some(2), "{source}");
+        assert!(stderr(&out).contains(source), "{source}: {}", stderr(&out));
+    }
+    let out = skills(dir.path(), &["list", "--no-such-flag"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn info_shows_metadata_source_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skills(dir.path(), &["info", "web-research"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    for needle in [
+        "name:          web-research",
+        "license:       MIT",
+        "source:        examples (",
+        "allowed-tools: web_search, fetch_url, read_file, write_file",
+        "  version: 1.2",
+        "  SKILL.md (",
+        "  scripts/search_plan.py (",
+        "  references/source-quality.md (",
+        "  assets/report-template.md (",
+    ] {
+        assert!(text.contains(needle), "{needle:?} missing:\n{text}");
+    }
+    let info = json(&skills(dir.path(), &["info", "web-research", "--json"]));
+    let files: Vec<_> = info["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "SKILL.md",
+            "assets/report-template.md",
+            "references/source-quality.md",
+            "scripts/search_plan.py"
+        ]
+    );
+}
+
+#[test]
+fn info_shows_what_a_skill_shadows() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a/web/SKILL.md", &md("web", "first"));
+    write(dir.path(), "b/web/SKILL.md", &md("web", "second"));
+    let info = json(&skills(dir.path(), &["info", "web", "-s", "a", "-s", "b", "--json"]));
+    assert_eq!(info["source"], "b");
+    assert_eq!(info["shadowed"][0]["source"], "a");
+}
+
+#[test]
+fn info_on_an_unknown_skill_lists_the_available_ones_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skills(dir.path(), &["info", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("no skill named 'nope'") && err.contains("web-research"),
+        "{err}"
+    );
+}
+
+#[test]
+fn validate_accepts_good_skills_and_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills");
+    let out = skills(dir.path(), &["validate", examples.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("5 skills checked: 5 ok, 0 skipped, 0 warnings"),
+        "{}",
+        stderr(&out)
+    );
+    let one = examples.join("code-review");
+    let out = skills(
+        dir.path(),
+        &[
+            "validate",
+            one.to_str().unwrap(),
+            one.join("SKILL.md").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+#[test]
+fn validate_prints_one_line_per_problem_and_exits_1_on_a_skip() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/good/SKILL.md", &md("good", "fine"));
+    write(dir.path(), "lib/renamed/SKILL.md", &md("other-name", "warning only"));
+    write(dir.path(), "lib/broken/SKILL.md", "---\nname: broken\n---\n");
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(out.status.code(), Some(1));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_owned).collect();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    assert_eq!(
+        lines,
+        [
+            format!(
+                "{}/lib/broken/SKILL.md: missing-description: missing required `description`",
+                root.display()
+            ),
+            format!(
+                "{}/lib/renamed/SKILL.md: name-mismatch: name 'other-name' must match directory name 'renamed'",
+                root.display()
+            ),
+        ]
+    );
+    assert!(
+        stderr(&out).contains("3 skills checked: 2 ok, 1 skipped, 1 warnings"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Warnings alone do not fail validation.
+    let out = skills(dir.path(), &["validate", "lib/renamed", "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let report = json(&out);
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["diagnostics"][0]["kind"], "name-mismatch");
+}
+
+#[test]
+fn validate_of_a_folder_without_skills_fails_and_a_missing_path_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = skills(dir.path(), &["validate", "empty"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("no skill folders found"), "{}", stdout(&out));
+    let out = skills(dir.path(), &["validate", "missing"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = skills(dir.path(), &["validate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
