@@ -1,5 +1,7 @@
 //! The conformance suite against `FilesystemBackend` on a temp directory.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 use std::path::Path;
 
 use skills_backend_fs::FilesystemBackend;

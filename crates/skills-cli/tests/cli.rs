@@ -1,5 +1,7 @@
 //! Runs the built `skills` binary.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 use std::path::Path;
 use std::process::{Command, Output};
 

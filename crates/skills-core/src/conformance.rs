@@ -1,5 +1,5 @@
 //! The backend conformance suite: one async function per behaviour of the
-//! [`BackendProtocol`] contract, run against the canonical [`FIXTURE`] tree.
+//! [`BackendProtocol`] contract, run against the canonical [`fixture`] tree.
 //!
 //! A backend's `tests/conformance.rs` stores the fixture under some root, then calls
 //! [`run_all`] and asserts the [`Report`]:

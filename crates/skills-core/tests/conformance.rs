@@ -1,5 +1,7 @@
 //! The conformance suite against `MemoryBackend`.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 use skills_core::{MemoryBackend, conformance, path};
 
 #[tokio::test]

@@ -1,5 +1,7 @@
 //! `list_skills` and `merge_last_wins` on `MemoryBackend`.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 use skills_core::*;
 
 fn md(name: &str, description: &str) -> String {

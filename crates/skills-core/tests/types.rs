@@ -1,5 +1,7 @@
 //! Serde round-trips and the shape of serialized types.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 use std::collections::BTreeMap;
 use std::time::{Duration, UNIX_EPOCH};
 
