@@ -54,7 +54,7 @@ pub struct FilesystemBackend {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Inner {
     /// The resolved root directory.
     root: PathBuf,
@@ -119,12 +119,7 @@ impl FilesystemBackend {
     }
 
     fn with_inner(self, change: impl FnOnce(&mut Inner)) -> Self {
-        let mut inner = Inner {
-            root: self.inner.root.clone(),
-            root_str: self.inner.root_str.clone(),
-            virtual_mode: self.inner.virtual_mode,
-            max_file_size: self.inner.max_file_size,
-        };
+        let mut inner = Inner::clone(&self.inner);
         change(&mut inner);
         Self { inner: Arc::new(inner) }
     }

@@ -43,6 +43,16 @@ fn write(root: &Path, rel: &str, content: &str) {
     std::fs::write(path, content).unwrap();
 }
 
+async fn listed(backend: &FilesystemBackend, dir: &str) -> Vec<String> {
+    backend
+        .ls_info(dir)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect()
+}
+
 async fn download_kind(backend: &FilesystemBackend, path: &str) -> Option<FileErrorKind> {
     let response = backend.download_files(&[path.to_owned()]).await.remove(0);
     if let Some(content) = &response.content {
@@ -85,21 +95,9 @@ async fn symlinks_out_of_the_root_are_invalid_and_unlisted() {
         Err(BackendError::InvalidPath { .. })
     ));
 
-    let listed: Vec<_> = backend
-        .ls_info("/skills")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|e| e.path)
-        .collect();
-    assert_eq!(listed, ["/skills/web"]);
-    let files: Vec<_> = backend
-        .ls_info("/skills/web")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|e| e.path)
-        .collect();
+    let names = listed(&backend, "/skills").await;
+    assert_eq!(names, ["/skills/web"]);
+    let files = listed(&backend, "/skills/web").await;
     assert_eq!(files, ["/skills/web/SKILL.md"]);
 
     let listing = list_skills(&backend, "/skills").await.unwrap();
@@ -217,13 +215,7 @@ async fn special_files_are_neither_listed_nor_read() {
     let status = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
     assert!(status.success());
     let backend = FilesystemBackend::new(root).unwrap();
-    let files: Vec<_> = backend
-        .ls_info("/skills/web")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|e| e.path)
-        .collect();
+    let files = listed(&backend, "/skills/web").await;
     assert_eq!(files, ["/skills/web/SKILL.md"]);
     // Reading a FIFO would block forever without a writer; it must answer at once.
     assert_eq!(
@@ -252,14 +244,8 @@ async fn non_utf8_names_are_skipped() {
     let name = std::ffi::OsStr::from_bytes(b"bad-\xff");
     std::fs::create_dir(t.root.path().join("skills").join(name)).unwrap();
     let backend = FilesystemBackend::new(t.root.path()).unwrap();
-    let listed: Vec<_> = backend
-        .ls_info("/skills")
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|e| e.path)
-        .collect();
-    assert_eq!(listed, ["/skills/web"]);
+    let names = listed(&backend, "/skills").await;
+    assert_eq!(names, ["/skills/web"]);
 }
 
 #[test]

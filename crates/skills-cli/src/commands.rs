@@ -232,17 +232,18 @@ async fn validate(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
             let msg = "no skill folders found (a skill folder holds SKILL.md)";
             diagnostics.push(Diagnostic::new(
                 given.display().to_string(),
-                DiagnosticKind::ReadFailed,
+                DiagnosticKind::NoSkills,
                 msg,
             ));
         }
     }
     let skipped: std::collections::BTreeSet<&str> = diagnostics
         .iter()
-        .filter(|d| d.severity() >= Severity::Skip)
+        .filter(|d| d.severity() == Severity::Skip)
         .map(|d| d.path.as_str())
         .collect();
-    let ok = skipped.is_empty();
+    let errors = diagnostics.iter().filter(|d| d.severity() == Severity::Error).count();
+    let ok = skipped.is_empty() && errors == 0;
     if json {
         print_json(&ValidateJson {
             ok,
@@ -260,8 +261,13 @@ async fn validate(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
             println!("{d}");
         }
         let warnings = diagnostics.iter().filter(|d| d.severity() == Severity::Warning).count();
+        let errors = if errors > 0 {
+            format!(", {errors} errors")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "{} skills checked: {} ok, {} skipped, {warnings} warnings",
+            "{} skills checked: {} ok, {} skipped, {warnings} warnings{errors}",
             skills.len() + skipped.len(),
             skills.len(),
             skipped.len()

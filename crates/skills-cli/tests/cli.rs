@@ -321,7 +321,16 @@ fn validate_of_a_folder_without_skills_fails_and_a_missing_path_exits_2() {
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     let out = skills(dir.path(), &["validate", "empty"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).contains("no skill folders found"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("empty: no-skills: no skill folders found"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).contains("0 skills checked: 0 ok, 0 skipped, 0 warnings, 1 errors"),
+        "{}",
+        stderr(&out)
+    );
     let out = skills(dir.path(), &["validate", "missing"]);
     assert_eq!(out.status.code(), Some(2));
     let out = skills(dir.path(), &["validate"]);

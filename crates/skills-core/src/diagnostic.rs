@@ -123,6 +123,8 @@ diagnostic_kinds! {
     SourceUnreadable = "source-unreadable" => Error,
     /// A directory inside the source could not be listed; its skills may be missing.
     ListingFailed = "listing-failed" => Error,
+    /// A folder given to check holds no skill folder at all.
+    NoSkills = "no-skills" => Error,
 }
 
 impl fmt::Display for DiagnosticKind {
