@@ -347,26 +347,41 @@ fn inode(_meta: &Metadata) -> u64 {
     0
 }
 
-/// Runs blocking disk work without stalling other tasks: on a multi-thread tokio runtime
-/// the worker hands its other tasks to its peers first; elsewhere (a current-thread
-/// runtime, plain `block_on`) it simply runs in place.
-fn blocking<T>(work: impl FnOnce() -> T) -> T {
+/// Runs blocking disk work on tokio's blocking pool when there is a runtime, and in
+/// place when there is none. If the work cannot finish (the runtime shuts down, or a bug
+/// panics), `failed` turns the reason into an error value instead of a panic.
+async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static, failed: impl FnOnce(String) -> T) -> T {
     match tokio::runtime::Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-            tokio::task::block_in_place(work)
-        }
-        _ => work(),
+        Ok(handle) => match handle.spawn_blocking(work).await {
+            Ok(value) => value,
+            Err(e) => failed(format!("disk task did not finish: {e}")),
+        },
+        Err(_) => work(),
     }
 }
 
 #[async_trait]
 impl BackendProtocol for FilesystemBackend {
     async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        blocking(|| self.inner.ls_info(path))
+        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
+        let failed = |message| {
+            Err(BackendError::Other {
+                path: path.to_owned(),
+                message,
+            })
+        };
+        blocking(move || inner.ls_info(&owned), failed).await
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        blocking(|| paths.iter().map(|p| self.inner.download(p)).collect())
+        let (inner, owned) = (Arc::clone(&self.inner), paths.to_vec());
+        let failed = |message: String| {
+            paths
+                .iter()
+                .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
+                .collect()
+        };
+        blocking(move || owned.iter().map(|p| inner.download(p)).collect(), failed).await
     }
 
     fn max_file_size(&self) -> u64 {
@@ -374,6 +389,13 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        blocking(|| self.inner.walk(path, max_depth))
+        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
+        let failed = |message| {
+            Err(BackendError::Other {
+                path: path.to_owned(),
+                message,
+            })
+        };
+        blocking(move || inner.walk(&owned, max_depth), failed).await
     }
 }
