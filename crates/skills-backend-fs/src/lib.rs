@@ -175,12 +175,18 @@ impl Inner {
         Ok((normalized, resolved))
     }
 
-    fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
+    /// Resolves a backend path that must be a directory.
+    fn resolve_dir(&self, asked: &str) -> Result<(String, PathBuf), BackendError> {
         let (normalized, dir) = self.resolve(asked)?;
         let meta = std::fs::metadata(&dir).map_err(|e| map_io_error(e, &normalized))?;
         if !meta.is_dir() {
             return Err(BackendError::NotADirectory { path: normalized });
         }
+        Ok((normalized, dir))
+    }
+
+    fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let (normalized, dir) = self.resolve_dir(asked)?;
         self.list_dir(&normalized, &dir)
             .map(|entries| entries.into_iter().map(|e| e.info).collect())
     }
@@ -230,11 +236,7 @@ impl Inner {
     }
 
     fn walk(&self, asked: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        let (normalized, dir) = self.resolve(asked)?;
-        let meta = std::fs::metadata(&dir).map_err(|e| map_io_error(e, &normalized))?;
-        if !meta.is_dir() {
-            return Err(BackendError::NotADirectory { path: normalized });
-        }
+        let (normalized, dir) = self.resolve_dir(asked)?;
         let mut walk = Walk::default();
         if max_depth == 0 {
             return Ok(walk);

@@ -225,7 +225,7 @@ async fn special_files_are_neither_listed_nor_read() {
 }
 
 #[tokio::test]
-async fn size_limit_is_checked_before_reading() {
+async fn files_over_the_size_limit_are_too_large() {
     let t = tree();
     let backend = FilesystemBackend::new(t.root.path()).unwrap().with_max_file_size(8);
     assert_eq!(

@@ -17,13 +17,13 @@ fn md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
 }
 
-/// Runs `skills` in `cwd` with a `HOME` that has no skills, so only the given sources
-/// (or the shipped examples) are seen.
+/// Runs `skills` in `cwd` with `HOME` at `cwd/home` (a folder of its own, so the user
+/// and project layers of the default chain are distinct), empty unless a test fills it.
 fn skills(cwd: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(args)
         .current_dir(cwd)
-        .env("HOME", cwd)
+        .env("HOME", cwd.join("home"))
         .output()
         .unwrap()
 }
@@ -68,19 +68,34 @@ fn default_chain_adds_user_then_project_skills_last_wins() {
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
+        "home/.agents/skills/web-research/SKILL.md",
+        &md("web-research", "the user's research"),
+    );
+    write(
+        dir.path(),
+        "home/.agents/skills/code-review/SKILL.md",
+        &md("code-review", "the user's review"),
+    );
+    write(
+        dir.path(),
         ".agents/skills/code-review/SKILL.md",
         &md("code-review", "the project's own review"),
     );
-    let out = skills(dir.path(), &["list", "--json"]);
-    let list = json(&out);
-    let review = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "code-review")
-        .unwrap();
-    assert_eq!(review["description"], "the project's own review");
-    assert_eq!(review["source"], "project");
+    let list = json(&skills(dir.path(), &["list", "--json"]));
+    let entry = |name: &str| {
+        let skill = list.as_array().unwrap().iter().find(|s| s["name"] == name).unwrap();
+        (
+            skill["description"].as_str().unwrap().to_owned(),
+            skill["source"].as_str().unwrap().to_owned(),
+        )
+    };
+    // examples < user < project.
+    assert_eq!(entry("web-research"), ("the user's research".into(), "user".into()));
+    assert_eq!(
+        entry("code-review"),
+        ("the project's own review".into(), "project".into())
+    );
+    assert_eq!(entry("sql-review").1, "examples");
 }
 
 #[test]
