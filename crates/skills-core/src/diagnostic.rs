@@ -113,6 +113,9 @@ diagnostic_kinds! {
     MetadataIgnored = "metadata-ignored" => Warning,
     /// `license` or `compatibility` was a collection and was ignored.
     FieldIgnored = "field-ignored" => Warning,
+    /// A standard resource directory of a skill could not be listed; the skill loads
+    /// without those resources.
+    ResourcesUnlisted = "resources-unlisted" => Warning,
     /// Two directories of one source declare the same name; the later one is kept.
     DuplicateName = "duplicate-name" => Warning,
     /// The source directory does not exist.

@@ -1,13 +1,14 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in one batch, parse.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::backend::BackendProtocol;
+use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::parse::parse_skill_md;
 use crate::path;
-use crate::types::{FileErrorKind, SkillMetadata};
+use crate::resources::resources_from_entries;
+use crate::types::{FileErrorKind, FileInfo, ResourceKind, ResourceMetadata, SkillMetadata};
 
 /// The file that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -90,17 +91,71 @@ impl SourceError {
 /// # }
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
+    let (root, walk) = walk_source(backend, source, 2).await?;
+    Ok(read_skills(backend, &root, &walk).await)
+}
+
+/// The skills of one source together with each skill's resources.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceDiscovery {
+    /// The skills and diagnostics, as [`list_skills`] returns them.
+    pub listing: SkillListing,
+    /// Resource files of each listed skill, by skill name (see [`resources_from_entries`]).
+    pub resources: BTreeMap<String, Vec<ResourceMetadata>>,
+}
+
+/// Lists the skills of one source and their resources from a single
+/// [`walk`](BackendProtocol::walk) of three levels (`<source>/<skill>/<dir>/<file>`), so a
+/// backend that lists a prefix at once answers the whole source with one listing.
+///
+/// A resource directory that cannot be listed is a `resources-unlisted` warning and the
+/// skill keeps the resources that could be seen.
+pub async fn discover_source(backend: &dyn BackendProtocol, source: &str) -> Result<SourceDiscovery, SourceError> {
+    let (root, walk) = walk_source(backend, source, 3).await?;
+    let listing = read_skills(backend, &root, &walk).await;
+    let mut resources = BTreeMap::new();
+    for skill in &listing.skills {
+        let dir = skill.dir();
+        resources.insert(
+            skill.name.clone(),
+            resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir)),
+        );
+    }
+    Ok(SourceDiscovery { listing, resources })
+}
+
+/// The entries of a path-sorted list that lie under `dir`: one contiguous range.
+fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
+    let prefix = format!("{}/", dir.trim_end_matches('/'));
+    let start = entries.partition_point(|e| e.path.as_str() < prefix.as_str());
+    let len = entries[start..].partition_point(|e| e.path.starts_with(&prefix));
+    &entries[start..start + len]
+}
+
+async fn walk_source(backend: &dyn BackendProtocol, source: &str, depth: usize) -> Result<(String, Walk), SourceError> {
     let root = path::normalize(source).map_err(|e| SourceError::from_backend(source, e))?;
     let walk = backend
-        .walk(&root, 2)
+        .walk(&root, depth)
         .await
         .map_err(|e| SourceError::from_backend(source, e))?;
+    Ok((root, walk))
+}
+
+/// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw.
+async fn read_skills(backend: &dyn BackendProtocol, root: &str, walk: &Walk) -> SkillListing {
     let mut listing = SkillListing::default();
-    for error in walk.errors {
-        let msg = format!("could not list directory: {error}");
-        listing
-            .diagnostics
-            .push(Diagnostic::new(error.path(), DiagnosticKind::ListingFailed, msg));
+    let mut resource_errors = Vec::new();
+    for error in &walk.errors {
+        let error_path = error.path();
+        let dir = path::parent(error_path);
+        if dir == root || error_path == root {
+            let msg = format!("could not list directory: {error}");
+            listing
+                .diagnostics
+                .push(Diagnostic::new(error_path, DiagnosticKind::ListingFailed, msg));
+        } else if path::parent(dir) == root && ResourceKind::from_dir_name(path::file_name(error_path)).is_some() {
+            resource_errors.push(error);
+        }
     }
 
     let max_size = backend.max_file_size();
@@ -167,6 +222,16 @@ pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<
             }
         }
     }
+    // A resource directory only matters when its folder turned out to be a skill.
+    for error in resource_errors {
+        let skill_dir = path::parent(error.path());
+        if listing.skills.iter().any(|s| s.dir() == skill_dir) {
+            let msg = format!("could not list resource directory; its files are not offered: {error}");
+            listing
+                .diagnostics
+                .push(Diagnostic::new(error.path(), DiagnosticKind::ResourcesUnlisted, msg));
+        }
+    }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(listing)
+    listing
 }

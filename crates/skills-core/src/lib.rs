@@ -7,7 +7,8 @@
 //!   is an implementation for tests and examples.
 //! - [`parse_skill_md`] and [`validate_skill_name`] apply the Agent Skills rules and
 //!   return typed [`Diagnostic`]s; [`list_skills`] discovers one source and
-//!   [`merge_last_wins`] merges several.
+//!   [`merge_last_wins`] merges several; [`discover_source`] adds each skill's
+//!   resources ([`resources_from_entries`]).
 //! - With the `conformance` feature, [`conformance`] is the behaviour suite every
 //!   backend's tests run.
 //!
@@ -45,13 +46,14 @@ mod merge;
 mod name;
 mod parse;
 pub mod path;
+mod resources;
 mod types;
 mod yaml;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use discover::{SKILL_FILE, SkillListing, SourceError, list_skills};
+pub use discover::{SKILL_FILE, SkillListing, SourceDiscovery, SourceError, discover_source, list_skills};
 pub use error::BackendError;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
@@ -60,6 +62,7 @@ pub use parse::{
     MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, parse_skill_md,
     split_frontmatter, split_tools,
 };
+pub use resources::{discover_resources, resources_from_entries};
 pub use types::{
     FileDownloadResponse, FileError, FileErrorKind, FileInfo, FrontmatterValue, ResourceKind, ResourceMetadata,
     SkillMetadata, SkillsState,

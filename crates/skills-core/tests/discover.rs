@@ -120,3 +120,46 @@ async fn memory_backend_edits_are_visible() {
     assert!(matches!(b.ls_info("/s").await, Err(BackendError::NotFound { .. })));
     assert!(matches!(b.insert("/", "x"), Err(BackendError::InvalidPath { .. })));
 }
+
+#[tokio::test]
+async fn discover_source_finds_resources_with_one_walk() {
+    let b = MemoryBackend::new();
+    b.insert("/src/web/SKILL.md", md("web", "W")).unwrap();
+    b.insert("/src/web/scripts/fetch.py", "").unwrap();
+    b.insert("/src/web/scripts/lib/deep.py", "").unwrap();
+    b.insert("/src/web/references/api.md", "").unwrap();
+    b.insert("/src/web/template.md", "").unwrap();
+    b.insert("/src/web/temp/x.txt", "").unwrap();
+    b.insert("/src/plain/SKILL.md", md("plain", "P")).unwrap();
+    b.insert("/src/not-a-skill/scripts/x.sh", "").unwrap();
+    let found = discover_source(&b, "/src").await.unwrap();
+    let names: Vec<_> = found.listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["plain", "web"]);
+    let web: Vec<_> = found.resources["web"]
+        .iter()
+        .map(|r| (r.path.as_str(), r.kind))
+        .collect();
+    assert_eq!(
+        web,
+        [
+            ("/src/web/references/api.md", ResourceKind::Reference),
+            ("/src/web/scripts/fetch.py", ResourceKind::Script),
+            ("/src/web/template.md", ResourceKind::Other),
+        ]
+    );
+    assert!(found.resources["plain"].is_empty());
+    assert!(!found.resources.contains_key("not-a-skill"));
+    assert!(found.listing.diagnostics.is_empty(), "{:?}", found.listing.diagnostics);
+}
+
+#[tokio::test]
+async fn discover_source_keeps_a_skill_whose_sibling_prefix_has_files() {
+    // `/src/web` and `/src/web-extra` share a prefix; resources must not leak between them.
+    let b = MemoryBackend::new();
+    b.insert("/src/web/SKILL.md", md("web", "W")).unwrap();
+    b.insert("/src/web-extra/SKILL.md", md("web-extra", "X")).unwrap();
+    b.insert("/src/web-extra/scripts/x.sh", "").unwrap();
+    let found = discover_source(&b, "/src").await.unwrap();
+    assert!(found.resources["web"].is_empty());
+    assert_eq!(found.resources["web-extra"].len(), 1);
+}
