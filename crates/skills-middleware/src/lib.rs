@@ -1,10 +1,83 @@
-//! The agent middleware of agent-skills: `SkillsMiddleware`, which puts the skill catalog
-//! into the system prompt and gives the model a `load_skill` tool.
+//! The agent side of agent-skills: a framework-agnostic middleware contract, a small
+//! reference agent loop, and [`SkillsMiddleware`], which gives any agent skills with
+//! progressive disclosure (deepagents' `SkillsMiddleware`, V2 design).
 //!
-//! **Status: not implemented yet.** It re-exports the core types a middleware user needs
-//! today; the middleware itself lands with its own issue. Until then, discover and merge
-//! skills with [`list_skills`] and [`merge_last_wins`].
+//! - The contract: [`AgentMiddleware`] (`before_agent`, `wrap_model_call`,
+//!   `wrap_tool_call`, `tools`) with [`ModelNext`] / [`ToolNext`] continuations; the first
+//!   middleware added is the outermost layer. Tools ([`Tool`]) answer with a
+//!   [`ToolMessage`] or a [`Command`] (state update + messages). Each middleware keeps its
+//!   own typed, optionally private part of the [`AgentState`].
+//! - The reference loop: [`Agent`] over any [`ChatModel`]; [`ScriptedModel`] plays a
+//!   script so everything runs without an LLM; [`ReadFileTool`] / [`LsTool`] read skill
+//!   resources through a backend; [`SubAgentTool`] runs a subagent with state isolation.
+//! - [`SkillsMiddleware`]: discovery into state, the skills prompt section,
+//!   [`LoadSkillTool`] and the [`AllowedToolsPolicy`].
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use skills_core::{MemoryBackend, SkillsState};
+//! use skills_middleware::{Agent, AgentState, Message, ScriptedModel, SkillsMiddleware};
+//!
+//! let backend = Arc::new(MemoryBackend::new());
+//! backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\nSteps...")?;
+//!
+//! let model = Arc::new(
+//!     ScriptedModel::new()
+//!         .tool_call("load_skill", json!({"skill_name": "web"}))
+//!         .reply("Done."),
+//! );
+//! let agent = Agent::builder(model.clone())
+//!     .system_prompt("You are helpful.")
+//!     .middleware(Arc::new(SkillsMiddleware::new(backend, ["/skills"])?))
+//!     .build()?;
+//!
+//! let mut state = AgentState::new(vec![Message::user("Research Rust 2024")]);
+//! let answer = agent.invoke(&mut state).await?;
+//! assert_eq!(answer.content, "Done.");
+//! assert_eq!(state.get::<SkillsState>().unwrap().skills_loaded, ["web"]);
+//!
+//! let seen = model.seen();
+//! assert!(seen[0].system_message.as_ref().unwrap().contains("load_skill(\"web\")"));
+//! assert!(seen[1].system_message.as_ref().unwrap().contains("**web** [Loaded]"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The choice a newcomer would not guess: state parts are keyed by **type**, not by
+//! string keys. A middleware reads its part with `state.get::<SkillsState>()`, a tool
+//! returns a [`Command`] whose [`StateUpdate`] replaces whole parts, and privacy (the
+//! deepagents `PrivateStateAttr`) is a property of the part's type ([`StatePart`]).
 
 #![warn(missing_docs)]
 
-pub use skills_core::{SkillMetadata, SkillsState, list_skills, merge_last_wins};
+mod agent;
+mod fs_tools;
+mod load_skill;
+mod message;
+mod middleware;
+pub mod policy;
+pub mod prompt;
+mod scripted;
+mod skills;
+mod state;
+mod subagent;
+mod tool;
+
+pub use agent::{Agent, AgentBuildError, AgentBuilder, DEFAULT_MAX_STEPS};
+pub use async_trait::async_trait;
+pub use fs_tools::{DEFAULT_READ_LIMIT, LsTool, MAX_LINE_CHARS, ReadFileTool, filesystem_tools};
+pub use load_skill::{LOAD_SKILL, LoadSkillTool};
+pub use message::{AssistantMessage, Message, ToolCall, ToolMessage, ToolStatus};
+pub use middleware::{
+    AgentError, AgentMiddleware, ChatModel, ModelError, ModelNext, ModelRequest, ModelResponse, ToolCallRequest,
+    ToolNext,
+};
+pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
+pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
+pub use scripted::{ScriptedModel, SeenRequest};
+pub use skills::{BuildError, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
+pub use state::{AgentState, StatePart, StateUpdate};
+pub use subagent::SubAgentTool;
+pub use tool::{Command, Tool, ToolOutput, ToolRuntime, ToolSpec};
