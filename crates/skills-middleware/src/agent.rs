@@ -105,7 +105,10 @@ fn apply_tool_output(state: &mut crate::AgentState, call_id: &str, output: ToolO
         ToolOutput::Message(message) if answered => state.messages.push(Message::Tool(message)),
         ToolOutput::Message(message) => {
             // A tool answered with another call's id: keep its text, fix the id.
-            state.messages.push(Message::Tool(ToolMessage { tool_call_id: call_id.to_owned(), ..message }));
+            state.messages.push(Message::Tool(ToolMessage {
+                tool_call_id: call_id.to_owned(),
+                ..message
+            }));
         }
         ToolOutput::Command(command) => {
             state.apply(command.update);

@@ -181,7 +181,13 @@ impl Tool for LsTool {
             Ok(entries) => {
                 let lines: Vec<String> = entries
                     .iter()
-                    .map(|e| if e.is_dir { format!("{}/", e.path) } else { e.path.clone() })
+                    .map(|e| {
+                        if e.is_dir {
+                            format!("{}/", e.path)
+                        } else {
+                            e.path.clone()
+                        }
+                    })
                     .collect();
                 runtime.success(lines.join("\n"))
             }

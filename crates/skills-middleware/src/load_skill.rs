@@ -90,10 +90,16 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
     let skills = state.skills_metadata.as_deref().unwrap_or_default();
     let Some(skill) = skills.iter().find(|s| s.name == name) else {
         let available: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
-        let available = if available.is_empty() { "(none)".to_owned() } else { available.join(", ") };
+        let available = if available.is_empty() {
+            "(none)".to_owned()
+        } else {
+            available.join(", ")
+        };
         // The name comes from the model; keep the echo short and on one line.
         let shown = escape_untrusted(name, 200);
-        return runtime.error(format!("Error: Skill '{shown}' not found. Available skills: {available}"));
+        return runtime.error(format!(
+            "Error: Skill '{shown}' not found. Available skills: {available}"
+        ));
     };
     if state.skills_loaded.iter().any(|l| l == name) {
         return runtime.success(format!(
@@ -108,7 +114,9 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
         ));
     };
     let Some(response) = backend.download_files(std::slice::from_ref(path)).await.pop() else {
-        return runtime.error(format!("Error: Failed to read skill file at {path}: the backend gave no answer"));
+        return runtime.error(format!(
+            "Error: Failed to read skill file at {path}: the backend gave no answer"
+        ));
     };
     let content = match (response.content, response.error) {
         (Some(content), None) => content,

@@ -142,7 +142,11 @@ pub trait AgentMiddleware: Send + Sync + Debug {
     }
 
     /// Wraps every model call.
-    async fn wrap_model_call(&self, request: ModelRequest<'_>, next: ModelNext<'_>) -> Result<ModelResponse, AgentError> {
+    async fn wrap_model_call(
+        &self,
+        request: ModelRequest<'_>,
+        next: ModelNext<'_>,
+    ) -> Result<ModelResponse, AgentError> {
         next.run(request).await
     }
 

@@ -185,7 +185,10 @@ pub struct ListContext<'a> {
 pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> String {
     if skills.is_empty() {
         let paths: Vec<String> = ctx.source_paths.iter().map(|p| code_span(p)).collect();
-        return format!("(No skills available yet. You can create skills in {})", paths.join(" or "));
+        return format!(
+            "(No skills available yet. You can create skills in {})",
+            paths.join(" or ")
+        );
     }
     let mut out = String::new();
     for skill in skills {
@@ -232,10 +235,16 @@ pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> St
 pub fn format_skill_annotations(skill: &SkillMetadata) -> String {
     let mut parts = Vec::new();
     if let Some(license) = skill.license.as_deref().filter(|l| !l.is_empty()) {
-        parts.push(format!("License: {}", escape_untrusted(license, MAX_PROMPT_FIELD_CHARS)));
+        parts.push(format!(
+            "License: {}",
+            escape_untrusted(license, MAX_PROMPT_FIELD_CHARS)
+        ));
     }
     if let Some(compat) = skill.compatibility.as_deref().filter(|c| !c.is_empty()) {
-        parts.push(format!("Compatibility: {}", escape_untrusted(compat, MAX_PROMPT_FIELD_CHARS)));
+        parts.push(format!(
+            "Compatibility: {}",
+            escape_untrusted(compat, MAX_PROMPT_FIELD_CHARS)
+        ));
     }
     parts.join(", ")
 }
@@ -298,24 +307,33 @@ pub fn format_load_warnings(diagnostics: &[Diagnostic]) -> Option<String> {
 /// - line breaks, tabs and other control characters, Unicode line and paragraph
 ///   separators and bidirectional controls become spaces, so the text cannot start a
 ///   heading, a list item, a new block or a fake closing tag on a line of its own;
-/// - `\`, `` ` ``, `*`, `<` and `>` are backslash-escaped, so the text cannot close the
-///   bold name, open a code span, or spell an HTML-like tag;
+/// - `\`, `` ` ``, `<`, `>` and runs of `*` are backslash-escaped, so the text cannot
+///   close the bold name, open a code span, or spell an HTML-like tag (a lone `*`, as in
+///   `*.md` or `Bash(git:*)`, stays as it is);
 /// - the result is cut at `max_chars` characters (with `...`).
 pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
     let mut out = String::with_capacity(text.len().min(max_chars * 2));
-    for (count, c) in text.chars().enumerate() {
+    let mut prev = None;
+    let mut chars = text.chars().peekable();
+    let mut count = 0;
+    while let Some(c) = chars.next() {
         if count == max_chars {
             out.push_str("...");
             break;
         }
+        count += 1;
+        // A lone `*` (`*.md`, `Bash(git:*)`) cannot close `**name**`; only runs can.
+        let star_run = c == '*' && (prev == Some('*') || chars.peek() == Some(&'*'));
         match c {
-            '\\' | '`' | '*' | '<' | '>' => {
+            '\\' | '`' | '<' | '>' => {
                 out.push('\\');
                 out.push(c);
             }
+            '*' if star_run => out.push_str("\\*"),
             c if is_breaking(c) => out.push(' '),
             c => out.push(c),
         }
+        prev = Some(c);
     }
     out
 }
@@ -376,6 +394,8 @@ mod tests {
             ("x\u{2028}## Heading", "x ## Heading"),
             ("rtl\u{202e}txt", "rtl txt"),
             ("back\\slash", "back\\\\slash"),
+            ("*.md and Bash(git:*)", "*.md and Bash(git:*)"),
+            ("a***b", "a\\*\\*\\*b"),
         ];
         for (input, expected) in cases {
             assert_eq!(escape_untrusted(input, 100), expected, "{input:?}");

@@ -12,7 +12,9 @@ use tracing::{debug, warn};
 
 use crate::load_skill::LoadSkillTool;
 use crate::message::ToolMessage;
-use crate::middleware::{AgentError, AgentMiddleware, ModelNext, ModelRequest, ModelResponse, ToolCallRequest, ToolNext};
+use crate::middleware::{
+    AgentError, AgentMiddleware, ModelNext, ModelRequest, ModelResponse, ToolCallRequest, ToolNext,
+};
 use crate::policy::{AllowedToolsPolicy, check_allowed_tools};
 use crate::prompt::{
     ListContext, PromptTemplate, SourceLocation, TemplateError, default_label, format_load_warnings,
@@ -94,7 +96,12 @@ pub(crate) struct SkillsConfig {
 impl SkillsConfig {
     /// The backend to read the skill `name` (at `skill_path`) through: its recorded
     /// source's, or else the last source whose directory holds the path.
-    pub(crate) fn backend_for(&self, name: &str, skill_path: &str, state: &SkillsState) -> Option<&dyn BackendProtocol> {
+    pub(crate) fn backend_for(
+        &self,
+        name: &str,
+        skill_path: &str,
+        state: &SkillsState,
+    ) -> Option<&dyn BackendProtocol> {
         let recorded = state.skill_sources.get(name).and_then(|&i| self.sources.get(i));
         let source = recorded.or_else(|| self.sources.iter().rev().find(|s| path::is_within(skill_path, &s.path)))?;
         Some(&*source.backend)
@@ -157,7 +164,11 @@ impl SkillsMiddlewareBuilder {
     }
 
     /// Adds several sources of one backend, in priority order.
-    pub fn paths<P: Into<String>>(mut self, backend: Arc<dyn BackendProtocol>, paths: impl IntoIterator<Item = P>) -> Self {
+    pub fn paths<P: Into<String>>(
+        mut self,
+        backend: Arc<dyn BackendProtocol>,
+        paths: impl IntoIterator<Item = P>,
+    ) -> Self {
         for path in paths {
             self.sources.push(SkillSource::new(backend.clone(), path));
         }
@@ -323,7 +334,11 @@ impl AgentMiddleware for SkillsMiddleware {
         Ok(Some(StateUpdate::new().with(self.discover().await)))
     }
 
-    async fn wrap_model_call(&self, mut request: ModelRequest<'_>, next: ModelNext<'_>) -> Result<ModelResponse, AgentError> {
+    async fn wrap_model_call(
+        &self,
+        mut request: ModelRequest<'_>,
+        next: ModelNext<'_>,
+    ) -> Result<ModelResponse, AgentError> {
         let section = self.render_section(request.state.get::<SkillsState>());
         request.append_system(&section);
         next.run(request).await

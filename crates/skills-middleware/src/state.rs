@@ -66,7 +66,13 @@ impl Parts {
     }
 
     fn shared(&self) -> Self {
-        Self(self.0.iter().filter(|(_, p)| !p.private).map(|(k, p)| (*k, p.clone())).collect())
+        Self(
+            self.0
+                .iter()
+                .filter(|(_, p)| !p.private)
+                .map(|(k, p)| (*k, p.clone()))
+                .collect(),
+        )
     }
 }
 

@@ -71,7 +71,10 @@ impl Tool for SubAgentTool {
         match self.agent.invoke(&mut child).await {
             Ok(answer) => ToolOutput::Command(Command {
                 update: child.shared_update(),
-                messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, answer.content))],
+                messages: vec![Message::Tool(ToolMessage::success(
+                    runtime.tool_call_id,
+                    answer.content,
+                ))],
             }),
             Err(error) => runtime.error(format!("Error: the subagent failed: {error}")),
         }

@@ -23,14 +23,24 @@ pub fn md(name: &str, description: &str, extra: &str) -> String {
 pub fn library() -> Arc<MemoryBackend> {
     let b = MemoryBackend::new();
     let files = [
-        ("/skills/user/web/SKILL.md", md("web", "Search the web", "license: MIT\nallowed-tools: web_search read_file\n")),
+        (
+            "/skills/user/web/SKILL.md",
+            md(
+                "web",
+                "Search the web",
+                "license: MIT\nallowed-tools: web_search read_file\n",
+            ),
+        ),
         ("/skills/user/web/scripts/search.py", "print('search')".into()),
         ("/skills/user/web/scripts/fetch.sh", "echo fetch".into()),
         ("/skills/user/web/references/sources.md", "# Judging sources".into()),
         ("/skills/user/web/assets/report.md", "# Report".into()),
         ("/skills/user/web/template.md", "template".into()),
         ("/skills/user/web/temp/scratch.txt", "ignored".into()),
-        ("/skills/user/sql/SKILL.md", md("sql", "Review SQL", "allowed-tools:\n  - psql\n")),
+        (
+            "/skills/user/sql/SKILL.md",
+            md("sql", "Review SQL", "allowed-tools:\n  - psql\n"),
+        ),
         ("/skills/user/notes/SKILL.md", md("notes", "Take notes", "")),
     ];
     for (path, content) in files {

@@ -1,0 +1,164 @@
+//! End to end on real files: the reference agent, a scripted model and the skills
+//! middleware over the filesystem backend in a temporary directory.
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+use std::sync::{Arc, Mutex};
+
+use agent_skills::SkillsState;
+use agent_skills::fs::FilesystemBackend;
+use agent_skills::middleware::*;
+use serde_json::json;
+
+/// A stand-in for a real tool: counts its runs and answers a fixed text.
+#[derive(Debug)]
+struct StandIn {
+    name: &'static str,
+    runs: Mutex<usize>,
+}
+
+impl StandIn {
+    fn new(name: &'static str) -> Arc<Self> {
+        Arc::new(Self {
+            name,
+            runs: Mutex::new(0),
+        })
+    }
+
+    fn runs(&self) -> usize {
+        *self.runs.lock().unwrap()
+    }
+}
+
+#[async_trait]
+impl Tool for StandIn {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn description(&self) -> &str {
+        "stand-in"
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object"})
+    }
+
+    async fn call(&self, _args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
+        *self.runs.lock().unwrap() += 1;
+        runtime.success(format!("{} ran", self.name))
+    }
+}
+
+fn write(root: &std::path::Path, rel: &str, content: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, content).unwrap();
+}
+
+#[tokio::test]
+async fn discover_load_and_restrict_on_real_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "skills/web-research/SKILL.md",
+        "---\nname: web-research\ndescription: Research a topic on the web\nallowed-tools: web_search read_file\n---\n# Web research\nPlan queries first.\n",
+    );
+    write(
+        root,
+        "skills/web-research/references/sources.md",
+        "Prefer primary sources.\n",
+    );
+    write(root, "skills/web-research/scripts/plan.py", "print('plan')\n");
+    write(
+        root,
+        "skills/sql-review/SKILL.md",
+        "---\nname: sql-review\ndescription: Review SQL\n---\n# SQL review\n",
+    );
+
+    let backend = Arc::new(FilesystemBackend::new(root).unwrap());
+    let skills = SkillsMiddleware::builder()
+        .source(SkillSource::new(backend.clone(), "/skills").with_label("Project"))
+        .allowed_tools_policy(AllowedToolsPolicy::Restrict)
+        .build()
+        .unwrap();
+    let web_search = StandIn::new("web_search");
+    let bash = StandIn::new("bash");
+    let model = Arc::new(
+        ScriptedModel::new()
+            .tool_call("load_skill", json!({"skill_name": "web-research"}))
+            .tool_call("bash", json!({"command": "curl example.org"}))
+            .tool_call("web_search", json!({"query": "rust 2024"}))
+            .tool_call(
+                "read_file",
+                json!({"file_path": "/skills/web-research/references/sources.md"}),
+            )
+            .reply("Here is the summary."),
+    );
+    let agent = Agent::builder(model.clone())
+        .system_prompt("You are a research assistant.")
+        .middleware(Arc::new(skills))
+        .tools(filesystem_tools(backend))
+        .tool(web_search.clone())
+        .tool(bash.clone())
+        .build()
+        .unwrap();
+
+    let mut state = AgentState::new(vec![Message::user("Research the Rust 2024 edition")]);
+    let answer = agent.invoke(&mut state).await.unwrap();
+    assert_eq!(answer.content, "Here is the summary.");
+
+    let seen = model.seen();
+    // Discovery: the first prompt lists both skills, with guidance and resources.
+    let first = seen[0].system_message.as_deref().unwrap();
+    assert!(
+        first.starts_with("You are a research assistant.\n\n## Skills System"),
+        "{first}"
+    );
+    assert!(
+        first.contains("**Project Skills**: `/skills` (higher priority)"),
+        "{first}"
+    );
+    assert!(
+        first.contains("- **web-research**: Research a topic on the web"),
+        "{first}"
+    );
+    assert!(first.contains("  -> Resources: 1 script, 1 reference"), "{first}");
+    assert!(first.contains("load_skill(\"sql-review\")"), "{first}");
+    // Loading: the next call marks the skill loaded.
+    let second = seen[1].system_message.as_deref().unwrap();
+    assert!(second.contains("- **web-research** [Loaded]"), "{second}");
+    assert!(!second.contains("load_skill(\"web-research\")` to read"), "{second}");
+
+    // The tool results, in order.
+    let results: Vec<&ToolMessage> = state
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(results[0].content.contains("# Web research\nPlan queries first."));
+    assert!(
+        results[0]
+            .content
+            .contains("- [reference] `/skills/web-research/references/sources.md`")
+    );
+    // Restrict: bash is refused without running, web_search and read_file run.
+    assert_eq!(results[1].status, ToolStatus::Error);
+    assert!(
+        results[1]
+            .content
+            .starts_with("Tool 'bash' is not in the allowed-tools list")
+    );
+    assert_eq!(bash.runs(), 0);
+    assert_eq!(
+        (results[2].status, results[2].content.as_str()),
+        (ToolStatus::Success, "web_search ran")
+    );
+    assert_eq!(web_search.runs(), 1);
+    assert_eq!(results[3].content, "     1\tPrefer primary sources.");
+    assert_eq!(state.get::<SkillsState>().unwrap().skills_loaded, ["web-research"]);
+}
