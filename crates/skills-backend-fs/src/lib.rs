@@ -26,18 +26,22 @@
 #![warn(missing_docs)]
 
 mod resolve;
+mod watch;
 
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use skills_core::{
-    BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, Walk, path,
+    BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
+    Walk, Watch, WatchGuard, path,
 };
 
 use crate::resolve::{map_io_error, open_contained_file};
+pub use crate::watch::DEFAULT_DEBOUNCE;
 
 /// Serves the files under a root directory.
 ///
@@ -62,6 +66,7 @@ struct Inner {
     root_str: Option<String>,
     virtual_mode: bool,
     max_file_size: u64,
+    debounce: Duration,
 }
 
 /// Why a root directory cannot serve as a backend.
@@ -94,6 +99,7 @@ impl FilesystemBackend {
                 root,
                 virtual_mode: true,
                 max_file_size: DEFAULT_MAX_FILE_SIZE,
+                debounce: watch::DEFAULT_DEBOUNCE,
             }),
         })
     }
@@ -116,6 +122,12 @@ impl FilesystemBackend {
     /// Sets the largest file `download_files` reads.
     pub fn with_max_file_size(self, bytes: u64) -> Self {
         self.with_inner(|inner| inner.max_file_size = bytes)
+    }
+
+    /// Sets how long the disk must be quiet before a burst of changes is reported as one
+    /// [`ChangeEvent`](skills_core::ChangeEvent) (default [`DEFAULT_DEBOUNCE`], 100 ms).
+    pub fn with_debounce(self, quiet: Duration) -> Self {
+        self.with_inner(|inner| inner.debounce = quiet)
     }
 
     fn with_inner(self, change: impl FnOnce(&mut Inner)) -> Self {
@@ -390,6 +402,10 @@ impl BackendProtocol for FilesystemBackend {
         self.inner.max_file_size
     }
 
+    fn as_watch(&self) -> Option<&dyn Watch> {
+        Some(self)
+    }
+
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
         let failed = |message| {
@@ -399,5 +415,16 @@ impl BackendProtocol for FilesystemBackend {
             })
         };
         blocking(move || inner.walk(&owned, max_depth), failed).await
+    }
+}
+
+/// Change notifications from the operating system (inotify on Linux), debounced: a burst
+/// of changes is one event once the disk has been quiet for the debounce time. Paths in
+/// events are backend paths; changes outside the watched directory are not reported. A
+/// directory that must be watched has to exist when the watch starts.
+impl Watch for FilesystemBackend {
+    fn watch(&self, path: &str, sink: ChangeSink) -> Result<WatchGuard, BackendError> {
+        let (normalized, dir) = self.inner.resolve_dir(path)?;
+        watch::start(dir, normalized, self.inner.debounce, sink)
     }
 }

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use crate::error::BackendError;
 use crate::path;
 use crate::types::{FileDownloadResponse, FileInfo};
+use crate::watch::Watch;
 
 /// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
@@ -52,6 +53,12 @@ pub trait BackendProtocol: Send + Sync + Debug {
     /// The largest file, in bytes, that [`download_files`](Self::download_files) reads.
     fn max_file_size(&self) -> u64 {
         DEFAULT_MAX_FILE_SIZE
+    }
+
+    /// The backend's change notifications, if it has any (`None` by default: callers
+    /// then reload on demand).
+    fn as_watch(&self) -> Option<&dyn Watch> {
+        None
     }
 
     /// Lists everything under `path` down to `max_depth` levels, sorted by path.

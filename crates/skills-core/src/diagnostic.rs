@@ -118,6 +118,8 @@ diagnostic_kinds! {
     ResourcesUnlisted = "resources-unlisted" => Warning,
     /// Two directories of one source declare the same name; the later one is kept.
     DuplicateName = "duplicate-name" => Warning,
+    /// An edit broke a skill that loaded before; its last good version is still served.
+    KeptLastGood = "kept-last-good" => Warning,
     /// The source directory does not exist.
     SourceNotFound = "source-not-found" => Error,
     /// The source path is a file, not a directory.

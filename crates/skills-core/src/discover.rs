@@ -5,10 +5,10 @@ use std::collections::{BTreeMap, HashMap};
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
-use crate::parse::parse_skill_md;
+use crate::parse::{ParseOutcome, parse_skill_md};
 use crate::path;
 use crate::resources::resources_from_entries;
-use crate::types::{FileErrorKind, FileInfo, ResourceKind, ResourceMetadata, SkillMetadata};
+use crate::types::{FileDownloadResponse, FileErrorKind, FileInfo, ResourceKind, ResourceMetadata, SkillMetadata};
 
 /// The file that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -92,7 +92,7 @@ impl SourceError {
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
     let (root, walk) = walk_source(backend, source, 2).await?;
-    Ok(read_skills(backend, &root, &walk).await)
+    Ok(read_skills(backend, &root, &walk, None).await)
 }
 
 /// The skills of one source together with each skill's resources.
@@ -111,8 +111,27 @@ pub struct SourceDiscovery {
 /// A resource directory that cannot be listed is a `resources-unlisted` warning and the
 /// skill keeps the resources that could be seen.
 pub async fn discover_source(backend: &dyn BackendProtocol, source: &str) -> Result<SourceDiscovery, SourceError> {
+    discover_inner(backend, source, None).await
+}
+
+/// [`discover_source`] with a [`ParseCache`]: a `SKILL.md` whose listed etag matches the
+/// cached one is neither downloaded nor parsed again. Reloading an unchanged source costs
+/// its listing only.
+pub async fn discover_source_cached(
+    backend: &dyn BackendProtocol,
+    source: &str,
+    cache: &mut ParseCache,
+) -> Result<SourceDiscovery, SourceError> {
+    discover_inner(backend, source, Some(cache)).await
+}
+
+async fn discover_inner(
+    backend: &dyn BackendProtocol,
+    source: &str,
+    cache: Option<&mut ParseCache>,
+) -> Result<SourceDiscovery, SourceError> {
     let (root, walk) = walk_source(backend, source, 3).await?;
-    let listing = read_skills(backend, &root, &walk).await;
+    let listing = read_skills(backend, &root, &walk, cache).await;
     let mut resources = BTreeMap::new();
     for skill in &listing.skills {
         let dir = skill.dir();
@@ -141,8 +160,68 @@ async fn walk_source(backend: &dyn BackendProtocol, source: &str, depth: usize) 
     Ok((root, walk))
 }
 
+/// How one `SKILL.md` of a walk is obtained.
+enum Read {
+    /// Not readable; the diagnostic says why.
+    Problem(Diagnostic),
+    /// Unchanged since it was parsed (same etag).
+    Parsed(ParseOutcome),
+    /// To download and parse.
+    Pending,
+}
+
+/// Parsed `SKILL.md` files by path, with the etag they had, so a rediscovery neither reads
+/// nor parses a file whose etag did not change. Files without an etag are always read.
+///
+/// One cache belongs to one source of one backend; pass it to every
+/// [`discover_source_cached`] call of that source.
+#[derive(Debug, Clone, Default)]
+pub struct ParseCache {
+    entries: HashMap<String, (String, ParseOutcome)>,
+    files_read: u64,
+}
+
+impl ParseCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many `SKILL.md` files are cached.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many `SKILL.md` files discoveries through this cache have downloaded in all.
+    pub fn files_read(&self) -> u64 {
+        self.files_read
+    }
+
+    fn lookup(&self, entry: &FileInfo) -> Option<ParseOutcome> {
+        let etag = entry.etag.as_deref()?;
+        let (cached_etag, outcome) = self.entries.get(&entry.path)?;
+        (cached_etag == etag).then(|| outcome.clone())
+    }
+
+    fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome) {
+        if let Some(etag) = &entry.etag {
+            self.entries.insert(entry.path.clone(), (etag.clone(), outcome.clone()));
+        }
+    }
+}
+
 /// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw.
-async fn read_skills(backend: &dyn BackendProtocol, root: &str, walk: &Walk) -> SkillListing {
+async fn read_skills(
+    backend: &dyn BackendProtocol,
+    root: &str,
+    walk: &Walk,
+    mut cache: Option<&mut ParseCache>,
+) -> SkillListing {
     let mut listing = SkillListing::default();
     let mut resource_errors = Vec::new();
     for error in &walk.errors {
@@ -159,50 +238,73 @@ async fn read_skills(backend: &dyn BackendProtocol, root: &str, walk: &Walk) -> 
     }
 
     let max_size = backend.max_file_size();
+    let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
     let mut to_download = Vec::new();
     for entry in &walk.entries {
         let dir = path::parent(&entry.path);
         if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
             continue;
         }
-        if entry.is_dir {
+        let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
-            listing
-                .diagnostics
-                .push(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg));
+            Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg))
         } else if entry.size > max_size {
             let msg = format!("file is {} bytes, over the {max_size}-byte limit; not read", entry.size);
-            listing
-                .diagnostics
-                .push(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg));
+            Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
+        } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
+            Read::Parsed(outcome)
         } else {
             to_download.push(entry.path.clone());
-        }
+            Read::Pending
+        };
+        candidates.push((entry, read));
     }
 
-    let responses = backend.download_files(&to_download).await;
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(responses.len());
-    for (md_path, response) in to_download.iter().zip(responses) {
-        let content = match (response.content, response.error) {
-            (Some(content), None) => content,
-            // Deleted between the listing and the read: as if it had never been there.
-            (_, Some(e)) if e.kind == FileErrorKind::FileNotFound => continue,
-            (_, Some(e)) if e.kind == FileErrorKind::TooLarge => {
-                listing
-                    .diagnostics
-                    .push(Diagnostic::new(md_path, DiagnosticKind::TooLarge, e.message));
+    let mut responses = backend.download_files(&to_download).await.into_iter();
+    if let Some(cache) = cache.as_deref_mut() {
+        cache.files_read += to_download.len() as u64;
+        cache
+            .entries
+            .retain(|path, _| candidates.iter().any(|(e, _)| &e.path == path));
+    }
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
+    for (entry, read) in candidates {
+        let md_path = &entry.path;
+        let outcome = match read {
+            Read::Problem(diagnostic) => {
+                listing.diagnostics.push(diagnostic);
                 continue;
             }
-            (_, error) => {
-                let msg = error.map_or_else(|| "backend returned no content".to_owned(), |e| e.to_string());
-                listing
-                    .diagnostics
-                    .push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, msg));
-                continue;
+            Read::Parsed(outcome) => outcome,
+            Read::Pending => {
+                let response = responses.next().unwrap_or_else(|| {
+                    FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
+                });
+                let content = match (response.content, response.error) {
+                    (Some(content), None) => content,
+                    // Deleted between the listing and the read: as if it had never been there.
+                    (_, Some(e)) if e.kind == FileErrorKind::FileNotFound => continue,
+                    (_, Some(e)) if e.kind == FileErrorKind::TooLarge => {
+                        listing
+                            .diagnostics
+                            .push(Diagnostic::new(md_path, DiagnosticKind::TooLarge, e.message));
+                        continue;
+                    }
+                    (_, error) => {
+                        let msg = error.map_or_else(|| "backend returned no content".to_owned(), |e| e.to_string());
+                        listing
+                            .diagnostics
+                            .push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, msg));
+                        continue;
+                    }
+                };
+                let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.store(entry, &outcome);
+                }
+                outcome
             }
         };
-        let dir = path::parent(md_path);
-        let outcome = parse_skill_md(&content, md_path, path::file_name(dir));
         listing.diagnostics.extend(outcome.diagnostics);
         let Some(skill) = outcome.skill else { continue };
         match index.get(&skill.name) {

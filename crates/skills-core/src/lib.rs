@@ -48,12 +48,16 @@ mod parse;
 pub mod path;
 mod resources;
 mod types;
+mod watch;
 mod yaml;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use discover::{SKILL_FILE, SkillListing, SourceDiscovery, SourceError, discover_source, list_skills};
+pub use discover::{
+    ParseCache, SKILL_FILE, SkillListing, SourceDiscovery, SourceError, discover_source, discover_source_cached,
+    list_skills,
+};
 pub use error::BackendError;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
@@ -67,3 +71,4 @@ pub use types::{
     FileDownloadResponse, FileError, FileErrorKind, FileInfo, FrontmatterValue, ResourceKind, ResourceMetadata,
     SkillMetadata, SkillsState,
 };
+pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

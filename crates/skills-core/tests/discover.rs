@@ -163,3 +163,28 @@ async fn discover_source_keeps_a_skill_whose_sibling_prefix_has_files() {
     assert!(found.resources["web"].is_empty());
     assert_eq!(found.resources["web-extra"].len(), 1);
 }
+
+#[tokio::test]
+async fn parse_cache_reads_only_files_whose_etag_changed() {
+    let b = MemoryBackend::new();
+    for name in ["a", "b", "c"] {
+        b.insert(&format!("/src/{name}/SKILL.md"), md(name, "first")).unwrap();
+    }
+    let mut cache = ParseCache::new();
+    let first = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    assert_eq!((first.listing.skills.len(), cache.files_read()), (3, 3));
+
+    let again = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    assert_eq!(cache.files_read(), 3, "an unchanged source reads nothing");
+    assert_eq!(again, first);
+
+    b.insert("/src/b/SKILL.md", md("b", "second")).unwrap();
+    let edited = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    assert_eq!(cache.files_read(), 4, "one edit, one read");
+    assert_eq!(edited.listing.skills[1].description, "second");
+
+    b.remove("/src/c/SKILL.md");
+    let removed = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    assert_eq!(removed.listing.skills.len(), 2);
+    assert_eq!(cache.len(), 2, "entries of deleted files are dropped");
+}
