@@ -53,6 +53,7 @@
 #![warn(missing_docs)]
 
 mod agent;
+mod catalog;
 mod fs_tools;
 mod load_skill;
 mod message;
@@ -67,6 +68,7 @@ mod tool;
 
 pub use agent::{Agent, AgentBuildError, AgentBuilder, DEFAULT_MAX_STEPS};
 pub use async_trait::async_trait;
+pub use catalog::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, SkillCatalog, WatchError, WatchHandle};
 pub use fs_tools::{DEFAULT_READ_LIMIT, LsTool, MAX_LINE_CHARS, ReadFileTool, filesystem_tools};
 pub use load_skill::{LOAD_SKILL, LoadSkillTool};
 pub use message::{AssistantMessage, Message, ToolCall, ToolMessage, ToolStatus};
@@ -77,7 +79,7 @@ pub use middleware::{
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use scripted::{ScriptedModel, SeenRequest};
-pub use skills::{BuildError, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
+pub use skills::{BuildError, ReloadPolicy, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
 pub use tool::{Command, Tool, ToolOutput, ToolRuntime, ToolSpec};

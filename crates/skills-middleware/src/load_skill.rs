@@ -83,13 +83,12 @@ impl Tool for LoadSkillTool {
     }
 }
 
-/// The whole behaviour of `load_skill`, on the thread's state.
+/// The whole behaviour of `load_skill`, on the snapshot the thread uses.
 pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &ToolRuntime<'_>) -> ToolOutput {
-    let empty = SkillsState::default();
-    let state = runtime.state.get::<SkillsState>().unwrap_or(&empty);
-    let skills = state.skills_metadata.as_deref().unwrap_or_default();
-    let Some(skill) = skills.iter().find(|s| s.name == name) else {
-        let available: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+    let snapshot = config.snapshot_for(runtime.state).await;
+    let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
+    let Some(skill) = snapshot.get(name) else {
+        let available: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
         let available = if available.is_empty() {
             "(none)".to_owned()
         } else {
@@ -101,14 +100,14 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
             "Error: Skill '{shown}' not found. Available skills: {available}"
         ));
     };
-    if state.skills_loaded.iter().any(|l| l == name) {
+    if loaded.iter().any(|l| l == name) {
         return runtime.success(format!(
             "Skill '{name}' is already loaded. Its instructions are already active."
         ));
     }
 
     let path = &skill.path;
-    let Some(backend) = config.backend_for(name, path, state) else {
+    let Some(backend) = config.backend_for(name, path, &snapshot) else {
         return runtime.error(format!(
             "Error: Failed to read skill file at {path}: no configured source contains it"
         ));
@@ -137,17 +136,17 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
     };
 
     let mut result = text.to_owned();
-    if let Some(resources) = state.skill_resources.get(name).filter(|r| !r.is_empty()) {
+    if let Some(resources) = snapshot.resources().get(name).filter(|r| !r.is_empty()) {
         result.push_str("\n\n\n---\n**Skill Resources:**\n");
         for resource in resources {
             let _ = write!(result, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
         }
     }
 
-    let mut next = state.clone();
-    next.skills_loaded.push(name.to_owned());
+    let mut now_loaded = loaded.to_vec();
+    now_loaded.push(name.to_owned());
     ToolOutput::Command(Command {
-        update: StateUpdate::new().with(next),
+        update: StateUpdate::new().with(snapshot.to_state(now_loaded)),
         messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, result))],
     })
 }

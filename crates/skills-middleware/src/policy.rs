@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
-use skills_core::SkillsState;
+use skills_core::SkillMetadata;
 
 /// Tools that are never blocked: the skills system itself (`load_skill`), resource
 /// access (`read_file`, `ls`) and task tracking (`write_todos`).
@@ -25,23 +25,23 @@ pub enum AllowedToolsPolicy {
     Restrict,
 }
 
-/// Checks one tool call against the policy. `None` lets the call through; `Some` is the
-/// text of the error the model gets instead.
+/// Checks one tool call against the policy, given the skills the thread has loaded.
+/// `None` lets the call through; `Some` is the text of the error the model gets instead.
 ///
 /// Under [`AllowedToolsPolicy::Restrict`], calls pass when no skill is loaded, or when no
 /// loaded skill declares `allowed-tools`.
-pub fn check_allowed_tools(policy: AllowedToolsPolicy, tool: &str, state: Option<&SkillsState>) -> Option<String> {
+pub fn check_allowed_tools<'a>(
+    policy: AllowedToolsPolicy,
+    tool: &str,
+    loaded: impl IntoIterator<Item = &'a SkillMetadata>,
+) -> Option<String> {
     if policy == AllowedToolsPolicy::Recommend || ALWAYS_ALLOWED_TOOLS.contains(&tool) {
-        return None;
-    }
-    let state = state?;
-    if state.skills_loaded.is_empty() {
         return None;
     }
     let mut allowed = BTreeSet::new();
     let mut restricted = false;
-    for skill in state.skills_metadata.iter().flatten() {
-        if !skill.allowed_tools.is_empty() && state.skills_loaded.contains(&skill.name) {
+    for skill in loaded {
+        if !skill.allowed_tools.is_empty() {
             restricted = true;
             allowed.extend(skill.allowed_tools.iter().map(String::as_str));
         }

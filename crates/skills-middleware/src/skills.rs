@@ -1,15 +1,16 @@
 //! `SkillsMiddleware`: discovery into state, the prompt section, `load_skill` and the
 //! allowed-tools policy.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
-use skills_core::{
-    BackendProtocol, Diagnostic, Severity, SkillMetadata, SkillsState, discover_source, merge_last_wins, path,
-};
+use serde::{Deserialize, Serialize};
+use skills_core::{BackendProtocol, Diagnostic, ResourceMetadata, Severity, SkillMetadata, SkillsState, path};
 use tracing::{debug, warn};
 
+use crate::catalog::{CatalogEvent, CatalogSnapshot, SkillCatalog, WatchError, WatchHandle};
 use crate::load_skill::LoadSkillTool;
 use crate::message::ToolMessage;
 use crate::middleware::{
@@ -20,6 +21,7 @@ use crate::prompt::{
     ListContext, PromptTemplate, SourceLocation, TemplateError, default_label, format_load_warnings,
     format_skills_list, format_skills_locations,
 };
+use crate::state::StatePart;
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput};
 
@@ -84,27 +86,115 @@ pub enum BuildError {
     Template(#[from] TemplateError),
 }
 
+/// When a thread sees a new catalog snapshot.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReloadPolicy {
+    /// Every model and tool call uses the newest snapshot: a skill added mid-session
+    /// shows up on the next call, a deleted one disappears (and `load_skill` says it is
+    /// not found). The thread's loaded skills are kept.
+    #[default]
+    Live,
+    /// A thread keeps the snapshot it started with until its state is reset
+    /// (`skills_metadata` set to `None`), as deepagents does.
+    PerThread,
+}
+
+/// The snapshot a thread started with, for [`ReloadPolicy::PerThread`].
+#[derive(Debug, Clone)]
+struct PinnedSnapshot(Arc<CatalogSnapshot>);
+
+impl StatePart for PinnedSnapshot {
+    const PRIVATE: bool = true;
+}
+
+/// Rendered sections by (snapshot version, loaded skills); cleared when it grows large.
+const MAX_CACHED_SECTIONS: usize = 256;
+
 /// What the middleware and its tool share.
 #[derive(Debug)]
 pub(crate) struct SkillsConfig {
-    sources: Vec<SkillSource>,
+    catalog: Arc<SkillCatalog>,
     labels: Vec<String>,
     policy: AllowedToolsPolicy,
+    reload: ReloadPolicy,
     template: PromptTemplate,
+    sections: Mutex<HashMap<(u64, Vec<String>), Arc<str>>>,
+    renders: AtomicU64,
 }
 
 impl SkillsConfig {
+    /// The snapshot a call of this thread uses.
+    pub(crate) async fn snapshot_for(&self, state: &AgentState) -> Arc<CatalogSnapshot> {
+        if self.reload == ReloadPolicy::PerThread {
+            if let Some(PinnedSnapshot(pinned)) = state.get::<PinnedSnapshot>() {
+                return pinned.clone();
+            }
+        }
+        self.catalog.ensure_loaded().await
+    }
+
     /// The backend to read the skill `name` (at `skill_path`) through: its recorded
     /// source's, or else the last source whose directory holds the path.
     pub(crate) fn backend_for(
         &self,
         name: &str,
         skill_path: &str,
-        state: &SkillsState,
+        snapshot: &CatalogSnapshot,
     ) -> Option<&dyn BackendProtocol> {
-        let recorded = state.skill_sources.get(name).and_then(|&i| self.sources.get(i));
-        let source = recorded.or_else(|| self.sources.iter().rev().find(|s| path::is_within(skill_path, &s.path)))?;
+        let sources = self.catalog.sources();
+        let recorded = snapshot.source_of(name).and_then(|i| sources.get(i));
+        let source = recorded.or_else(|| sources.iter().rev().find(|s| path::is_within(skill_path, &s.path)))?;
         Some(&*source.backend)
+    }
+
+    /// The section for a snapshot and a loaded set, rendered once per pair.
+    fn section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
+        let key = (snapshot.version(), loaded.to_vec());
+        let mut sections = self.sections.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(section) = sections.get(&key) {
+            return section.clone();
+        }
+        let section: Arc<str> = self
+            .render(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
+            .into();
+        if sections.len() >= MAX_CACHED_SECTIONS {
+            sections.clear();
+        }
+        sections.insert(key, section.clone());
+        section
+    }
+
+    fn render(
+        &self,
+        skills: &[SkillMetadata],
+        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
+        diagnostics: &[Diagnostic],
+        loaded: &[String],
+    ) -> String {
+        self.renders.fetch_add(1, Ordering::Relaxed);
+        let sources = self.catalog.sources();
+        let locations: Vec<SourceLocation<'_>> = sources
+            .iter()
+            .zip(&self.labels)
+            .map(|(source, label)| SourceLocation {
+                label,
+                path: &source.path,
+            })
+            .collect();
+        let source_paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
+        let ctx = ListContext {
+            loaded,
+            resources,
+            policy: self.policy,
+            source_paths: &source_paths,
+        };
+        let mut list = format_skills_list(skills, &ctx);
+        if let Some(warnings) = format_load_warnings(diagnostics) {
+            list.push_str("\n\n");
+            list.push_str(&warnings);
+        }
+        self.template.render(&format_skills_locations(&locations), &list)
     }
 }
 
@@ -153,6 +243,7 @@ pub struct SkillsMiddleware {
 pub struct SkillsMiddlewareBuilder {
     sources: Vec<SkillSource>,
     policy: AllowedToolsPolicy,
+    reload: ReloadPolicy,
     template: Option<String>,
 }
 
@@ -178,6 +269,12 @@ impl SkillsMiddlewareBuilder {
     /// How `allowed-tools` is applied (default [`AllowedToolsPolicy::Recommend`]).
     pub fn allowed_tools_policy(mut self, policy: AllowedToolsPolicy) -> Self {
         self.policy = policy;
+        self
+    }
+
+    /// When threads see catalog changes (default [`ReloadPolicy::Live`]).
+    pub fn reload_policy(mut self, policy: ReloadPolicy) -> Self {
+        self.reload = policy;
         self
     }
 
@@ -207,10 +304,13 @@ impl SkillsMiddlewareBuilder {
         let labels = sources.iter().map(SkillSource::label).collect();
         Ok(SkillsMiddleware {
             config: Arc::new(SkillsConfig {
-                sources,
+                catalog: Arc::new(SkillCatalog::new(sources)),
                 labels,
                 policy: self.policy,
+                reload: self.reload,
                 template,
+                sections: Mutex::default(),
+                renders: AtomicU64::new(0),
             }),
         })
     }
@@ -233,7 +333,7 @@ impl SkillsMiddleware {
 
     /// The sources, in priority order.
     pub fn sources(&self) -> &[SkillSource] {
-        &self.config.sources
+        self.config.catalog.sources()
     }
 
     /// The allowed-tools policy.
@@ -241,71 +341,65 @@ impl SkillsMiddleware {
         self.config.policy
     }
 
-    /// Discovers every source and returns a fresh skills state: merged skills, their
-    /// resources and sources, every diagnostic, nothing loaded. A source that fails
-    /// becomes a diagnostic; discovery itself never fails.
-    pub async fn discover(&self) -> SkillsState {
-        let mut state = SkillsState::default();
-        let mut per_source = Vec::with_capacity(self.config.sources.len());
-        let mut resources = Vec::with_capacity(self.config.sources.len());
-        for source in &self.config.sources {
-            match discover_source(&*source.backend, &source.path).await {
-                Ok(found) => {
-                    state.skills_load_errors.extend(found.listing.diagnostics);
-                    per_source.push(found.listing.skills);
-                    resources.push(found.resources);
-                }
-                Err(error) => {
-                    state.skills_load_errors.push(error.to_diagnostic());
-                    per_source.push(Vec::new());
-                    resources.push(BTreeMap::new());
-                }
-            }
-        }
-        let merged = merge_last_wins(per_source);
-        let mut skills: Vec<SkillMetadata> = Vec::with_capacity(merged.len());
-        for entry in merged {
-            let name = entry.skill.name.clone();
-            if let Some(found) = resources[entry.source].remove(&name) {
-                state.skill_resources.insert(name.clone(), found);
-            }
-            state.skill_sources.insert(name, entry.source);
-            skills.push(entry.skill);
-        }
-        state.skills_metadata = Some(skills);
-        log_diagnostics(&state.skills_load_errors);
-        state
+    /// The reload policy.
+    pub fn reload_policy(&self) -> ReloadPolicy {
+        self.config.reload
     }
 
-    /// The skills section for a thread's state (what `wrap_model_call` appends). A state
-    /// without skills renders the empty-library message.
+    /// The catalog shared by every thread of this middleware (and its clones).
+    pub fn catalog(&self) -> &Arc<SkillCatalog> {
+        &self.config.catalog
+    }
+
+    /// Rediscovers every source now (incrementally); for backends without a watcher.
+    /// Returns what changed, or `None` when nothing did.
+    pub async fn reload(&self) -> Option<CatalogEvent> {
+        self.config.catalog.ensure_loaded().await;
+        let event = self.config.catalog.reload().await;
+        if let Some(event) = &event {
+            log_changes(event);
+        }
+        event
+    }
+
+    /// Reloads on change notifications from every watchable source until the handle is
+    /// dropped; see [`SkillCatalog::watch`].
+    pub fn watch(&self) -> Result<WatchHandle, WatchError> {
+        self.config.catalog.watch()
+    }
+
+    /// How many times the prompt section was rendered (a cached section is not).
+    pub fn section_renders(&self) -> u64 {
+        self.config.renders.load(Ordering::Relaxed)
+    }
+
+    /// The catalog as a fresh thread's skills state (nothing loaded), discovering every
+    /// source first if this middleware's catalog never did. A source that fails becomes a
+    /// diagnostic; discovery itself never fails.
+    pub async fn discover(&self) -> SkillsState {
+        let snapshot = self.config.catalog.ensure_loaded().await;
+        log_diagnostics(snapshot.diagnostics());
+        snapshot.to_state(Vec::new())
+    }
+
+    /// The skills section for a thread's state, rendered from that state (what
+    /// `wrap_model_call` appends, which renders from the catalog snapshot the thread
+    /// uses and caches the result). A state without skills renders the empty-library
+    /// message.
     pub fn render_section(&self, state: Option<&SkillsState>) -> String {
         let empty = SkillsState::default();
         let state = state.unwrap_or(&empty);
-        let locations: Vec<SourceLocation<'_>> = self
-            .config
-            .sources
-            .iter()
-            .zip(&self.config.labels)
-            .map(|(source, label)| SourceLocation {
-                label,
-                path: &source.path,
-            })
-            .collect();
-        let source_paths: Vec<&str> = self.config.sources.iter().map(|s| s.path.as_str()).collect();
-        let ctx = ListContext {
-            loaded: &state.skills_loaded,
-            resources: &state.skill_resources,
-            policy: self.config.policy,
-            source_paths: &source_paths,
-        };
-        let mut list = format_skills_list(state.skills_metadata.as_deref().unwrap_or_default(), &ctx);
-        if let Some(warnings) = format_load_warnings(&state.skills_load_errors) {
-            list.push_str("\n\n");
-            list.push_str(&warnings);
-        }
-        self.config.template.render(&format_skills_locations(&locations), &list)
+        self.config.render(
+            state.skills_metadata.as_deref().unwrap_or_default(),
+            &state.skill_resources,
+            &state.skills_load_errors,
+            &state.skills_loaded,
+        )
     }
+}
+
+fn log_changes(event: &CatalogEvent) {
+    debug!(version = event.version, changes = ?event.changes, "skills catalog reloaded");
 }
 
 fn log_diagnostics(diagnostics: &[Diagnostic]) {
@@ -328,10 +422,26 @@ impl AgentMiddleware for SkillsMiddleware {
     }
 
     async fn before_agent(&self, state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
-        if state.get::<SkillsState>().is_some_and(|s| s.skills_metadata.is_some()) {
-            return Ok(None);
+        let catalog = &self.config.catalog;
+        match state.get::<SkillsState>() {
+            Some(skills) if skills.skills_metadata.is_some() => return Ok(None),
+            // deepagents' reload contract: a catalog reset to None asks for rediscovery.
+            Some(_) => {
+                self.reload().await;
+            }
+            None => {
+                let first = catalog.snapshot().version() == 0;
+                let snapshot = catalog.ensure_loaded().await;
+                if first {
+                    log_diagnostics(snapshot.diagnostics());
+                }
+            }
         }
-        Ok(Some(StateUpdate::new().with(self.discover().await)))
+        let snapshot = catalog.snapshot();
+        let update = StateUpdate::new()
+            .with(snapshot.to_state(Vec::new()))
+            .with(PinnedSnapshot(snapshot));
+        Ok(Some(update))
     }
 
     async fn wrap_model_call(
@@ -339,14 +449,21 @@ impl AgentMiddleware for SkillsMiddleware {
         mut request: ModelRequest<'_>,
         next: ModelNext<'_>,
     ) -> Result<ModelResponse, AgentError> {
-        let section = self.render_section(request.state.get::<SkillsState>());
+        let snapshot = self.config.snapshot_for(request.state).await;
+        let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
+        let section = self.config.section(&snapshot, loaded);
         request.append_system(&section);
         next.run(request).await
     }
 
     async fn wrap_tool_call(&self, request: ToolCallRequest<'_>, next: ToolNext<'_>) -> ToolOutput {
-        let state = request.state.get::<SkillsState>();
-        match check_allowed_tools(self.config.policy, &request.call.name, state) {
+        if self.config.policy == AllowedToolsPolicy::Recommend {
+            return next.run(request).await;
+        }
+        let snapshot = self.config.snapshot_for(request.state).await;
+        let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
+        let skills = loaded.iter().filter_map(|name| snapshot.get(name));
+        match check_allowed_tools(self.config.policy, &request.call.name, skills) {
             None => next.run(request).await,
             Some(message) => ToolOutput::Message(ToolMessage::error(&request.call.id, message)),
         }
