@@ -111,6 +111,8 @@ impl StatePart for PinnedSnapshot {
 /// Rendered sections by (snapshot version, loaded skills); cleared when it grows large.
 const MAX_CACHED_SECTIONS: usize = 256;
 
+type SectionCache = HashMap<(u64, Vec<String>), Arc<str>>;
+
 /// What the middleware and its tool share.
 #[derive(Debug)]
 pub(crate) struct SkillsConfig {
@@ -119,7 +121,7 @@ pub(crate) struct SkillsConfig {
     policy: AllowedToolsPolicy,
     reload: ReloadPolicy,
     template: PromptTemplate,
-    sections: Mutex<HashMap<(u64, Vec<String>), Arc<str>>>,
+    sections: Mutex<SectionCache>,
     renders: AtomicU64,
 }
 
