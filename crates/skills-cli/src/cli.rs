@@ -51,6 +51,14 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Watch the sources and print one line per catalog change until interrupted.
+    Watch {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print one JSON object per change.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check skill folders or whole sources; exit 1 when a skill would be skipped.
     Validate {
         /// Skill folders (holding SKILL.md) or source folders (holding skill folders).

@@ -21,6 +21,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { sources, json } => list(&sources.sources, json).await,
         Command::Info { name, sources, json } => info(&name, &sources.sources, json).await,
         Command::Validate { paths, json } => validate(&paths, json).await,
+        Command::Watch { sources, json } => crate::watch::watch(&sources.sources, json).await,
     }
 }
 

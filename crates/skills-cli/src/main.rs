@@ -1,4 +1,4 @@
-//! The `skills` command: list, inspect and validate Agent Skills libraries.
+//! The `skills` command: list, inspect, validate and watch Agent Skills libraries.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -6,6 +6,7 @@ mod cli;
 mod commands;
 mod output;
 mod source;
+mod watch;
 
 use std::process::ExitCode;
 
