@@ -4,6 +4,7 @@
 //!   features), and the docs with warnings denied. This is what CI runs.
 //! - `conformance [--backend memory|fs|all]`: the backend conformance suite, with one
 //!   table per backend.
+//! - `bench [reload]`: benchmarks, release build; `reload` is the hot-reload harness.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -17,7 +18,8 @@ usage: cargo xtask <task>
 
 tasks:
   test                                  fmt check, clippy -D warnings, all tests, docs
-  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, all (default)";
+  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, all (default)
+  bench [reload]                        benchmarks (release build); reload: hot-reload figures";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[("memory", "skills-core"), ("fs", "skills-backend-fs")];
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(),
         Some("conformance") => conformance(&args[1..]),
+        Some("bench") => bench(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -125,6 +128,26 @@ fn conformance(args: &[String]) -> Result<(), String> {
     }
     if backend == "all" {
         println!("not run (not implemented yet): {}", PLANNED.join(", "));
+    }
+    Ok(())
+}
+
+/// Known benchmarks: (name, package, bench target).
+const BENCHES: &[(&str, &str, &str)] = &[("reload", "skills-middleware", "reload")];
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let selected: Vec<_> = match args {
+        [] => BENCHES.iter().collect(),
+        [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
+            Some(bench) => vec![bench],
+            None => return Err(format!("unknown benchmark {name:?}\n\n{USAGE}")),
+        },
+        _ => return Err(USAGE.to_owned()),
+    };
+    for (name, package, target) in selected {
+        let mut command = cargo();
+        command.args(["bench", "-p", package, "--bench", target]);
+        step(&format!("bench {name}"), command)?;
     }
     Ok(())
 }
