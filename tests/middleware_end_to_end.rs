@@ -132,14 +132,7 @@ async fn discover_load_and_restrict_on_real_files() {
     assert!(!second.contains("load_skill(\"web-research\")` to read"), "{second}");
 
     // The tool results, in order.
-    let results: Vec<&ToolMessage> = state
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let results: Vec<&ToolMessage> = state.messages.iter().filter_map(Message::as_tool).collect();
     assert!(results[0].content.contains("# Web research\nPlan queries first."));
     assert!(
         results[0]

@@ -26,6 +26,14 @@ impl Message {
         }
     }
 
+    /// The tool result, if this is one.
+    pub fn as_tool(&self) -> Option<&ToolMessage> {
+        match self {
+            Self::Tool(m) => Some(m),
+            _ => None,
+        }
+    }
+
     /// The message's text.
     pub fn content(&self) -> &str {
         match self {

@@ -65,10 +65,11 @@ impl ToolOutput {
     pub fn tool_message(&self, tool_call_id: &str) -> Option<&ToolMessage> {
         match self {
             Self::Message(m) => Some(m).filter(|m| m.tool_call_id == tool_call_id),
-            Self::Command(c) => c.messages.iter().find_map(|m| match m {
-                Message::Tool(t) if t.tool_call_id == tool_call_id => Some(t),
-                _ => None,
-            }),
+            Self::Command(c) => c
+                .messages
+                .iter()
+                .filter_map(Message::as_tool)
+                .find(|t| t.tool_call_id == tool_call_id),
         }
     }
 

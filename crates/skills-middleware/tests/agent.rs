@@ -102,14 +102,7 @@ async fn unknown_tools_and_failed_calls_are_answered_not_fatal() {
         .unwrap();
     let mut state = AgentState::new(vec![Message::user("hi")]);
     agent.invoke(&mut state).await.unwrap();
-    let answers: Vec<&ToolMessage> = state
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let answers: Vec<&ToolMessage> = state.messages.iter().filter_map(Message::as_tool).collect();
     assert_eq!(answers.len(), 3);
     assert!(answers.iter().all(|a| a.is_error()));
     assert_eq!(
