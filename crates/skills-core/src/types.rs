@@ -122,11 +122,6 @@ pub struct SkillsState {
     /// What went wrong or looked wrong during discovery.
     #[serde(default)]
     pub skills_load_errors: Vec<Diagnostic>,
-    /// For each skill, the index (in priority order) of the source it was taken from, so
-    /// that a skill is read through the backend of its own source. Not in deepagents,
-    /// where all sources share one backend.
-    #[serde(default)]
-    pub skill_sources: BTreeMap<String, usize>,
 }
 
 /// One entry of a backend listing.

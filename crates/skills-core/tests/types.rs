@@ -49,7 +49,6 @@ fn skills_state_round_trips() {
             DiagnosticKind::NoFrontmatter,
             "no",
         )],
-        skill_sources: BTreeMap::from([("web".into(), 1)]),
     };
     assert_eq!(round_trip(&state), state);
     assert_eq!(round_trip(&SkillsState::default()), SkillsState::default());

@@ -70,7 +70,6 @@ impl CatalogSnapshot {
             skills_loaded: loaded,
             skill_resources: self.resources.clone(),
             skills_load_errors: self.diagnostics.clone(),
-            skill_sources: self.skill_sources.clone(),
         }
     }
 }
@@ -130,8 +129,6 @@ struct SourceWork {
     cache: ParseCache,
     last: Option<SourceDiscovery>,
     error: Option<Diagnostic>,
-    /// The last good skill of every `SKILL.md` path.
-    last_good: HashMap<String, SkillMetadata>,
 }
 
 /// The discovered skills of a middleware's sources, shared by all its agent threads.
@@ -180,14 +177,9 @@ impl SkillCatalog {
         if snapshot.version > 0 {
             return snapshot;
         }
-        let work = self.work.lock().await;
-        if work.is_some() {
-            // Another task finished the first discovery while we waited.
-            drop(work);
-            return self.snapshot();
-        }
-        drop(work);
-        self.reload().await;
+        // The first reload covers every source; if another task got there first, this
+        // one finds nothing to do.
+        self.reload_sources(&[]).await;
         self.snapshot()
     }
 
@@ -198,11 +190,15 @@ impl SkillCatalog {
     }
 
     /// Rediscovers the given sources (indices in priority order) and swaps in a new
-    /// snapshot if anything changed. Returns the change event (also sent to
-    /// subscribers), or `None` when nothing changed. Reloads run one at a time.
+    /// snapshot if anything changed; the first reload of a catalog covers every source.
+    /// Returns the change event (also sent to subscribers), or `None` when nothing
+    /// changed. Reloads run one at a time.
     pub async fn reload_sources(&self, which: &[usize]) -> Option<CatalogEvent> {
         let mut guard = self.work.lock().await;
         let first = guard.is_none();
+        if !first && which.is_empty() {
+            return None;
+        }
         let work = guard.get_or_insert_with(|| self.sources.iter().map(|_| SourceWork::default()).collect());
         let which: Vec<usize> = if first {
             (0..self.sources.len()).collect()
@@ -223,10 +219,17 @@ impl SkillCatalog {
 
         let old = self.snapshot();
         let mut next = build_snapshot(work);
-        let changes = diff(&old, &next);
+        let fresh = new_diagnostics(&old, &next);
+        let changes = diff(&old, &next, &fresh);
         if !first && changes.is_empty() && old.diagnostics == next.diagnostics {
             debug!("skills reload: nothing changed");
             return None;
+        }
+        for d in fresh {
+            match d.severity() {
+                Severity::Warning => debug!(path = %d.path, kind = %d.kind, "{}", d.message),
+                Severity::Skip | Severity::Error => warn!(path = %d.path, kind = %d.kind, "{}", d.message),
+            }
         }
         next.version = old.version + 1;
         let next = Arc::new(next);
@@ -235,11 +238,7 @@ impl SkillCatalog {
             version: next.version,
             changes,
         };
-        debug!(
-            version = event.version,
-            changes = event.changes.len(),
-            "skills catalog changed"
-        );
+        debug!(version = event.version, changes = ?event.changes, "skills catalog changed");
         // No subscriber is fine.
         let _ = self.events.send(event.clone());
         Some(event)
@@ -293,7 +292,6 @@ impl SkillCatalog {
                 while let Ok((i, _)) = rx.try_recv() {
                     which.insert(i);
                 }
-                catalog.ensure_loaded().await;
                 catalog.reload_sources(&which.into_iter().collect::<Vec<_>>()).await;
             }
         });
@@ -343,7 +341,6 @@ fn apply_discovery(state: &mut SourceWork, result: Result<SourceDiscovery, Sourc
         Err(error @ (SourceError::NotFound { .. } | SourceError::NotADirectory { .. })) => {
             state.error = Some(error.to_diagnostic());
             state.last = None;
-            state.last_good.clear();
             return;
         }
         Err(error) => {
@@ -354,13 +351,15 @@ fn apply_discovery(state: &mut SourceWork, result: Result<SourceDiscovery, Sourc
         }
     };
     state.error = None;
-    let served: BTreeSet<String> = found.listing.skills.iter().map(|s| s.path.clone()).collect();
+    // The skills served last time are the last good ones: a skipped file that was one of
+    // them keeps being served.
+    let last_skills = state.last.as_ref().map_or(&[][..], |l| l.listing.skills.as_slice());
     let mut kept = Vec::new();
     for diagnostic in &found.listing.diagnostics {
-        if diagnostic.severity() != Severity::Skip || served.contains(&diagnostic.path) {
+        if diagnostic.severity() != Severity::Skip {
             continue;
         }
-        if let Some(good) = state.last_good.get(&diagnostic.path) {
+        if let Some(good) = last_skills.iter().find(|s| s.path == diagnostic.path) {
             if !found.listing.skills.iter().any(|s| s.name == good.name) {
                 let msg = format!(
                     "serving the last good version of '{}': {}",
@@ -385,12 +384,6 @@ fn apply_discovery(state: &mut SourceWork, result: Result<SourceDiscovery, Sourc
     }
     found.listing.skills.sort_by(|a, b| a.path.cmp(&b.path));
     found.listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    state.last_good = found
-        .listing
-        .skills
-        .iter()
-        .map(|s| (s.path.clone(), s.clone()))
-        .collect();
     state.last = Some(found);
 }
 
@@ -422,7 +415,13 @@ fn build_snapshot(work: &[SourceWork]) -> CatalogSnapshot {
     snapshot
 }
 
-fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot) -> Vec<CatalogChange> {
+/// Diagnostics of `new` that `old` did not have.
+fn new_diagnostics<'a>(old: &CatalogSnapshot, new: &'a CatalogSnapshot) -> Vec<&'a Diagnostic> {
+    let known: HashSet<&Diagnostic> = old.diagnostics.iter().collect();
+    new.diagnostics.iter().filter(|d| !known.contains(d)).collect()
+}
+
+fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagnostic]) -> Vec<CatalogChange> {
     let mut changes = Vec::new();
     for skill in &new.skills {
         let name = &skill.name;
@@ -445,14 +444,13 @@ fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot) -> Vec<CatalogChange> {
             });
         }
     }
-    let known: HashSet<&Diagnostic> = old.diagnostics.iter().collect();
     let kept: HashSet<&str> = new
         .diagnostics
         .iter()
         .filter(|d| d.kind == DiagnosticKind::KeptLastGood)
         .map(|d| d.path.as_str())
         .collect();
-    for diagnostic in new.diagnostics.iter().filter(|d| !known.contains(d)) {
+    for &diagnostic in fresh {
         if diagnostic.kind == DiagnosticKind::KeptLastGood {
             let name = new
                 .skills

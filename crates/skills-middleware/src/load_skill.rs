@@ -107,9 +107,9 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
     }
 
     let path = &skill.path;
-    let Some(backend) = config.backend_for(name, path, &snapshot) else {
+    let Some(backend) = config.backend_for(name, &snapshot) else {
         return runtime.error(format!(
-            "Error: Failed to read skill file at {path}: no configured source contains it"
+            "Error: Failed to read skill file at {path}: its source is not configured"
         ));
     };
     let Some(response) = backend.download_files(std::slice::from_ref(path)).await.pop() else {

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use skills_core::{BackendProtocol, Diagnostic, ResourceMetadata, Severity, SkillMetadata, SkillsState, path};
-use tracing::{debug, warn};
+use skills_core::{BackendProtocol, Diagnostic, ResourceMetadata, SkillMetadata, SkillsState, path};
 
 use crate::catalog::{CatalogEvent, CatalogSnapshot, SkillCatalog, WatchError, WatchHandle};
 use crate::load_skill::LoadSkillTool;
@@ -108,16 +107,23 @@ impl StatePart for PinnedSnapshot {
     const PRIVATE: bool = true;
 }
 
-/// Rendered sections by (snapshot version, loaded skills); cleared when it grows large.
+/// Loaded sets whose section is kept per snapshot version; more clear the cache.
 const MAX_CACHED_SECTIONS: usize = 256;
 
-type SectionCache = HashMap<(u64, Vec<String>), Arc<str>>;
+/// Rendered sections of one snapshot version, by loaded skills. Keyed by `Vec<String>` so
+/// a lookup borrows the thread's `&[String]` and allocates nothing.
+#[derive(Debug, Default)]
+struct SectionCache {
+    version: u64,
+    by_loaded: HashMap<Vec<String>, Arc<str>>,
+}
 
 /// What the middleware and its tool share.
 #[derive(Debug)]
 pub(crate) struct SkillsConfig {
     catalog: Arc<SkillCatalog>,
-    labels: Vec<String>,
+    /// The source lines of the prompt; they never change.
+    locations: String,
     policy: AllowedToolsPolicy,
     reload: ReloadPolicy,
     template: PromptTemplate,
@@ -136,34 +142,30 @@ impl SkillsConfig {
         self.catalog.ensure_loaded().await
     }
 
-    /// The backend to read the skill `name` (at `skill_path`) through: its recorded
-    /// source's, or else the last source whose directory holds the path.
-    pub(crate) fn backend_for(
-        &self,
-        name: &str,
-        skill_path: &str,
-        snapshot: &CatalogSnapshot,
-    ) -> Option<&dyn BackendProtocol> {
-        let sources = self.catalog.sources();
-        let recorded = snapshot.source_of(name).and_then(|i| sources.get(i));
-        let source = recorded.or_else(|| sources.iter().rev().find(|s| path::is_within(skill_path, &s.path)))?;
-        Some(&*source.backend)
+    /// The backend of the source the snapshot took the skill `name` from.
+    pub(crate) fn backend_for(&self, name: &str, snapshot: &CatalogSnapshot) -> Option<&dyn BackendProtocol> {
+        let source = self.catalog.sources().get(snapshot.source_of(name)?)?;
+        Some(&**source.backend())
     }
 
-    /// The section for a snapshot and a loaded set, rendered once per pair.
+    /// The section for a snapshot and a loaded set, rendered once per pair. Sections of
+    /// older versions are dropped when a newer version is rendered (under
+    /// [`ReloadPolicy::PerThread`] an old version is rendered again if still in use).
     fn section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
-        let key = (snapshot.version(), loaded.to_vec());
-        let mut sections = self.sections.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(section) = sections.get(&key) {
-            return section.clone();
+        let mut cache = self.sections.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.version == snapshot.version() {
+            if let Some(section) = cache.by_loaded.get(loaded) {
+                return section.clone();
+            }
         }
         let section: Arc<str> = self
             .render(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
             .into();
-        if sections.len() >= MAX_CACHED_SECTIONS {
-            sections.clear();
+        if cache.version != snapshot.version() || cache.by_loaded.len() >= MAX_CACHED_SECTIONS {
+            cache.version = snapshot.version();
+            cache.by_loaded.clear();
         }
-        sections.insert(key, section.clone());
+        cache.by_loaded.insert(loaded.to_vec(), section.clone());
         section
     }
 
@@ -175,16 +177,7 @@ impl SkillsConfig {
         loaded: &[String],
     ) -> String {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let sources = self.catalog.sources();
-        let locations: Vec<SourceLocation<'_>> = sources
-            .iter()
-            .zip(&self.labels)
-            .map(|(source, label)| SourceLocation {
-                label,
-                path: &source.path,
-            })
-            .collect();
-        let source_paths: Vec<&str> = sources.iter().map(|s| s.path.as_str()).collect();
+        let source_paths: Vec<&str> = self.catalog.sources().iter().map(|s| s.path.as_str()).collect();
         let ctx = ListContext {
             loaded,
             resources,
@@ -196,7 +189,7 @@ impl SkillsConfig {
             list.push_str("\n\n");
             list.push_str(&warnings);
         }
-        self.template.render(&format_skills_locations(&locations), &list)
+        self.template.render(&self.locations, &list)
     }
 }
 
@@ -303,11 +296,20 @@ impl SkillsMiddlewareBuilder {
             Some(text) => PromptTemplate::new(text)?,
             None => PromptTemplate::default(),
         };
-        let labels = sources.iter().map(SkillSource::label).collect();
+        let labels: Vec<String> = sources.iter().map(SkillSource::label).collect();
+        let locations: Vec<SourceLocation<'_>> = sources
+            .iter()
+            .zip(&labels)
+            .map(|(source, label)| SourceLocation {
+                label,
+                path: &source.path,
+            })
+            .collect();
+        let locations = format_skills_locations(&locations);
         Ok(SkillsMiddleware {
             config: Arc::new(SkillsConfig {
                 catalog: Arc::new(SkillCatalog::new(sources)),
-                labels,
+                locations,
                 policy: self.policy,
                 reload: self.reload,
                 template,
@@ -356,12 +358,7 @@ impl SkillsMiddleware {
     /// Rediscovers every source now (incrementally); for backends without a watcher.
     /// Returns what changed, or `None` when nothing did.
     pub async fn reload(&self) -> Option<CatalogEvent> {
-        self.config.catalog.ensure_loaded().await;
-        let event = self.config.catalog.reload().await;
-        if let Some(event) = &event {
-            log_changes(event);
-        }
-        event
+        self.config.catalog.reload().await
     }
 
     /// Reloads on change notifications from every watchable source until the handle is
@@ -379,9 +376,7 @@ impl SkillsMiddleware {
     /// source first if this middleware's catalog never did. A source that fails becomes a
     /// diagnostic; discovery itself never fails.
     pub async fn discover(&self) -> SkillsState {
-        let snapshot = self.config.catalog.ensure_loaded().await;
-        log_diagnostics(snapshot.diagnostics());
-        snapshot.to_state(Vec::new())
+        self.config.catalog.ensure_loaded().await.to_state(Vec::new())
     }
 
     /// The skills section for a thread's state, rendered from that state (what
@@ -400,19 +395,6 @@ impl SkillsMiddleware {
     }
 }
 
-fn log_changes(event: &CatalogEvent) {
-    debug!(version = event.version, changes = ?event.changes, "skills catalog reloaded");
-}
-
-fn log_diagnostics(diagnostics: &[Diagnostic]) {
-    for d in diagnostics {
-        match d.severity() {
-            Severity::Warning => debug!(path = %d.path, kind = %d.kind, "{}", d.message),
-            Severity::Skip | Severity::Error => warn!(path = %d.path, kind = %d.kind, "{}", d.message),
-        }
-    }
-}
-
 #[async_trait]
 impl AgentMiddleware for SkillsMiddleware {
     fn name(&self) -> &str {
@@ -425,21 +407,15 @@ impl AgentMiddleware for SkillsMiddleware {
 
     async fn before_agent(&self, state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
         let catalog = &self.config.catalog;
-        match state.get::<SkillsState>() {
+        let snapshot = match state.get::<SkillsState>() {
             Some(skills) if skills.skills_metadata.is_some() => return Ok(None),
             // deepagents' reload contract: a catalog reset to None asks for rediscovery.
             Some(_) => {
-                self.reload().await;
+                catalog.reload().await;
+                catalog.snapshot()
             }
-            None => {
-                let first = catalog.snapshot().version() == 0;
-                let snapshot = catalog.ensure_loaded().await;
-                if first {
-                    log_diagnostics(snapshot.diagnostics());
-                }
-            }
-        }
-        let snapshot = catalog.snapshot();
+            None => catalog.ensure_loaded().await,
+        };
         let update = StateUpdate::new()
             .with(snapshot.to_state(Vec::new()))
             .with(PinnedSnapshot(snapshot));

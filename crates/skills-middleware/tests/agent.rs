@@ -214,9 +214,11 @@ async fn each_skill_is_read_through_the_backend_of_its_source() {
         .unwrap();
     let mut state = AgentState::default();
     state.apply(skills.before_agent(&state).await.unwrap().unwrap());
+    let snapshot = skills.catalog().snapshot();
+    assert_eq!(snapshot.source_of("web"), Some(1));
+    assert_eq!(snapshot.source_of("only-base"), Some(0));
+    assert_eq!(snapshot.shadowed("web")[0].source, 0);
     let s = state.get::<SkillsState>().unwrap();
-    assert_eq!(s.skill_sources["web"], 1);
-    assert_eq!(s.skill_sources["only-base"], 0);
     assert_eq!(s.skill_resources["web"][0].path, "/skills/web/scripts/team.sh");
 
     // Remove the file from the base backend: loading still works, it never reads base.
