@@ -263,9 +263,10 @@ async fn read_skills(
     let mut responses = backend.download_files(&to_download).await.into_iter();
     if let Some(cache) = cache.as_deref_mut() {
         cache.files_read += to_download.len() as u64;
+        // Forget files that are gone (walk entries are sorted by path).
         cache
             .entries
-            .retain(|path, _| candidates.iter().any(|(e, _)| &e.path == path));
+            .retain(|path, _| walk.entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
     for (entry, read) in candidates {

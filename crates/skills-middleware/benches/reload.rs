@@ -5,7 +5,8 @@
 //! - cost of reloading an unchanged library, and the files it re-reads (must be 0);
 //! - cost of one `wrap_model_call` with a cached prompt section.
 //!
-//! `cargo xtask bench reload` (or `cargo bench -p skills-middleware --bench reload`).
+//! `cargo xtask bench reload` (or `cargo bench -p skills-middleware --bench reload`);
+//! `RELOAD_BENCH_SKILLS=10000` changes the library size.
 //! Figures are wall-clock on whatever machine runs them: compare runs on one machine.
 
 #![allow(clippy::print_stdout, clippy::unwrap_used)]
@@ -21,11 +22,17 @@ use skills_middleware::{
     ModelResponse, SkillsMiddleware,
 };
 
-const SKILLS: usize = 1000;
 const EDITS: usize = 60;
 
+fn skills() -> usize {
+    std::env::var("RELOAD_BENCH_SKILLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1000)
+}
+
 fn write_library(root: &Path) {
-    for i in 0..SKILLS {
+    for i in 0..skills() {
         let dir = root.join(format!("skills/skill-{i:04}"));
         std::fs::create_dir_all(dir.join("scripts")).unwrap();
         let body = "Step by step instructions. ".repeat(150);
@@ -63,7 +70,11 @@ async fn write_to_snapshot(root: &Path, debounce: Duration) {
     let mut latencies = Vec::with_capacity(EDITS);
     for round in 0..EDITS {
         let started = Instant::now();
-        edit(root, (round * 17) % SKILLS, &format!("{round}, debounce {debounce:?}"));
+        edit(
+            root,
+            (round * 17) % skills(),
+            &format!("{round}, debounce {debounce:?}"),
+        );
         tokio::time::timeout(Duration::from_secs(10), events.recv())
             .await
             .unwrap()
@@ -97,7 +108,8 @@ async fn unchanged_reload_and_model_call(root: &Path) {
     let started = Instant::now();
     mw.catalog().ensure_loaded().await;
     println!(
-        "cold discovery of {SKILLS} skills with resources: {}",
+        "cold discovery of {} skills with resources: {}",
+        skills(),
         ms(started.elapsed())
     );
 
@@ -137,7 +149,8 @@ async fn unchanged_reload_and_model_call(root: &Path) {
     }
     let per_call = started.elapsed() / rounds;
     println!(
-        "wrap_model_call, cached section ({SKILLS} skills): {:.2} us per call (renders during the loop: {})",
+        "wrap_model_call, cached section ({} skills): {:.2} us per call (renders during the loop: {})",
+        skills(),
         per_call.as_secs_f64() * 1e6,
         mw.section_renders() - renders
     );
