@@ -157,16 +157,21 @@ fn duplicate_tool_names_are_refused_at_build_time() {
 }
 
 #[tokio::test]
-async fn before_agent_runs_once_per_invocation_and_state_carries_over() {
+async fn threads_share_one_discovery_and_keep_their_loaded_skills_between_invocations() {
     let backend = library();
     let skills = Arc::new(SkillsMiddleware::new(backend.clone(), ["/skills/user"]).unwrap());
     let model = Arc::new(
         ScriptedModel::new()
             .tool_call("load_skill", json!({"skill_name": "web"}))
             .reply("first")
-            .reply("second"),
+            .reply("second")
+            .reply("third")
+            .reply("fourth"),
     );
-    let agent = Agent::builder(model.clone()).middleware(skills).build().unwrap();
+    let agent = Agent::builder(model.clone())
+        .middleware(skills.clone())
+        .build()
+        .unwrap();
     let mut state = AgentState::new(vec![Message::user("one")]);
     agent.invoke(&mut state).await.unwrap();
     backend
@@ -174,27 +179,24 @@ async fn before_agent_runs_once_per_invocation_and_state_carries_over() {
         .unwrap();
     state.messages.push(Message::user("two"));
     agent.invoke(&mut state).await.unwrap();
-    // Same thread: the catalog and the loaded skill carry over (deepagents semantics).
-    let last = model.seen()[2].system_message.clone().unwrap();
-    assert!(last.contains("**web** [Loaded]"), "{last}");
-    assert!(!last.contains("late"), "{last}");
-    // A new thread discovers again and sees the new skill.
+    // Same thread, next invocation: the loaded skill carries over.
+    let second = model.seen()[2].system_message.clone().unwrap();
+    assert!(second.contains("**web** [Loaded]"), "{second}");
+    // A new thread reuses the one discovery: no storage work, so no late skill yet.
     let mut fresh = AgentState::new(vec![Message::user("three")]);
-    let agent = Agent::builder(Arc::new(ScriptedModel::new().reply("x")))
-        .middleware(Arc::new(SkillsMiddleware::new(backend, ["/skills/user"]).unwrap()))
-        .build()
-        .unwrap();
     agent.invoke(&mut fresh).await.unwrap();
-    let names: Vec<_> = fresh
-        .get::<SkillsState>()
-        .unwrap()
-        .skills_metadata
-        .as_ref()
-        .unwrap()
-        .iter()
-        .map(|s| s.name.clone())
-        .collect();
-    assert!(names.contains(&"late".to_owned()));
+    let third = model.seen()[3].system_message.clone().unwrap();
+    assert!(!third.contains("late") && !third.contains("[Loaded]"), "{third}");
+    assert_eq!(skills.catalog().stats().reloads, 1);
+    // After a reload, every thread sees it, and the first keeps its loaded skill.
+    skills.reload().await.unwrap();
+    state.messages.push(Message::user("four"));
+    agent.invoke(&mut state).await.unwrap();
+    let fourth = model.seen()[4].system_message.clone().unwrap();
+    assert!(
+        fourth.contains("- **late**: Added later") && fourth.contains("**web** [Loaded]"),
+        "{fourth}"
+    );
 }
 
 #[tokio::test]

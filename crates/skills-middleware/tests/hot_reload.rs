@@ -251,44 +251,58 @@ async fn reloads_read_only_changed_files_and_model_calls_reuse_the_section() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn load_skill_answers_stay_consistent_during_a_reload() {
-    let f = Arc::new(Fixture::new(ReloadPolicy::Live).await);
-    let state = Arc::new(f.thread().await);
+async fn concurrent_load_skill_calls_each_see_one_whole_snapshot_during_a_reload() {
+    // No watcher: the one reload below is the only way the catalog changes, so every
+    // snapshot is either all before (both skills old) or all after (both new).
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "skills/web/SKILL.md", &md("web", "Old web"));
+    write(dir.path(), "skills/sql/SKILL.md", &md("sql", "Old sql"));
+    let backend = Arc::new(FilesystemBackend::new(dir.path()).unwrap());
+    let mw = Arc::new(SkillsMiddleware::new(backend, ["/skills"]).unwrap());
+    let mut state = AgentState::new(vec![Message::user("hi")]);
+    state.apply(mw.before_agent(&state).await.unwrap().unwrap());
+    let state = Arc::new(state);
+    write(dir.path(), "skills/web/SKILL.md", &md("web", "New web"));
+    write(dir.path(), "skills/sql/SKILL.md", &md("sql", "New sql"));
+
     let mut tasks = Vec::new();
+    let mut reload = None;
     for i in 0..32 {
-        let (fixture, state) = (f.clone(), state.clone());
+        let (skills, state) = (mw.clone(), state.clone());
         tasks.push(tokio::spawn(async move {
-            let mut state = (*state).clone();
+            let tool = skills.tools().pop().unwrap();
+            let runtime = ToolRuntime {
+                state: &state,
+                tool_call_id: "call_1",
+            };
             let name = if i % 2 == 0 { "web" } else { "sql" };
-            (name, text(&fixture.load(&mut state, name).await))
+            tool.call(json!({ "skill_name": name }), runtime).await
         }));
         if i == 8 {
-            // Rewrite both skills while the calls run, then reload explicitly as well.
-            f.write("skills/web/SKILL.md", &md("web", "Version two"));
-            f.write("skills/sql/SKILL.md", &md("sql", "Version two"));
-            let catalog = f.mw.catalog().clone();
-            tasks.push(tokio::spawn(async move {
-                catalog.reload().await;
-                ("reload", String::new())
-            }));
+            let skills = mw.clone();
+            reload = Some(tokio::spawn(async move { skills.reload().await }));
         }
     }
     for task in tasks {
-        let (name, answer) = tokio::time::timeout(TIMEOUT, task).await.unwrap().unwrap();
-        if name == "reload" {
-            continue;
-        }
-        // Each answer is one whole version of the file: description and body agree.
-        let old = format!(
-            "description: {}\n",
-            if name == "web" { "Search the web" } else { "Review SQL" }
-        );
-        let consistent = (answer.contains(&old) && !answer.contains("Version two"))
-            || (answer.contains("description: Version two\n")
-                && answer.contains("Body of")
-                && answer.contains(": Version two."));
-        assert!(consistent, "{name}: {answer}");
+        let output = tokio::time::timeout(TIMEOUT, task).await.unwrap().unwrap();
+        let command = output.as_command().expect("every call loads");
+        let update = command.update.get::<SkillsState>().unwrap();
+        let description = |name: &str| {
+            let skills = update.skills_metadata.as_ref().unwrap();
+            skills.iter().find(|s| s.name == name).unwrap().description.clone()
+        };
+        let pair = (description("web"), description("sql"));
+        let old = ("Old web".to_owned(), "Old sql".to_owned());
+        let new = ("New web".to_owned(), "New sql".to_owned());
+        assert!(pair == old || pair == new, "a torn snapshot: {pair:?}");
     }
+    let event = tokio::time::timeout(TIMEOUT, reload.unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(event.changes.len(), 2, "{:?}", event.changes);
+    assert_eq!(mw.catalog().snapshot().get("web").unwrap().description, "New web");
 }
 
 #[tokio::test]
