@@ -2,14 +2,18 @@
 //!
 //! - `test`: format check, clippy with `-D warnings`, every test of the workspace (all
 //!   features), and the docs with warnings denied. This is what CI runs.
-//! - `conformance [--backend memory|fs|all]`: the backend conformance suite, with one
+//! - `conformance [--backend memory|fs|s3|all]`: the backend conformance suite, with one
 //!   table per backend.
+//! - `s3-server`: installs the S3-compatible test server (moto, pinned, in a Python
+//!   virtual environment under `target/s3-venv`). `test` and `conformance` do this
+//!   themselves; the tests start and stop their own servers on 127.0.0.1.
 //! - `bench [reload]`: benchmarks, release build; `reload` is the hot-reload harness.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
@@ -18,14 +22,22 @@ usage: cargo xtask <task>
 
 tasks:
   test                                  fmt check, clippy -D warnings, all tests, docs
-  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, all (default)
+  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, all (default)
+  s3-server                             install the S3 test server (moto) under target/s3-venv
   bench [reload]                        benchmarks (release build); reload: hot-reload figures";
 
 /// Backends with a conformance test: (name, package).
-const BACKENDS: &[(&str, &str)] = &[("memory", "skills-core"), ("fs", "skills-backend-fs")];
+const BACKENDS: &[(&str, &str)] = &[
+    ("memory", "skills-core"),
+    ("fs", "skills-backend-fs"),
+    ("s3", "skills-backend-s3"),
+];
 
 /// Backends the workspace reserves but does not implement yet.
-const PLANNED: &[&str] = &["s3", "git"];
+const PLANNED: &[&str] = &["git"];
+
+/// The pinned S3-compatible test server.
+const MOTO: &str = "moto[server]==5.2.5";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +45,9 @@ fn main() -> ExitCode {
         Some("test") if args.len() == 1 => test(),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench(&args[1..]),
+        Some("s3-server") if args.len() == 1 => s3_server().map(|program| {
+            println!("moto server: {}", program.display());
+        }),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -80,8 +95,11 @@ fn test() -> Result<(), String> {
     ]);
     step("clippy", clippy)?;
 
+    let moto = s3_server()?;
     let mut tests = cargo();
-    tests.args(["test", "--workspace", "--all-features"]);
+    tests
+        .args(["test", "--workspace", "--all-features"])
+        .env(MOTO_SERVER_ENV, moto);
     step("test", tests)?;
 
     let mut doc = cargo();
@@ -103,7 +121,7 @@ fn conformance(args: &[String]) -> Result<(), String> {
         "all" => BACKENDS.to_vec(),
         name if PLANNED.contains(&name) => {
             return Err(format!(
-                "the {name} backend is not implemented yet; available: memory, fs, all"
+                "the {name} backend is not implemented yet; available: memory, fs, s3, all"
             ));
         }
         name => BACKENDS.iter().copied().filter(|(n, _)| *n == name).collect(),
@@ -111,8 +129,16 @@ fn conformance(args: &[String]) -> Result<(), String> {
     if selected.is_empty() {
         return Err(format!("unknown backend {backend:?}\n{USAGE}"));
     }
+    let moto = if selected.iter().any(|(name, _)| *name == "s3") {
+        Some(s3_server()?)
+    } else {
+        None
+    };
     for (name, package) in selected {
         let mut command = cargo();
+        if let Some(moto) = &moto {
+            command.env(MOTO_SERVER_ENV, moto);
+        }
         command.args([
             "test",
             "-p",
@@ -130,6 +156,35 @@ fn conformance(args: &[String]) -> Result<(), String> {
         println!("not run (not implemented yet): {}", PLANNED.join(", "));
     }
     Ok(())
+}
+
+/// The variable through which tests find the moto server.
+const MOTO_SERVER_ENV: &str = "SKILLS_TEST_MOTO_SERVER";
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")))
+}
+
+/// Installs moto in `target/s3-venv` unless the pinned version is there; returns the path
+/// of `moto_server`.
+fn s3_server() -> Result<PathBuf, String> {
+    let venv = target_dir().join("s3-venv");
+    let program = venv.join("bin/moto_server");
+    let marker = venv.join(".installed");
+    if program.exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == MOTO) {
+        return Ok(program);
+    }
+    let mut create = Command::new("python3");
+    create.args(["-m", "venv", "--clear"]).arg(&venv);
+    step("s3-server: python3 -m venv", create)
+        .map_err(|e| format!("{e}\nthe S3 tests need Python 3 with the venv module (Debian: python3-venv)"))?;
+    let mut install = Command::new(venv.join("bin/pip"));
+    install.args(["install", "--quiet", "--disable-pip-version-check", MOTO]);
+    step("s3-server: pip install moto", install)?;
+    std::fs::write(&marker, MOTO).map_err(|e| format!("{}: {e}", marker.display()))?;
+    Ok(program)
 }
 
 /// Known benchmarks: (name, package, bench target).
