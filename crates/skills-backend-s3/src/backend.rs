@@ -1,6 +1,6 @@
 //! `ObjectStoreBackend`: the backend contract over any `object_store` store.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
@@ -32,11 +32,14 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_secs(30);
 /// Costs, which is what this backend is built around:
 /// - [`walk`](BackendProtocol::walk) is one paginated flat listing of the prefix
 ///   (one request per 1,000 objects), whatever the depth and the number of directories;
-/// - sizes and ETags come from listings, so an object over the size limit that was
-///   listed is refused without any request, and callers compare ETags to skip GETs;
+/// - sizes and ETags come from listings, and callers compare ETags to skip GETs;
 /// - [`download_files`](BackendProtocol::download_files) runs up to
-///   [`with_concurrency`](Self::with_concurrency) GETs at once, and an object that turns
-///   out too large is refused from the response headers, before its body is read;
+///   [`with_concurrency`](Self::with_concurrency) GETs at once; an object over the size
+///   limit is never fetched: its size comes from the last listing (or, for a path no
+///   listing showed, from a HEAD request), and one that grew since it was listed is
+///   refused from the response headers, before its body is read;
+/// - the root always exists (an empty prefix is an empty library); other paths with
+///   nothing under them are `NotFound` (or `NotADirectory` for an object);
 /// - a [watch](Watch) polls with one listing per interval and never downloads.
 ///
 /// ```
@@ -58,9 +61,9 @@ pub struct ObjectStoreBackend {
     max_file_size: u64,
     concurrency: usize,
     pub(crate) poll_interval: Duration,
-    /// Objects seen larger than the size limit in a listing, by backend path, so that
-    /// a download refuses them without a request.
-    oversized: Arc<Mutex<HashMap<String, u64>>>,
+    /// Sizes of the objects seen in listings and downloads, by backend path, so that a
+    /// download knows an object is too large before any request.
+    sizes: Arc<Mutex<BTreeMap<String, u64>>>,
 }
 
 impl ObjectStoreBackend {
@@ -74,7 +77,7 @@ impl ObjectStoreBackend {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             concurrency: DEFAULT_CONCURRENCY,
             poll_interval: DEFAULT_POLL_INTERVAL,
-            oversized: Arc::default(),
+            sizes: Arc::default(),
         }
     }
 
@@ -180,20 +183,29 @@ impl ObjectStoreBackend {
         }
     }
 
-    fn oversized(&self) -> MutexGuard<'_, HashMap<String, u64>> {
-        // Each critical section is one insert or retain: a poisoned map is consistent.
-        self.oversized.lock().unwrap_or_else(|e| e.into_inner())
+    fn sizes(&self) -> MutexGuard<'_, BTreeMap<String, u64>> {
+        // Each critical section is one insert, remove or retain: a poisoned map is
+        // consistent.
+        self.sizes.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Remembers which listed objects are over the size limit.
-    fn note_sizes<'a>(&self, listed: impl IntoIterator<Item = &'a FileInfo>) {
-        let mut oversized = self.oversized();
-        for file in listed {
-            if file.size > self.max_file_size {
-                oversized.insert(file.path.clone(), file.size);
-            } else {
-                oversized.remove(&file.path);
+    /// Remembers the sizes of listed objects; with `complete_under`, the listing covered
+    /// everything under that directory, so sizes of objects no longer there are dropped.
+    fn note_sizes(&self, listed: &[FileInfo], complete_under: Option<&str>) {
+        let mut sizes = self.sizes();
+        if let Some(dir) = complete_under {
+            let start = if dir == "/" { "/".to_owned() } else { format!("{dir}/") };
+            let stale: Vec<String> = sizes
+                .range(start.clone()..)
+                .take_while(|(path, _)| path.starts_with(&start))
+                .map(|(path, _)| path.clone())
+                .collect();
+            for path in stale {
+                sizes.remove(&path);
             }
+        }
+        for file in listed {
+            sizes.insert(file.path.clone(), file.size);
         }
     }
 
@@ -242,7 +254,7 @@ impl ObjectStoreBackend {
             })
             .collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        self.note_sizes(&files);
+        self.note_sizes(&files, Some(normalized));
         Ok(files)
     }
 
@@ -256,21 +268,37 @@ impl ObjectStoreBackend {
             Ok(None) => return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "the root is a directory"),
             Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, error.to_string()),
         };
-        let known_size = self.oversized().get(&normalized).copied();
-        if let Some(size) = known_size {
+        let known_size = self.sizes().get(&normalized).copied();
+        let size = match known_size {
+            Some(size) => size,
+            // Never listed: ask for the size before fetching anything.
+            None => match self.store.head(&key).await {
+                Ok(meta) => meta.size,
+                Err(object_store::Error::NotFound { .. }) => return self.missing_file(asked, &key).await,
+                Err(error) => {
+                    let error = self.error(&normalized, error);
+                    return FileDownloadResponse::err(asked, error.file_error_kind(), error.to_string());
+                }
+            },
+        };
+        if size > self.max_file_size {
             return self.too_large(asked, size);
         }
         let result = match self.store.get_opts(&key, GetOptions::default()).await {
             Ok(result) => result,
-            Err(object_store::Error::NotFound { .. }) => return self.missing_file(asked, &key).await,
+            Err(object_store::Error::NotFound { .. }) => {
+                self.sizes().remove(&normalized);
+                return self.missing_file(asked, &key).await;
+            }
             Err(error) => {
                 let error = self.error(&normalized, error);
                 return FileDownloadResponse::err(asked, error.file_error_kind(), error.to_string());
             }
         };
+        self.sizes().insert(normalized.clone(), result.meta.size);
         if result.meta.size > self.max_file_size {
-            self.oversized().insert(normalized, result.meta.size);
-            // Dropping the response unread aborts the body transfer.
+            // It grew since it was listed. Dropping the response unread aborts the body
+            // transfer.
             return self.too_large(asked, result.meta.size);
         }
         let mut content = Vec::with_capacity(usize::try_from(result.meta.size).unwrap_or(0));
@@ -353,12 +381,13 @@ impl BackendProtocol for ObjectStoreBackend {
                 (path::parent(&path) == normalized && !dirs.contains(&path)).then(|| self.file_info(path, meta))
             })
             .collect();
-        self.note_sizes(&files);
+        self.note_sizes(&files, None);
         let mut entries = files;
         entries.extend(dirs.into_iter().map(directory));
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         match key {
-            Some(key) if entries.is_empty() => Err(self.not_listable(&normalized, &key).await),
+            // The root always exists: an empty prefix is an empty library.
+            Some(key) if entries.is_empty() && normalized != "/" => Err(self.not_listable(&normalized, &key).await),
             _ => Ok(entries),
         }
     }
@@ -384,7 +413,7 @@ impl BackendProtocol for ObjectStoreBackend {
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let normalized = path::normalize(path)?;
         let files = self.list_files(&normalized).await?;
-        if files.is_empty() {
+        if files.is_empty() && normalized != "/" {
             if let Some(key) = self.key(&normalized)? {
                 return Err(self.not_listable(&normalized, &key).await);
             }

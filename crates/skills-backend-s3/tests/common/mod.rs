@@ -1,0 +1,208 @@
+//! Request counters for the S3 tests: an `ObjectStore` wrapper that counts the calls the
+//! backend makes, and an HTTP connector that counts the requests that reach the server
+//! (one listing call can be several LIST pages).
+
+#![allow(dead_code, clippy::unwrap_used)] // Each test binary uses part of it.
+
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use object_store::client::{
+    ClientOptions, HttpClient, HttpConnector, HttpError, HttpRequest, HttpResponse, HttpService, ReqwestConnector,
+};
+use object_store::path::Path;
+use object_store::{
+    CopyOptions, GetOptions, GetResult, ListResult, MultipartUpload, ObjectMeta, ObjectStore, PutMultipartOptions,
+    PutOptions, PutPayload, PutResult, Result,
+};
+
+/// Calls made on an `ObjectStore`.
+#[derive(Debug, Default)]
+pub struct StoreCalls {
+    pub list: AtomicUsize,
+    pub list_with_delimiter: AtomicUsize,
+    pub get: AtomicUsize,
+    pub head: AtomicUsize,
+    pub other: AtomicUsize,
+}
+
+impl StoreCalls {
+    pub fn snapshot(&self) -> [usize; 5] {
+        [
+            &self.list,
+            &self.list_with_delimiter,
+            &self.get,
+            &self.head,
+            &self.other,
+        ]
+        .map(|c| c.load(Ordering::SeqCst))
+    }
+}
+
+/// Counts every call, then forwards it.
+#[derive(Debug)]
+pub struct CountingStore {
+    inner: Arc<dyn ObjectStore>,
+    pub calls: Arc<StoreCalls>,
+}
+
+impl CountingStore {
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
+        Self {
+            inner,
+            calls: Arc::default(),
+        }
+    }
+
+    fn count(&self, counter: &AtomicUsize) {
+        counter.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl fmt::Display for CountingStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Counting({})", self.inner)
+    }
+}
+
+#[async_trait]
+impl ObjectStore for CountingStore {
+    async fn put_opts(&self, location: &Path, payload: PutPayload, opts: PutOptions) -> Result<PutResult> {
+        self.count(&self.calls.other);
+        self.inner.put_opts(location, payload, opts).await
+    }
+
+    async fn put_multipart_opts(&self, location: &Path, opts: PutMultipartOptions) -> Result<Box<dyn MultipartUpload>> {
+        self.count(&self.calls.other);
+        self.inner.put_multipart_opts(location, opts).await
+    }
+
+    async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        self.count(if options.head {
+            &self.calls.head
+        } else {
+            &self.calls.get
+        });
+        self.inner.get_opts(location, options).await
+    }
+
+    fn delete_stream(&self, locations: BoxStream<'static, Result<Path>>) -> BoxStream<'static, Result<Path>> {
+        self.count(&self.calls.other);
+        self.inner.delete_stream(locations)
+    }
+
+    fn list(&self, prefix: Option<&Path>) -> BoxStream<'static, Result<ObjectMeta>> {
+        self.count(&self.calls.list);
+        self.inner.list(prefix)
+    }
+
+    async fn list_with_delimiter(&self, prefix: Option<&Path>) -> Result<ListResult> {
+        self.count(&self.calls.list_with_delimiter);
+        self.inner.list_with_delimiter(prefix).await
+    }
+
+    async fn copy_opts(&self, from: &Path, to: &Path, options: CopyOptions) -> Result<()> {
+        self.count(&self.calls.other);
+        self.inner.copy_opts(from, to, options).await
+    }
+}
+
+/// HTTP requests that reached the server.
+#[derive(Debug, Default)]
+pub struct Requests {
+    /// `(method, path, is a listing)` in the order sent.
+    log: Mutex<Vec<(String, String, bool)>>,
+}
+
+impl Requests {
+    pub fn clear(&self) {
+        self.log.lock().unwrap().clear();
+    }
+
+    /// LIST requests (pages).
+    pub fn lists(&self) -> usize {
+        self.log.lock().unwrap().iter().filter(|(_, _, list)| *list).count()
+    }
+
+    /// Object GETs.
+    pub fn gets(&self) -> usize {
+        self.count("GET")
+    }
+
+    pub fn heads(&self) -> usize {
+        self.count("HEAD")
+    }
+
+    /// Object GETs and HEADs of URL paths ending with `suffix`.
+    pub fn object_requests_to(&self, suffix: &str) -> usize {
+        let log = self.log.lock().unwrap();
+        log.iter()
+            .filter(|(_, path, list)| !list && path.ends_with(suffix))
+            .count()
+    }
+
+    pub fn total(&self) -> usize {
+        self.log.lock().unwrap().len()
+    }
+
+    fn count(&self, method: &str) -> usize {
+        let log = self.log.lock().unwrap();
+        log.iter().filter(|(m, _, list)| m == method && !list).count()
+    }
+}
+
+/// The default reqwest connector, recording each request.
+#[derive(Debug, Default)]
+pub struct CountingConnector {
+    pub requests: Arc<Requests>,
+}
+
+impl HttpConnector for CountingConnector {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let inner = ReqwestConnector::default().connect(options)?;
+        Ok(HttpClient::new(CountingService {
+            inner,
+            requests: Arc::clone(&self.requests),
+        }))
+    }
+}
+
+#[derive(Debug)]
+struct CountingService {
+    inner: HttpClient,
+    requests: Arc<Requests>,
+}
+
+#[async_trait]
+impl HttpService for CountingService {
+    async fn call(&self, request: HttpRequest) -> std::result::Result<HttpResponse, HttpError> {
+        let uri = request.uri();
+        let list = uri
+            .query()
+            .is_some_and(|q| q.split('&').any(|p| p.starts_with("list-type=")));
+        self.requests
+            .log
+            .lock()
+            .unwrap()
+            .push((request.method().to_string(), uri.path().to_owned(), list));
+        self.inner.execute(request).await
+    }
+}
+
+/// A library of `count` skills (`skill-0000`...), each with a SKILL.md and three
+/// resources: `(relative path, content)`.
+pub fn library(count: usize) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::with_capacity(count * 4);
+    for i in 0..count {
+        let name = format!("skill-{i:04}");
+        let skill = format!("---\nname: {name}\ndescription: Skill number {i}\n---\n# {name}\n\nBody.\n");
+        files.push((format!("{name}/SKILL.md"), skill.into_bytes()));
+        files.push((format!("{name}/scripts/run.sh"), b"#!/bin/sh\n".to_vec()));
+        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
+        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
+    }
+    files
+}

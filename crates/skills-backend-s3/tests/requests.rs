@@ -1,0 +1,175 @@
+//! What discovery costs against a real S3-compatible server, counted twice: calls on the
+//! `ObjectStore` (a counting wrapper) and HTTP requests that reach the server (LIST pages,
+//! GETs, HEADs).
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{CountingConnector, CountingStore, library};
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+use skills_backend_s3::ObjectStoreBackend;
+use skills_backend_s3::test_server::{S3TestServer, upload};
+use skills_core::{BackendProtocol, DiagnosticKind, FileErrorKind};
+use skills_middleware::{SkillCatalog, SkillSource};
+
+const SKILLS: usize = 1_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn discovery_costs_pages_and_one_get_per_changed_skill() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let uploader = server.store("team");
+    let files = library(SKILLS);
+    let objects = files.len();
+    upload(
+        &*uploader,
+        "library",
+        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
+    )
+    .await;
+
+    let connector = CountingConnector::default();
+    let requests = Arc::clone(&connector.requests);
+    let s3 = server
+        .backend_builder("team", "")
+        .http_connector(connector)
+        .build()
+        .unwrap();
+    let store = Arc::new(CountingStore::new(Arc::clone(s3.store())));
+    let calls = Arc::clone(&store.calls);
+    let backend = ObjectStoreBackend::new(store).with_prefix("library").unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]);
+
+    // Cold discovery of the whole source, resources included.
+    let snapshot = catalog.ensure_loaded().await;
+    assert_eq!(snapshot.skills().len(), SKILLS);
+    assert_eq!(snapshot.resources().len(), SKILLS);
+    assert!(snapshot.resources().values().all(|r| r.len() == 3));
+    assert!(snapshot.diagnostics().is_empty(), "{:?}", snapshot.diagnostics());
+    let pages = objects.div_ceil(1000);
+    // list, list_with_delimiter, get, head, other
+    assert_eq!(
+        calls.snapshot(),
+        [1, 0, SKILLS, 0, 0],
+        "store calls of a cold discovery"
+    );
+    assert!(
+        requests.lists() <= pages,
+        "{} LIST requests for {objects} objects",
+        requests.lists()
+    );
+    assert_eq!(requests.gets(), SKILLS, "one GET per SKILL.md");
+    assert_eq!(requests.total(), requests.lists() + SKILLS, "nothing else was sent");
+
+    // Nothing changed: listings only.
+    requests.clear();
+    assert!(catalog.reload().await.is_none());
+    assert_eq!(requests.gets(), 0, "GETs of an unchanged reload");
+    assert_eq!(requests.heads(), 0);
+    assert!(requests.lists() <= pages);
+    assert_eq!(calls.snapshot(), [2, 0, SKILLS, 0, 0]);
+
+    // One edit: exactly one GET, of that skill.
+    let edited = "---\nname: skill-0421\ndescription: Edited in the bucket\n---\n";
+    uploader
+        .put(&Path::from("library/skill-0421/SKILL.md"), edited.into())
+        .await
+        .unwrap();
+    requests.clear();
+    let event = catalog.reload().await.expect("the edit is a change");
+    assert_eq!(requests.gets(), 1, "GETs after one edit");
+    assert_eq!(requests.object_requests_to("/library/skill-0421/SKILL.md"), 1);
+    assert_eq!(event.changes.len(), 1, "{:?}", event.changes);
+    let snapshot = catalog.snapshot();
+    assert_eq!(snapshot.get("skill-0421").unwrap().description, "Edited in the bucket");
+    assert_eq!(catalog.stats().files_read, (SKILLS + 1) as u64);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_skill_md_is_never_fetched() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let uploader = server.store("team");
+    let mut huge = b"---\nname: huge\ndescription: Eleven mebibytes\n---\n".to_vec();
+    huge.resize(11 * 1024 * 1024, b'x');
+    let small = b"---\nname: small\ndescription: Fine\n---\n".to_vec();
+    upload(
+        &*uploader,
+        "library",
+        [("huge/SKILL.md", huge), ("small/SKILL.md", small)],
+    )
+    .await;
+
+    let connector = CountingConnector::default();
+    let requests = Arc::clone(&connector.requests);
+    let backend = server
+        .backend_builder("team", "library")
+        .http_connector(connector)
+        .build()
+        .unwrap();
+    let backend: Arc<dyn BackendProtocol> = Arc::new(backend);
+
+    // Asked for directly, before any listing: the size comes from a HEAD.
+    let answer = backend.download_files(&["/huge/SKILL.md".to_owned()]).await;
+    assert_eq!(answer[0].error.as_ref().map(|e| e.kind), Some(FileErrorKind::TooLarge));
+    assert_eq!((requests.heads(), requests.gets()), (1, 0));
+
+    // Through discovery: the size comes from the listing.
+    requests.clear();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::clone(&backend), "/")]);
+    let snapshot = catalog.ensure_loaded().await;
+    assert_eq!(
+        snapshot.skills().iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["small"]
+    );
+    let kinds: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .map(|d| (d.path.as_str(), d.kind))
+        .collect();
+    assert_eq!(kinds, [("/huge/SKILL.md", DiagnosticKind::TooLarge)]);
+    assert_eq!(
+        requests.object_requests_to("/huge/SKILL.md"),
+        0,
+        "the oversized object was requested"
+    );
+    assert_eq!(requests.gets(), 1, "only small/SKILL.md is fetched");
+
+    // Asked for again after the listing (load_skill, read_file): no request at all.
+    requests.clear();
+    let answer = backend.download_files(&["/huge/SKILL.md".to_owned()]).await;
+    assert_eq!(answer[0].error.as_ref().map(|e| e.kind), Some(FileErrorKind::TooLarge));
+    assert_eq!(requests.total(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_object_that_grew_after_listing_is_refused_from_its_headers() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let uploader = server.store("team");
+    upload(&*uploader, "", [("web/SKILL.md", b"small".to_vec())]).await;
+    let backend = server.backend("team", "").with_max_file_size(1024);
+    assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);
+    uploader
+        .put(&Path::from("web/SKILL.md"), vec![b'x'; 4096].into())
+        .await
+        .unwrap();
+
+    let answer = backend.download_files(&["/web/SKILL.md".to_owned()]).await;
+    let error = answer[0].error.as_ref().unwrap();
+    assert_eq!(error.kind, FileErrorKind::TooLarge);
+    assert!(error.message.contains("4096"), "{}", error.message);
+    assert!(answer[0].content.is_none());
+    // Now known to be large: refused without a request.
+    assert_eq!(
+        backend.download_files(&["/web/SKILL.md".to_owned()]).await[0]
+            .error
+            .as_ref()
+            .map(|e| e.kind),
+        Some(FileErrorKind::TooLarge)
+    );
+}
