@@ -61,9 +61,9 @@ pub struct ObjectStoreBackend {
     max_file_size: u64,
     concurrency: usize,
     pub(crate) poll_interval: Duration,
-    /// Sizes of the objects seen in listings and downloads, by backend path, so that a
-    /// download knows an object is too large before any request.
-    sizes: Arc<Mutex<BTreeMap<String, u64>>>,
+    /// The objects seen in listings and downloads, by backend path: a download knows an
+    /// object is too large before any request, and a watch starts from what was read.
+    seen: Arc<Mutex<BTreeMap<String, Seen>>>,
 }
 
 impl ObjectStoreBackend {
@@ -77,7 +77,7 @@ impl ObjectStoreBackend {
             max_file_size: DEFAULT_MAX_FILE_SIZE,
             concurrency: DEFAULT_CONCURRENCY,
             poll_interval: DEFAULT_POLL_INTERVAL,
-            sizes: Arc::default(),
+            seen: Arc::default(),
         }
     }
 
@@ -183,30 +183,38 @@ impl ObjectStoreBackend {
         }
     }
 
-    fn sizes(&self) -> MutexGuard<'_, BTreeMap<String, u64>> {
-        // Each critical section is one insert, remove or retain: a poisoned map is
+    fn seen(&self) -> MutexGuard<'_, BTreeMap<String, Seen>> {
+        // Each critical section is one insert, remove or range update: a poisoned map is
         // consistent.
-        self.sizes.lock().unwrap_or_else(|e| e.into_inner())
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Remembers the sizes of listed objects; with `complete_under`, the listing covered
-    /// everything under that directory, so sizes of objects no longer there are dropped.
-    fn note_sizes(&self, listed: &[FileInfo], complete_under: Option<&str>) {
-        let mut sizes = self.sizes();
+    /// Remembers listed objects; with `complete_under`, the listing covered everything
+    /// under that directory, so objects no longer there are forgotten.
+    fn note_listed(&self, listed: &[FileInfo], complete_under: Option<&str>) {
+        let mut seen = self.seen();
         if let Some(dir) = complete_under {
-            let start = if dir == "/" { "/".to_owned() } else { format!("{dir}/") };
-            let stale: Vec<String> = sizes
-                .range(start.clone()..)
-                .take_while(|(path, _)| path.starts_with(&start))
-                .map(|(path, _)| path.clone())
-                .collect();
+            let stale: Vec<String> = under(&seen, dir).map(|(path, _)| path.clone()).collect();
             for path in stale {
-                sizes.remove(&path);
+                seen.remove(&path);
             }
         }
         for file in listed {
-            sizes.insert(file.path.clone(), file.size);
+            seen.insert(
+                file.path.clone(),
+                Seen {
+                    size: file.size,
+                    fingerprint: fingerprint(file),
+                },
+            );
         }
+    }
+
+    /// Fingerprints of the objects under a directory as last seen, by backend path.
+    pub(crate) fn remembered(&self, dir: &str) -> BTreeMap<String, String> {
+        under(&self.seen(), dir)
+            .map(|(path, seen)| (path.clone(), seen.fingerprint.clone()))
+            .collect()
     }
 
     /// Maps a store error about `path` to the backend's error kinds.
@@ -254,7 +262,7 @@ impl ObjectStoreBackend {
             })
             .collect();
         files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        self.note_sizes(&files, Some(normalized));
+        self.note_listed(&files, Some(normalized));
         Ok(files)
     }
 
@@ -268,7 +276,7 @@ impl ObjectStoreBackend {
             Ok(None) => return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "the root is a directory"),
             Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, error.to_string()),
         };
-        let known_size = self.sizes().get(&normalized).copied();
+        let known_size = self.seen().get(&normalized).map(|seen| seen.size);
         let size = match known_size {
             Some(size) => size,
             // Never listed: ask for the size before fetching anything.
@@ -287,7 +295,7 @@ impl ObjectStoreBackend {
         let result = match self.store.get_opts(&key, GetOptions::default()).await {
             Ok(result) => result,
             Err(object_store::Error::NotFound { .. }) => {
-                self.sizes().remove(&normalized);
+                self.seen().remove(&normalized);
                 return self.missing_file(asked, &key).await;
             }
             Err(error) => {
@@ -295,7 +303,8 @@ impl ObjectStoreBackend {
                 return FileDownloadResponse::err(asked, error.file_error_kind(), error.to_string());
             }
         };
-        self.sizes().insert(normalized.clone(), result.meta.size);
+        let file = self.file_info(normalized.clone(), &result.meta);
+        self.note_listed(std::slice::from_ref(&file), None);
         if result.meta.size > self.max_file_size {
             // It grew since it was listed. Dropping the response unread aborts the body
             // transfer.
@@ -381,7 +390,7 @@ impl BackendProtocol for ObjectStoreBackend {
                 (path::parent(&path) == normalized && !dirs.contains(&path)).then(|| self.file_info(path, meta))
             })
             .collect();
-        self.note_sizes(&files, None);
+        self.note_listed(&files, None);
         let mut entries = files;
         entries.extend(dirs.into_iter().map(directory));
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
@@ -441,6 +450,28 @@ impl BackendProtocol for ObjectStoreBackend {
             entries,
             errors: Vec::new(),
         })
+    }
+}
+
+/// What the backend remembers of an object.
+#[derive(Debug, Clone)]
+struct Seen {
+    size: u64,
+    fingerprint: String,
+}
+
+/// The entries of `seen` strictly under directory `dir`.
+fn under<'a>(seen: &'a BTreeMap<String, Seen>, dir: &str) -> impl Iterator<Item = (&'a String, &'a Seen)> {
+    let start = if dir == "/" { "/".to_owned() } else { format!("{dir}/") };
+    seen.range(start.clone()..)
+        .take_while(move |(path, _)| path.starts_with(&start))
+}
+
+/// An object's content fingerprint: its ETag, else its size and modification time.
+pub(crate) fn fingerprint(file: &FileInfo) -> String {
+    match &file.etag {
+        Some(etag) => etag.clone(),
+        None => format!("{}-{:?}", file.size, file.modified_at),
     }
 }
 

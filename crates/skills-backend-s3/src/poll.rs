@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use skills_core::{BackendError, ChangeEvent, ChangeSink, FileInfo, Watch, WatchGuard, path};
+use skills_core::{BackendError, ChangeEvent, ChangeSink, Watch, WatchGuard, path};
 use tokio::task::AbortHandle;
 
-use crate::backend::ObjectStoreBackend;
+use crate::backend::{ObjectStoreBackend, fingerprint};
 
 /// Polls the prefix: one paginated listing per interval, compared with the last one by
 /// ETag (by size and modification time for objects without one). Nothing is downloaded.
@@ -15,8 +15,10 @@ use crate::backend::ObjectStoreBackend;
 /// - A failed poll is reported once as [`ChangeEvent::Rescan`] with the error as the
 ///   reason (a reload then fails too and keeps its last good state), and so is the first
 ///   poll that succeeds again, so readers recover without anyone acting.
-/// - The first listing is the baseline and reports nothing. A prefix with no objects is
-///   an empty library (object stores have no directories), not an error.
+/// - The first poll compares with what this backend (or a clone of it) last listed or
+///   downloaded under the path, so a change made between a reader's discovery and the
+///   start of the watch is reported, not taken as the baseline. A prefix with no
+///   objects is an empty library (object stores have no directories), not an error.
 /// - Needs a Tokio runtime: `watch` returns `Other` when called outside one.
 /// - Dropping the guard stops the polling task.
 impl Watch for ObjectStoreBackend {
@@ -27,7 +29,8 @@ impl Watch for ObjectStoreBackend {
             path: dir.clone(),
             message: format!("watching {} needs a Tokio runtime", self.name),
         })?;
-        let task = runtime.spawn(poll(self.clone(), dir, sink));
+        let baseline = self.remembered(&dir);
+        let task = runtime.spawn(poll(self.clone(), dir, baseline, sink));
         Ok(WatchGuard::new(AbortOnDrop(task.abort_handle())))
     }
 }
@@ -43,26 +46,25 @@ impl Drop for AbortOnDrop {
 /// Content fingerprints by backend path.
 type Fingerprints = BTreeMap<String, String>;
 
-async fn poll(backend: ObjectStoreBackend, dir: String, sink: ChangeSink) {
-    let mut last: Option<Fingerprints> = None;
+async fn poll(backend: ObjectStoreBackend, dir: String, mut last: Fingerprints, sink: ChangeSink) {
     let mut failing = false;
     loop {
         match backend.list_files(&dir).await {
             Ok(files) => {
-                let now = fingerprints(files);
+                let now: Fingerprints = files.iter().map(|f| (f.path.clone(), fingerprint(f))).collect();
                 if failing {
                     failing = false;
                     tracing::info!(store = %backend, "polling works again");
                     sink(ChangeEvent::Rescan {
                         reason: format!("{backend} is reachable again"),
                     });
-                } else if let Some(before) = &last {
-                    let changed = diff(before, &now);
+                } else {
+                    let changed = diff(&last, &now);
                     if !changed.is_empty() {
                         sink(ChangeEvent::Changed(changed));
                     }
                 }
-                last = Some(now);
+                last = now;
             }
             Err(error) => {
                 if !failing {
@@ -76,19 +78,6 @@ async fn poll(backend: ObjectStoreBackend, dir: String, sink: ChangeSink) {
         }
         tokio::time::sleep(backend.poll_interval).await;
     }
-}
-
-fn fingerprints(files: Vec<FileInfo>) -> Fingerprints {
-    files
-        .into_iter()
-        .map(|file| {
-            let print = match file.etag {
-                Some(etag) => etag,
-                None => format!("{}-{:?}", file.size, file.modified_at),
-            };
-            (file.path, print)
-        })
-        .collect()
 }
 
 /// Paths added, changed or removed between two listings, in path order.
