@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | `fs` (default) | [`fs`] | local disk |
 //! | `middleware` (default) | [`middleware`] | the agent middleware |
-//! | `s3` | `s3` | S3 and S3-compatible storage (not implemented yet) |
+//! | `s3` | `s3` | S3, S3-compatible servers and any `object_store` store |
 //! | `git` | `git` | git repositories (not implemented yet) |
 //!
 //! ```
@@ -34,7 +34,7 @@ pub use skills_core::*;
 #[cfg(feature = "fs")]
 pub use skills_backend_fs as fs;
 
-/// The S3 backend (not implemented yet).
+/// The object-storage backend (S3 and S3-compatible servers).
 #[cfg(feature = "s3")]
 pub use skills_backend_s3 as s3;
 

@@ -7,7 +7,8 @@
 //! - `s3-server`: installs the S3-compatible test server (moto, pinned, in a Python
 //!   virtual environment under `target/s3-venv`). `test` and `conformance` do this
 //!   themselves; the tests start and stop their own servers on 127.0.0.1.
-//! - `bench [reload]`: benchmarks, release build; `reload` is the hot-reload harness.
+//! - `bench [reload|s3]`: benchmarks, release build; `reload` is the hot-reload harness,
+//!   `s3` discovery from a local S3-compatible server with request counts.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -24,7 +25,8 @@ tasks:
   test                                  fmt check, clippy -D warnings, all tests, docs
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, all (default)
   s3-server                             install the S3 test server (moto) under target/s3-venv
-  bench [reload]                        benchmarks (release build); reload: hot-reload figures";
+  bench [reload|s3]                     benchmarks (release build); reload: hot-reload figures,
+                                        s3: discovery from a local S3 server";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -188,7 +190,10 @@ fn s3_server() -> Result<PathBuf, String> {
 }
 
 /// Known benchmarks: (name, package, bench target).
-const BENCHES: &[(&str, &str, &str)] = &[("reload", "skills-middleware", "reload")];
+const BENCHES: &[(&str, &str, &str)] = &[
+    ("reload", "skills-middleware", "reload"),
+    ("s3", "skills-backend-s3", "discovery"),
+];
 
 fn bench(args: &[String]) -> Result<(), String> {
     let selected: Vec<_> = match args {
@@ -202,6 +207,9 @@ fn bench(args: &[String]) -> Result<(), String> {
     for (name, package, target) in selected {
         let mut command = cargo();
         command.args(["bench", "-p", package, "--bench", target]);
+        if *name == "s3" {
+            command.env(MOTO_SERVER_ENV, s3_server()?);
+        }
         step(&format!("bench {name}"), command)?;
     }
     Ok(())

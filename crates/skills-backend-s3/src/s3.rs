@@ -142,6 +142,9 @@ pub struct S3BackendBuilder {
     location: S3Location,
     inner: AmazonS3Builder,
     retry: RetryConfig,
+    /// Set by [`allow_http`](Self::allow_http); `None` leaves it to the environment and
+    /// the loopback rule.
+    allow_http: Option<bool>,
     configure: Option<Box<dyn FnOnce(ObjectStoreBackend) -> ObjectStoreBackend + Send>>,
 }
 
@@ -158,6 +161,7 @@ impl S3BackendBuilder {
             inner: inner.with_bucket_name(location.bucket()),
             location,
             retry: default_retry(),
+            allow_http: None,
             configure: None,
         }
     }
@@ -177,6 +181,7 @@ impl S3BackendBuilder {
     /// Allows plain-HTTP endpoints (off by default except on loopback addresses).
     pub fn allow_http(mut self, allow: bool) -> Self {
         self.inner = self.inner.with_allow_http(allow);
+        self.allow_http = Some(allow);
         self
     }
 
@@ -258,9 +263,19 @@ impl S3BackendBuilder {
         };
         let mut inner = self.inner.with_retry(self.retry);
         if let Some(endpoint) = inner.get_config_value(&AmazonS3ConfigKey::Endpoint) {
-            let allow = client_key(ClientConfigKey::AllowHttp);
-            if inner.get_config_value(&allow).is_none() && is_loopback_http(&endpoint) {
-                inner = inner.with_allow_http(true);
+            let allowed = inner
+                .get_config_value(&client_key(ClientConfigKey::AllowHttp))
+                .is_some_and(|v| v.eq_ignore_ascii_case("true"));
+            if endpoint.starts_with("http://") && !allowed {
+                let decided = self.allow_http.is_some() || std::env::var_os("AWS_ALLOW_HTTP").is_some();
+                if !decided && is_loopback_http(&endpoint) {
+                    inner = inner.with_allow_http(true);
+                } else {
+                    return Err(config_error(format!(
+                        "the endpoint {endpoint} is plain HTTP: allow it with AWS_ALLOW_HTTP=true \
+                         (or S3BackendBuilder::allow_http)"
+                    )));
+                }
             }
         }
         for (key, default) in [
@@ -367,6 +382,25 @@ mod tests {
         assert!(!is_loopback_http("https://127.0.0.1:9000"));
         assert!(!is_loopback_http("http://10.0.0.1:9000"));
         assert!(!is_loopback_http("http://127.0.0.1.example.com"));
+    }
+
+    #[test]
+    fn plain_http_is_refused_clearly_unless_allowed_or_loopback() {
+        let remote = || {
+            S3BackendBuilder::new("s3://team/lib")
+                .unwrap()
+                .endpoint("http://10.1.2.3:9000")
+        };
+        let error = remote().build().unwrap_err().to_string();
+        assert!(error.contains("AWS_ALLOW_HTTP"), "{error}");
+        assert!(remote().allow_http(true).build().is_ok());
+        let local = || {
+            S3BackendBuilder::new("s3://team/lib")
+                .unwrap()
+                .endpoint("http://127.0.0.1:9000")
+        };
+        assert!(local().build().is_ok());
+        assert!(local().allow_http(false).build().is_err());
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub const EXIT_SOURCE_ERROR: u8 = 2;
 const AFTER_HELP: &str = "\
 Sources, in priority order (for one name, the last source wins):
   PATH | file:///PATH        a local directory of skill folders
+  s3://BUCKET[/PREFIX]       an S3 bucket (credentials, region and endpoint from
+                             AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
+                             AWS_ENDPOINT_URL, ...); watched by polling every 30 s
   LABEL=SOURCE               the same, shown as LABEL
 Without --source: the example skills shipped with agent-skills (when present),
 then ~/.agents/skills, then ./.agents/skills (missing ones are skipped).

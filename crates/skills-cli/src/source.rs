@@ -1,10 +1,12 @@
-//! Source specifications (`./dir`, `file:///dir`, `label=...`) and opening them.
+//! Source specifications (`./dir`, `file:///dir`, `s3://bucket/prefix`, `label=...`) and
+//! opening them.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use skills_backend_fs::FilesystemBackend;
+use skills_backend_s3::S3BackendBuilder;
 use skills_core::BackendProtocol;
 
 /// A source ready to be listed.
@@ -43,12 +45,15 @@ fn default_sources() -> Vec<Source> {
 /// Opens one source specification.
 pub fn open(spec: &str) -> anyhow::Result<Source> {
     let (label, location) = split_label(spec);
+    if location.starts_with("s3://") {
+        return open_s3(label, location).with_context(|| format!("source {spec:?}"));
+    }
     let dir = if let Some(rest) = location.strip_prefix("file://") {
         let Some(path) = rest.strip_prefix('/').map(|p| format!("/{p}")) else {
             bail!("source {spec:?}: a file URL needs an absolute path (file:///...)");
         };
         PathBuf::from(percent_decode(&path).with_context(|| format!("source {spec:?}"))?)
-    } else if location.starts_with("s3://") || location.starts_with("git+") {
+    } else if location.starts_with("git+") {
         let scheme = location.split("://").next().unwrap_or(location);
         bail!("source {spec:?}: {scheme} sources are not supported yet (only local directories are)");
     } else if location.contains("://") {
@@ -61,6 +66,29 @@ pub fn open(spec: &str) -> anyhow::Result<Source> {
         None => default_label(&dir),
     };
     open_dir(label, &dir).with_context(|| format!("source {spec:?}"))
+}
+
+/// An S3 source: the bucket and credentials from the `AWS_*` environment; nothing is
+/// sent until the source is read.
+fn open_s3(label: Option<&str>, location: &str) -> anyhow::Result<Source> {
+    let builder = S3BackendBuilder::new(location)?;
+    let location = builder.location().clone();
+    let label = match label {
+        Some(label) => label.to_owned(),
+        None => location
+            .prefix()
+            .rsplit('/')
+            .next()
+            .filter(|l| !l.is_empty())
+            .unwrap_or(location.bucket())
+            .to_owned(),
+    };
+    Ok(Source {
+        label,
+        location: location.to_string(),
+        backend: Arc::new(builder.build()?),
+        path: "/".to_owned(),
+    })
 }
 
 fn open_dir(label: String, dir: &Path) -> anyhow::Result<Source> {
@@ -136,9 +164,21 @@ mod tests {
     }
 
     #[test]
+    fn s3_sources_are_labelled_by_their_last_prefix_component() {
+        let source = open("s3://team-skills/shared/library/").unwrap();
+        assert_eq!(
+            (source.label.as_str(), source.location.as_str()),
+            ("library", "s3://team-skills/shared/library")
+        );
+        assert_eq!(source.path, "/");
+        assert_eq!(open("s3://team-skills").unwrap().label, "team-skills");
+        assert_eq!(open("team=s3://team-skills/x").unwrap().label, "team");
+        let err = format!("{:#}", open("s3://Bad_Bucket/x").unwrap_err());
+        assert!(err.contains("bucket name"), "{err}");
+    }
+
+    #[test]
     fn remote_and_unknown_schemes_are_refused_clearly() {
-        let err = open("s3://bucket/skills").unwrap_err().to_string();
-        assert!(err.contains("not supported yet"), "{err}");
         let err = open("git+https://example.invalid/r.git").unwrap_err().to_string();
         assert!(err.contains("not supported yet"), "{err}");
         assert!(open("ftp://x/y").unwrap_err().to_string().contains("unknown scheme"));

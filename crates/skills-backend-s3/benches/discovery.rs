@@ -1,0 +1,121 @@
+//! Discovery from an S3-compatible server (moto on 127.0.0.1) for libraries of 100 and
+//! 1,000 skills (a SKILL.md of ~4 KiB and three resources each):
+//!
+//! - cold discovery (a new backend and catalog: listing, every SKILL.md, resources);
+//! - reload with nothing changed, and reload after one edit;
+//! - the HTTP requests each of them sends (LIST pages, GETs, HEADs).
+//!
+//! `cargo xtask bench s3` (installs the server) or `cargo bench -p skills-backend-s3
+//! --bench discovery`. Wall-clock figures include moto, a Python server: they show what
+//! the backend costs against a local server, not against AWS.
+
+#![allow(clippy::print_stdout, clippy::unwrap_used)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{CountingConnector, Requests};
+use object_store::ObjectStoreExt;
+use object_store::path::Path;
+use skills_backend_s3::test_server::{S3TestServer, upload};
+use skills_middleware::{SkillCatalog, SkillSource};
+
+const RUNS: usize = 7;
+
+fn library(count: usize) -> Vec<(String, Vec<u8>)> {
+    let body = "Step by step instructions. ".repeat(150);
+    let mut files = Vec::with_capacity(count * 4);
+    for i in 0..count {
+        let name = format!("skill-{i:04}");
+        let md = format!("---\nname: {name}\ndescription: Does task number {i} well\n---\n\n{body}\n");
+        files.push((format!("{name}/SKILL.md"), md.into_bytes()));
+        files.push((format!("{name}/scripts/run.sh"), b"echo run\n".to_vec()));
+        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
+        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
+    }
+    files
+}
+
+fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn counts(requests: &Requests) -> String {
+    format!(
+        "{} LIST, {} GET, {} HEAD",
+        requests.lists(),
+        requests.gets(),
+        requests.heads()
+    )
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let server = S3TestServer::start();
+    server.create_bucket("bench");
+    let uploader = server.store("bench");
+    println!(
+        "S3 discovery against moto at {} ({RUNS} runs, median)",
+        server.endpoint()
+    );
+    println!("| skills | objects | cold discovery | requests | unchanged reload | requests | one edit | requests |");
+    println!("|---:|---:|---:|---|---:|---|---:|---|");
+    for count in [100usize, 1000] {
+        let prefix = format!("lib-{count}");
+        let files = library(count);
+        upload(&*uploader, &prefix, files.iter().map(|(p, c)| (p.as_str(), c.clone()))).await;
+
+        let mut cold = Vec::new();
+        let mut unchanged = Vec::new();
+        let mut edited = Vec::new();
+        let (mut cold_counts, mut unchanged_counts, mut edit_counts) = (String::new(), String::new(), String::new());
+        for run in 0..RUNS {
+            let connector = CountingConnector::default();
+            let requests = Arc::clone(&connector.requests);
+            let backend = server
+                .backend_builder("bench", &prefix)
+                .http_connector(connector)
+                .build()
+                .unwrap();
+            let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]);
+
+            let started = Instant::now();
+            let snapshot = catalog.ensure_loaded().await;
+            cold.push(started.elapsed());
+            assert_eq!(snapshot.skills().len(), count);
+            cold_counts = counts(&requests);
+
+            requests.clear();
+            let started = Instant::now();
+            assert!(catalog.reload().await.is_none());
+            unchanged.push(started.elapsed());
+            unchanged_counts = counts(&requests);
+
+            let md = format!("---\nname: skill-0007\ndescription: Edited in run {run}\n---\n");
+            uploader
+                .put(&Path::from(format!("{prefix}/skill-0007/SKILL.md")), md.into())
+                .await
+                .unwrap();
+            requests.clear();
+            let started = Instant::now();
+            assert!(catalog.reload().await.is_some());
+            edited.push(started.elapsed());
+            edit_counts = counts(&requests);
+        }
+        println!(
+            "| {count} | {} | {} | {cold_counts} | {} | {unchanged_counts} | {} | {edit_counts} |",
+            files.len(),
+            ms(median(cold)),
+            ms(median(unchanged)),
+            ms(median(edited)),
+        );
+    }
+}
