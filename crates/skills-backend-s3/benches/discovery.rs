@@ -3,7 +3,9 @@
 //!
 //! - cold discovery (a new backend and catalog: listing, every SKILL.md, resources);
 //! - reload with nothing changed, and reload after one edit;
-//! - the HTTP requests each of them sends (LIST pages, GETs, HEADs).
+//! - the HTTP requests each of them sends (LIST pages, GETs, HEADs);
+//! - a floor: `object_store` alone listing the prefix and fetching every SKILL.md with
+//!   the same concurrency (32), no parsing, no catalog: what the server allows.
 //!
 //! `cargo xtask bench s3` (installs the server) or `cargo bench -p skills-backend-s3
 //! --bench discovery`. Wall-clock figures include moto, a Python server: they show what
@@ -18,8 +20,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{CountingConnector, Requests};
-use object_store::ObjectStoreExt;
+use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
 use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_middleware::{SkillCatalog, SkillSource};
 
@@ -66,13 +69,24 @@ async fn main() {
         "S3 discovery against moto at {} ({RUNS} runs, median)",
         server.endpoint()
     );
-    println!("| skills | objects | cold discovery | requests | unchanged reload | requests | one edit | requests |");
-    println!("|---:|---:|---:|---|---:|---|---:|---|");
+    println!(
+        "| skills | objects | floor (LIST + GET all) | cold discovery | requests | unchanged reload | requests | one edit | requests |"
+    );
+    println!("|---:|---:|---:|---:|---|---:|---|---:|---|");
     for count in [100usize, 1000] {
         let prefix = format!("lib-{count}");
         let files = library(count);
         upload(&*uploader, &prefix, files.iter().map(|(p, c)| (p.as_str(), c.clone()))).await;
 
+        let floor = {
+            let mut runs = Vec::new();
+            for _ in 0..RUNS {
+                let started = Instant::now();
+                assert_eq!(read_all_skill_md(&*uploader, &prefix).await, count);
+                runs.push(started.elapsed());
+            }
+            median(runs)
+        };
         let mut cold = Vec::new();
         let mut unchanged = Vec::new();
         let mut edited = Vec::new();
@@ -111,11 +125,29 @@ async fn main() {
             edit_counts = counts(&requests);
         }
         println!(
-            "| {count} | {} | {} | {cold_counts} | {} | {unchanged_counts} | {} | {edit_counts} |",
+            "| {count} | {} | {} | {} | {cold_counts} | {} | {unchanged_counts} | {} | {edit_counts} |",
             files.len(),
+            ms(floor),
             ms(median(cold)),
             ms(median(unchanged)),
             ms(median(edited)),
         );
     }
+}
+
+/// The floor: one listing, then every SKILL.md fetched 32 at a time; returns how many.
+async fn read_all_skill_md(store: &dyn ObjectStore, prefix: &str) -> usize {
+    let listed: Vec<_> = store.list(Some(&Path::from(prefix))).try_collect().await.unwrap();
+    let keys: Vec<Path> = listed
+        .into_iter()
+        .map(|meta| meta.location)
+        .filter(|key| key.as_ref().ends_with("/SKILL.md"))
+        .collect();
+    futures::stream::iter(
+        keys.iter()
+            .map(|key| async move { store.get(key).await.unwrap().bytes().await.unwrap() }),
+    )
+    .buffer_unordered(32)
+    .count()
+    .await
 }

@@ -2,8 +2,14 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
+
+use common::CountingConnector;
+use object_store::{BackoffConfig, RetryConfig};
 
 use skills_backend_s3::S3BackendBuilder;
 use skills_backend_s3::test_server::S3TestServer;
@@ -74,4 +80,64 @@ fn watching_needs_a_runtime() {
     assert!(error.to_string().contains("Tokio runtime"), "{error}");
     let error = backend.watch("/../x", Arc::new(|_| {})).unwrap_err();
     assert!(matches!(error, BackendError::InvalidPath { .. }), "{error:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transient_server_errors_are_retried_with_backoff_then_reported() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let connector = CountingConnector::default();
+    let (requests, fail_next) = (Arc::clone(&connector.requests), Arc::clone(&connector.fail_next));
+    let retry = RetryConfig {
+        max_retries: 3,
+        retry_timeout: Duration::from_secs(10),
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(10),
+            max_backoff: Duration::from_millis(50),
+            base: 2.0,
+        },
+    };
+    let backend = server
+        .backend_builder("team", "lib")
+        .http_connector(connector)
+        .retry(retry)
+        .build()
+        .unwrap();
+
+    // Two 503s, then the server answers: the listing succeeds on the third request.
+    fail_next.store(2, Ordering::SeqCst);
+    assert_eq!(backend.ls_info("/").await.unwrap(), []);
+    assert_eq!(requests.lists(), 3);
+
+    // More failures than retries: an error after 1 + 3 requests.
+    requests.clear();
+    fail_next.store(10, Ordering::SeqCst);
+    let error = backend.ls_info("/").await.unwrap_err();
+    assert!(matches!(error, BackendError::Other { .. }), "{error:?}");
+    assert_eq!(requests.lists(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_never_answers_times_out() {
+    // Accepts connections and never responds.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    let _hold = std::thread::spawn(move || {
+        let _open: Vec<_> = listener.incoming().take(4).collect();
+        std::thread::park();
+    });
+    let backend = S3BackendBuilder::new("s3://team/lib")
+        .unwrap()
+        .endpoint(endpoint)
+        .credentials("key", "secret")
+        .retry(RetryConfig {
+            max_retries: 0,
+            ..RetryConfig::default()
+        })
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(30), backend.ls_info("/")).await;
+    let error = result.expect("the request timeout did not fire").unwrap_err();
+    assert!(matches!(error, BackendError::Other { .. }), "{error:?}");
 }

@@ -173,3 +173,49 @@ async fn an_object_that_grew_after_listing_is_refused_from_its_headers() {
         Some(FileErrorKind::TooLarge)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_run_concurrently_up_to_the_limit() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let files: Vec<_> = (0..60)
+        .map(|i| (format!("f{i:02}.txt"), vec![b'x'; 64 * 1024]))
+        .collect();
+    upload(
+        &*server.store("team"),
+        "",
+        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
+    )
+    .await;
+    let paths: Vec<String> = files.iter().map(|(p, _)| format!("/{p}")).collect();
+
+    for limit in [1, 4] {
+        let connector = CountingConnector::default();
+        let requests = Arc::clone(&connector.requests);
+        let backend = server
+            .backend_builder("team", "")
+            .http_connector(connector)
+            .backend(move |b| b.with_concurrency(limit))
+            .build()
+            .unwrap();
+        backend.walk("/", 1).await.unwrap();
+        requests.clear();
+        let answers = backend.download_files(&paths).await;
+        assert!(
+            answers
+                .iter()
+                .all(|a| a.content.as_ref().is_some_and(|c| c.len() == 64 * 1024))
+        );
+        let got: Vec<&str> = answers.iter().map(|a| a.path.as_str()).collect();
+        assert_eq!(got, paths, "answers keep the order asked");
+        assert_eq!(requests.gets(), 60);
+        assert!(
+            requests.max_in_flight() <= limit,
+            "{} in flight, limit {limit}",
+            requests.max_in_flight()
+        );
+        if limit > 1 {
+            assert!(requests.max_in_flight() > 1, "downloads ran one at a time");
+        }
+    }
+}

@@ -115,11 +115,19 @@ impl ObjectStore for CountingStore {
 pub struct Requests {
     /// `(method, path, is a listing)` in the order sent.
     log: Mutex<Vec<(String, String, bool)>>,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
 }
 
 impl Requests {
     pub fn clear(&self) {
         self.log.lock().unwrap().clear();
+        self.max_in_flight.store(0, Ordering::SeqCst);
+    }
+
+    /// The most requests that were waiting for an answer at the same time.
+    pub fn max_in_flight(&self) -> usize {
+        self.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// LIST requests (pages).
@@ -154,10 +162,13 @@ impl Requests {
     }
 }
 
-/// The default reqwest connector, recording each request.
+/// The default reqwest connector, recording each request; it can also answer the next
+/// requests with `503 Service Unavailable` instead of sending them.
 #[derive(Debug, Default)]
 pub struct CountingConnector {
     pub requests: Arc<Requests>,
+    /// How many of the next requests get a 503.
+    pub fail_next: Arc<AtomicUsize>,
 }
 
 impl HttpConnector for CountingConnector {
@@ -166,6 +177,7 @@ impl HttpConnector for CountingConnector {
         Ok(HttpClient::new(CountingService {
             inner,
             requests: Arc::clone(&self.requests),
+            fail_next: Arc::clone(&self.fail_next),
         }))
     }
 }
@@ -174,6 +186,7 @@ impl HttpConnector for CountingConnector {
 struct CountingService {
     inner: HttpClient,
     requests: Arc<Requests>,
+    fail_next: Arc<AtomicUsize>,
 }
 
 #[async_trait]
@@ -188,7 +201,20 @@ impl HttpService for CountingService {
             .lock()
             .unwrap()
             .push((request.method().to_string(), uri.path().to_owned(), list));
-        self.inner.execute(request).await
+        let fail = self
+            .fail_next
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if fail {
+            let mut response = HttpResponse::new(String::from("<Error><Code>SlowDown</Code></Error>").into());
+            *response.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+            return Ok(response);
+        }
+        let now = self.requests.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.requests.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        let response = self.inner.execute(request).await;
+        self.requests.in_flight.fetch_sub(1, Ordering::SeqCst);
+        response
     }
 }
 
