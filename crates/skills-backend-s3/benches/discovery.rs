@@ -19,7 +19,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{CountingConnector, Requests};
+use common::{CountingConnector, Requests, library};
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -27,20 +27,6 @@ use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_middleware::{SkillCatalog, SkillSource};
 
 const RUNS: usize = 7;
-
-fn library(count: usize) -> Vec<(String, Vec<u8>)> {
-    let body = "Step by step instructions. ".repeat(150);
-    let mut files = Vec::with_capacity(count * 4);
-    for i in 0..count {
-        let name = format!("skill-{i:04}");
-        let md = format!("---\nname: {name}\ndescription: Does task number {i} well\n---\n\n{body}\n");
-        files.push((format!("{name}/SKILL.md"), md.into_bytes()));
-        files.push((format!("{name}/scripts/run.sh"), b"echo run\n".to_vec()));
-        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
-        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
-    }
-    files
-}
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -75,7 +61,7 @@ async fn main() {
     println!("|---:|---:|---:|---:|---|---:|---|---:|---|");
     for count in [100usize, 1000] {
         let prefix = format!("lib-{count}");
-        let files = library(count);
+        let files = library(count, &"Step by step instructions. ".repeat(150));
         upload(&*uploader, &prefix, files.iter().map(|(p, c)| (p.as_str(), c.clone()))).await;
 
         let floor = {

@@ -23,7 +23,7 @@ async fn discovery_costs_pages_and_one_get_per_changed_skill() {
     let server = S3TestServer::start();
     server.create_bucket("team");
     let uploader = server.store("team");
-    let files = library(SKILLS);
+    let files = library(SKILLS, "Body.");
     let objects = files.len();
     upload(
         &*uploader,
