@@ -61,6 +61,13 @@ pub trait BackendProtocol: Send + Sync + Debug {
         None
     }
 
+    /// Why the backend serves older content than its origin holds (a failed fetch, a
+    /// deleted branch), while it does; `None` by default. Discovery reports it as a
+    /// `source-stale` warning on each source of the backend.
+    fn stale(&self) -> Option<String> {
+        None
+    }
+
     /// Lists everything under `path` down to `max_depth` levels, sorted by path.
     ///
     /// The root itself must be a listable directory (same errors as `ls_info`); a

@@ -120,6 +120,9 @@ diagnostic_kinds! {
     DuplicateName = "duplicate-name" => Warning,
     /// An edit broke a skill that loaded before; its last good version is still served.
     KeptLastGood = "kept-last-good" => Warning,
+    /// The backend serves an older version of the source than its origin holds (a failed
+    /// fetch, a deleted branch); the message says why.
+    SourceStale = "source-stale" => Warning,
     /// The source directory does not exist.
     SourceNotFound = "source-not-found" => Error,
     /// The source path is a file, not a directory.

@@ -92,7 +92,15 @@ impl SourceError {
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
     let (root, walk) = walk_source(backend, source, 2).await?;
-    Ok(read_skills(backend, &root, &walk, None).await)
+    let mut listing = read_skills(backend, &root, &walk, None).await;
+    listing.diagnostics.extend(stale(backend, &root));
+    Ok(listing)
+}
+
+/// The `source-stale` warning of a backend that serves old content.
+fn stale(backend: &dyn BackendProtocol, root: &str) -> Option<Diagnostic> {
+    let reason = backend.stale()?;
+    Some(Diagnostic::new(root, DiagnosticKind::SourceStale, reason))
 }
 
 /// The skills of one source together with each skill's resources.
@@ -131,7 +139,8 @@ async fn discover_inner(
     cache: Option<&mut ParseCache>,
 ) -> Result<SourceDiscovery, SourceError> {
     let (root, walk) = walk_source(backend, source, 3).await?;
-    let listing = read_skills(backend, &root, &walk, cache).await;
+    let mut listing = read_skills(backend, &root, &walk, cache).await;
+    listing.diagnostics.extend(stale(backend, &root));
     let mut resources = BTreeMap::new();
     for skill in &listing.skills {
         let dir = skill.dir();

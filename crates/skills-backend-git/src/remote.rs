@@ -1,0 +1,154 @@
+//! Remotes: a bare cache clone per URL, fetched with credentials from the environment or
+//! git's credential helpers.
+
+use std::fmt;
+use std::path::Path;
+
+use git2::{AutotagOption, Cred, CredentialType, FetchOptions, FetchPrune, RemoteCallbacks, Repository};
+
+use crate::GitError;
+use crate::spec::redact;
+
+/// Variables read for https credentials (a token is the password).
+pub const USERNAME_ENV: &str = "SKILLS_GIT_USERNAME";
+/// See [`USERNAME_ENV`].
+pub const TOKEN_ENV: &str = "SKILLS_GIT_TOKEN";
+/// A private key file for ssh remotes, used when no ssh agent offers a key.
+pub const SSH_KEY_ENV: &str = "SKILLS_GIT_SSH_KEY";
+
+/// What is fetched: every branch, every tag, and the remote's HEAD.
+const REFSPECS: &[&str] = &[
+    "+refs/heads/*:refs/remotes/origin/*",
+    "+refs/tags/*:refs/tags/*",
+    "+HEAD:refs/remotes/origin/HEAD",
+];
+
+/// A remote URL; `Debug` hides any password in it.
+#[derive(Clone)]
+pub(crate) struct Remote {
+    url: String,
+}
+
+impl fmt::Debug for Remote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Remote({})", redact(&self.url))
+    }
+}
+
+/// Opens (or creates) the bare cache clone of `url` under `cache_dir`.
+pub(crate) fn open_cache(url: &str, cache_dir: &Path) -> Result<(Repository, Remote), GitError> {
+    let dir = cache_dir.join(cache_name(url));
+    let shown = redact(url);
+    let repo = match Repository::open_bare(&dir) {
+        Ok(repo) => repo,
+        Err(_) => {
+            std::fs::create_dir_all(cache_dir).map_err(|e| GitError::Io {
+                path: cache_dir.to_path_buf(),
+                message: e.to_string(),
+            })?;
+            Repository::init_bare(&dir).map_err(|e| GitError::git(&shown, &e))?
+        }
+    };
+    Ok((repo, Remote { url: url.to_owned() }))
+}
+
+/// Fetches every branch and tag (pruning deleted ones) and the remote's HEAD.
+pub(crate) fn fetch(repo: &Repository, remote: &Remote) -> Result<(), GitError> {
+    let shown = redact(&remote.url);
+    let mut anonymous = repo
+        .remote_anonymous(&remote.url)
+        .map_err(|e| GitError::git(&shown, &e))?;
+    let config = repo.config().ok();
+    let mut attempts = 0;
+    let mut callbacks = RemoteCallbacks::new();
+    callbacks.credentials(move |url, username, allowed| {
+        attempts += 1;
+        if attempts > 3 {
+            return Err(git2::Error::from_str(
+                "authentication failed (credentials were refused)",
+            ));
+        }
+        credentials(config.as_ref(), url, username, allowed)
+    });
+    let mut options = FetchOptions::new();
+    options
+        .remote_callbacks(callbacks)
+        .prune(FetchPrune::On)
+        .download_tags(AutotagOption::None);
+    anonymous
+        .fetch(REFSPECS, Some(&mut options), None)
+        .map_err(|e| GitError::git(&shown, &e))
+}
+
+/// Credentials for one attempt: the environment first, then git's own sources.
+fn credentials(
+    config: Option<&git2::Config>,
+    url: &str,
+    username: Option<&str>,
+    allowed: CredentialType,
+) -> Result<Cred, git2::Error> {
+    if allowed.contains(CredentialType::USER_PASS_PLAINTEXT) {
+        if let Ok(token) = std::env::var(TOKEN_ENV) {
+            let user = std::env::var(USERNAME_ENV)
+                .ok()
+                .or_else(|| username.map(str::to_owned))
+                .unwrap_or_else(|| "x-access-token".to_owned());
+            return Cred::userpass_plaintext(&user, &token);
+        }
+        if let Some(config) = config {
+            if let Ok(cred) = Cred::credential_helper(config, url, username) {
+                return Ok(cred);
+            }
+        }
+    }
+    let user = username.unwrap_or("git");
+    if allowed.contains(CredentialType::SSH_KEY) {
+        if let Some(key) = std::env::var_os(SSH_KEY_ENV) {
+            return Cred::ssh_key(user, None, Path::new(&key), None);
+        }
+        return Cred::ssh_key_from_agent(user);
+    }
+    if allowed.contains(CredentialType::USERNAME) {
+        return Cred::username(user);
+    }
+    Cred::default()
+}
+
+/// A directory name for a URL's cache: readable part + a stable hash (FNV-1a).
+fn cache_name(url: &str) -> String {
+    let hash = url.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    let readable: String = redact(url)
+        .rsplit('/')
+        .find(|part| !part.is_empty())
+        .unwrap_or("repo")
+        .trim_end_matches(".git")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{readable}-{hash:016x}.git")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_names_are_stable_safe_and_distinct() {
+        let a = cache_name("https://example.com/team/skills.git");
+        assert!(a.starts_with("skills-") && a.ends_with(".git"), "{a}");
+        assert_eq!(a, cache_name("https://example.com/team/skills.git"));
+        assert_ne!(a, cache_name("https://example.com/other/skills.git"));
+        let odd = cache_name("file:///tmp/../we ird/");
+        assert!(!odd.contains(['/', ' ', '.']) || odd.ends_with(".git"), "{odd}");
+        assert!(!cache_name("https://me:tok3n@example.com/r.git").contains("tok3n"));
+    }
+}
