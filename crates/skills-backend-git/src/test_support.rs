@@ -212,8 +212,14 @@ impl GitDaemon {
     }
 
     fn spawn(&mut self) -> Result<(), String> {
-        let mut child = Command::new("git")
-            .arg("daemon")
+        // `git daemon` would run `git-daemon` as a child of its own, which killing `git`
+        // leaves running: start the program itself.
+        let exec_path = Command::new("git")
+            .arg("--exec-path")
+            .output()
+            .map_err(|e| format!("git --exec-path: {e}"))?;
+        let exec_path = String::from_utf8_lossy(&exec_path.stdout).trim().to_owned();
+        let mut child = Command::new(Path::new(&exec_path).join("git-daemon"))
             .arg("--reuseaddr")
             .arg("--listen=127.0.0.1")
             .arg(format!("--port={}", self.port))

@@ -1,0 +1,206 @@
+//! What a `GitBackend` serves: branch, tag and commit pinning, sub-directories, refreshes,
+//! and the cases where it must keep the last good commit.
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+use skills_backend_git::test_support::TestRepo;
+use skills_backend_git::{GitBackend, GitError, GitRef};
+use skills_core::{BackendError, BackendProtocol, FileErrorKind, list_skills};
+
+fn skill(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
+}
+
+fn open(repo: &TestRepo, reference: GitRef) -> GitBackend {
+    GitBackend::open(repo.path())
+        .reference(reference)
+        .subdir("skills")
+        .unwrap()
+        .open()
+        .unwrap()
+}
+
+async fn description(backend: &GitBackend, name: &str) -> Option<String> {
+    let listing = list_skills(backend, "/").await.ok()?;
+    listing
+        .skills
+        .into_iter()
+        .find(|s| s.name == name)
+        .map(|s| s.description)
+}
+
+#[tokio::test]
+async fn branch_follows_tag_and_commit_stay_pinned() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "v1"));
+    let first = repo.commit("main", "v1");
+    repo.tag("v1", first);
+    repo.write("skills/web/SKILL.md", skill("web", "v2"));
+    let second = repo.commit("main", "v2");
+
+    let branch = open(&repo, GitRef::Branch("main".into()));
+    let head = open(&repo, GitRef::Head);
+    let tag = open(&repo, GitRef::Tag("v1".into()));
+    let commit = open(&repo, GitRef::Commit(first.to_string()));
+    let by_name = open(&repo, GitRef::parse("v1").unwrap()); // no branch v1: the tag
+    assert_eq!(branch.commit_id(), second.to_string());
+    assert_eq!(head.commit_id(), second.to_string());
+    assert_eq!(tag.commit_id(), first.to_string());
+    assert_eq!(commit.commit_id(), first.to_string());
+    assert_eq!(by_name.commit_id(), first.to_string());
+    assert_eq!(description(&branch, "web").await.as_deref(), Some("v2"));
+    assert_eq!(description(&tag, "web").await.as_deref(), Some("v1"));
+
+    repo.write("skills/web/SKILL.md", skill("web", "v3"));
+    repo.write("skills/pdf/SKILL.md", skill("pdf", "new"));
+    let third = repo.commit("main", "v3");
+    // Nothing moves before a refresh.
+    assert_eq!(description(&branch, "web").await.as_deref(), Some("v2"));
+    let refreshed = branch.refresh().unwrap().unwrap();
+    assert_eq!(
+        (refreshed.from, refreshed.to.clone()),
+        (second.to_string(), third.to_string())
+    );
+    assert_eq!(refreshed.changed, ["/pdf/SKILL.md", "/web/SKILL.md"]);
+    assert_eq!(description(&branch, "web").await.as_deref(), Some("v3"));
+    assert!(head.refresh().unwrap().is_some());
+    assert_eq!(tag.refresh().unwrap(), None);
+    assert_eq!(commit.refresh().unwrap(), None);
+    assert_eq!(description(&commit, "web").await.as_deref(), Some("v1"));
+
+    // A moved tag is followed.
+    repo.tag("v1", third);
+    assert_eq!(tag.refresh().unwrap().unwrap().to, third.to_string());
+}
+
+#[tokio::test]
+async fn etags_are_blob_ids_and_only_changed_files_differ() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "a"));
+    repo.write("skills/pdf/SKILL.md", skill("pdf", "b"));
+    repo.commit("main", "one");
+    let backend = open(&repo, GitRef::Branch("main".into()));
+    let before = backend.walk("/", 2).await.unwrap().entries;
+    repo.write("skills/web/SKILL.md", skill("web", "changed"));
+    repo.commit("main", "two");
+    let refreshed = backend.refresh().unwrap().unwrap();
+    assert_eq!(refreshed.changed, ["/web/SKILL.md"]);
+    let after = backend.walk("/", 2).await.unwrap().entries;
+    let etag = |entries: &[skills_core::FileInfo], path: &str| {
+        entries
+            .iter()
+            .find(|e| e.path == path)
+            .and_then(|e| e.etag.clone())
+            .unwrap()
+    };
+    assert_eq!(etag(&before, "/pdf/SKILL.md"), etag(&after, "/pdf/SKILL.md"));
+    assert_ne!(etag(&before, "/web/SKILL.md"), etag(&after, "/web/SKILL.md"));
+    let blob = repo.repo().revparse_single("main:skills/pdf/SKILL.md").unwrap().id();
+    assert_eq!(etag(&after, "/pdf/SKILL.md"), blob.to_string());
+}
+
+#[tokio::test]
+async fn a_sub_directory_is_the_root_and_nothing_outside_is_reachable() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "in"));
+    repo.write("secret.txt", "outside the sub-directory");
+    repo.commit("main", "one");
+    let backend = open(&repo, GitRef::Branch("main".into()));
+    let names: Vec<_> = backend
+        .ls_info("/")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(names, ["/web"]);
+    for path in ["/secret.txt", "/../secret.txt", "/web/../../secret.txt"] {
+        let answer = backend.download_files(&[path.to_owned()]).await;
+        let kind = answer[0].error.as_ref().map(|e| e.kind);
+        assert!(
+            matches!(kind, Some(FileErrorKind::FileNotFound | FileErrorKind::InvalidPath)),
+            "{path}: {kind:?}"
+        );
+        assert!(answer[0].content.is_none());
+    }
+
+    // A commit without the sub-directory serves nothing (NotFound) until one has it.
+    let mut other = TestRepo::new();
+    other.write("elsewhere/x.txt", "x");
+    other.commit("main", "no skills dir");
+    let backend = open(&other, GitRef::Head);
+    assert!(matches!(backend.ls_info("/").await, Err(BackendError::NotFound { .. })));
+    other.write("skills/web/SKILL.md", skill("web", "arrived"));
+    other.commit("main", "skills dir");
+    assert_eq!(backend.refresh().unwrap().unwrap().changed, ["/web/SKILL.md"]);
+    assert_eq!(description(&backend, "web").await.as_deref(), Some("arrived"));
+}
+
+#[tokio::test]
+async fn force_push_to_unrelated_history_and_deleted_branch_keep_the_last_good_commit() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "good"));
+    let good = repo.commit("main", "good");
+    let backend = open(&repo, GitRef::Branch("main".into()));
+
+    repo.remove("skills/web");
+    repo.write("skills/evil/SKILL.md", skill("evil", "unrelated"));
+    repo.commit_unrelated("main", "rewrite");
+    let error = backend.refresh().unwrap_err();
+    assert!(matches!(error, GitError::Resolve { .. }), "{error:?}");
+    assert_eq!(backend.commit_id(), good.to_string());
+    let problem = backend.problem().unwrap();
+    assert!(problem.contains("shares no history"), "{problem}");
+    assert_eq!(description(&backend, "web").await.as_deref(), Some("good"));
+    // Discovery shows why, as a warning, and still lists the skills.
+    let listing = list_skills(&backend, "/").await.unwrap();
+    assert!(
+        listing
+            .diagnostics
+            .iter()
+            .any(|d| d.kind.as_str() == "source-stale" && d.message.contains("no history"))
+    );
+
+    // A related rewrite (an amended commit shares its parent's history) is followed.
+    let mut fresh = TestRepo::new();
+    fresh.write("skills/web/SKILL.md", skill("web", "base"));
+    fresh.commit("main", "base");
+    fresh.write("skills/web/SKILL.md", skill("web", "one"));
+    fresh.commit("main", "one");
+    let follower = open(&fresh, GitRef::Branch("main".into()));
+    let base = fresh.repo().revparse_single("main~1").unwrap().id();
+    fresh.repo().reference("refs/heads/main", base, true, "reset").unwrap();
+    fresh.write("skills/web/SKILL.md", skill("web", "amended"));
+    fresh.commit("main", "amended");
+    assert!(follower.refresh().unwrap().is_some());
+    assert_eq!(description(&follower, "web").await.as_deref(), Some("amended"));
+    assert_eq!(follower.problem(), None);
+
+    // A deleted branch: keep serving, say why.
+    fresh.delete_branch("main");
+    let before = follower.commit_id();
+    assert!(follower.refresh().is_err());
+    assert_eq!(follower.commit_id(), before);
+    assert!(follower.problem().unwrap().contains("does not exist"));
+    assert_eq!(description(&follower, "web").await.as_deref(), Some("amended"));
+}
+
+#[test]
+fn opening_errors_are_clear_and_hide_passwords() {
+    let missing = TestRepo::new();
+    let error = GitBackend::open(missing.path())
+        .reference(GitRef::Branch("main".into()))
+        .open()
+        .unwrap_err();
+    assert!(error.to_string().contains("main does not exist"), "{error}");
+    let error = GitBackend::open("/nonexistent/repo").open().unwrap_err();
+    assert!(matches!(error, GitError::Git { .. }), "{error:?}");
+
+    let cache = tempfile::tempdir().unwrap();
+    let error = GitBackend::remote("https://me:tok3n-value@127.0.0.1:1/x.git", cache.path())
+        .open()
+        .unwrap_err();
+    let text = format!("{error} {error:?}");
+    assert!(!text.contains("tok3n-value"), "{text}");
+    assert!(text.contains("127.0.0.1:1"), "{text}");
+}
