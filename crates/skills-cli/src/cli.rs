@@ -17,6 +17,13 @@ Sources, in priority order (for one name, the last source wins):
   s3://BUCKET[/PREFIX]       an S3 bucket (credentials, region and endpoint from
                              AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION,
                              AWS_ENDPOINT_URL, ...); watched by polling every 30 s
+  git+file:///REPO[#ref=REF&path=DIR]
+  git+https://HOST/REPO.git[#...]   a git ref's tree (branch, tag or full commit id;
+  git+ssh://... | git+git://...     default HEAD), optionally a sub-directory; remotes
+                             are cloned into $SKILLS_GIT_CACHE (default
+                             ~/.cache/agent-skills/git); https credentials from
+                             SKILLS_GIT_TOKEN or git's credential helper, ssh from
+                             the agent or SKILLS_GIT_SSH_KEY
   LABEL=SOURCE               the same, shown as LABEL
 Without --source: the example skills shipped with agent-skills (when present),
 then ~/.agents/skills, then ./.agents/skills (missing ones are skipped).

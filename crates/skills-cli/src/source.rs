@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, bail};
 use skills_backend_fs::FilesystemBackend;
+use skills_backend_git::{GitBackend, GitSpec};
 use skills_backend_s3::S3BackendBuilder;
 use skills_core::BackendProtocol;
 
@@ -48,14 +49,14 @@ pub fn open(spec: &str) -> anyhow::Result<Source> {
     if location.starts_with("s3://") {
         return open_s3(label, location).with_context(|| format!("source {spec:?}"));
     }
+    if location.starts_with("git+") {
+        return open_git(label, location).with_context(|| format!("source {:?}", skills_backend_git::redact(spec)));
+    }
     let dir = if let Some(rest) = location.strip_prefix("file://") {
         let Some(path) = rest.strip_prefix('/').map(|p| format!("/{p}")) else {
             bail!("source {spec:?}: a file URL needs an absolute path (file:///...)");
         };
         PathBuf::from(percent_decode(&path).with_context(|| format!("source {spec:?}"))?)
-    } else if location.starts_with("git+") {
-        let scheme = location.split("://").next().unwrap_or(location);
-        bail!("source {spec:?}: {scheme} sources are not supported yet (only local directories are)");
     } else if location.contains("://") {
         bail!("source {spec:?}: unknown scheme (expected a path or file:///...)");
     } else {
@@ -89,6 +90,49 @@ fn open_s3(label: Option<&str>, location: &str) -> anyhow::Result<Source> {
         backend: Arc::new(builder.build()?),
         path: "/".to_owned(),
     })
+}
+
+/// A git source: a `file://` repository is read in place, others are cloned into (and
+/// fetched from) the cache directory; the resolved commit is part of the location.
+fn open_git(label: Option<&str>, location: &str) -> anyhow::Result<Source> {
+    let spec: GitSpec = location.parse()?;
+    let backend = GitBackend::from_spec(&spec, git_cache_dir())?.open()?;
+    let label = match label {
+        Some(label) => label.to_owned(),
+        None => spec
+            .path
+            .rsplit('/')
+            .next()
+            .filter(|l| !l.is_empty())
+            .or_else(|| {
+                spec.url
+                    .trim_end_matches('/')
+                    .rsplit('/')
+                    .next()
+                    .map(|r| r.trim_end_matches(".git"))
+            })
+            .unwrap_or("git")
+            .to_owned(),
+    };
+    Ok(Source {
+        label,
+        location: format!("{spec} @ {}", backend.commit_id()),
+        backend: Arc::new(backend),
+        path: "/".to_owned(),
+    })
+}
+
+/// Where remotes are cloned: `SKILLS_GIT_CACHE`, else `$XDG_CACHE_HOME/agent-skills/git`,
+/// else `~/.cache/agent-skills/git`.
+fn git_cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SKILLS_GIT_CACHE") {
+        return PathBuf::from(dir);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("agent-skills/git")
 }
 
 fn open_dir(label: String, dir: &Path) -> anyhow::Result<Source> {
@@ -179,8 +223,8 @@ mod tests {
 
     #[test]
     fn remote_and_unknown_schemes_are_refused_clearly() {
-        let err = open("git+https://example.invalid/r.git").unwrap_err().to_string();
-        assert!(err.contains("not supported yet"), "{err}");
+        let err = format!("{:#}", open("git+ftp://example.invalid/r.git").unwrap_err());
+        assert!(err.contains("unsupported URL"), "{err}");
         assert!(open("ftp://x/y").unwrap_err().to_string().contains("unknown scheme"));
         assert!(open("file://host/x").unwrap_err().to_string().contains("absolute path"));
     }
