@@ -12,7 +12,7 @@
 //! | `fs` (default) | [`fs`] | local disk |
 //! | `middleware` (default) | [`middleware`] | the agent middleware |
 //! | `s3` | `s3` | S3, S3-compatible servers and any `object_store` store |
-//! | `git` | `git` | git repositories (not implemented yet) |
+//! | `git` | `git` | a git ref's tree, local or remote, followed as it moves |
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -38,7 +38,7 @@ pub use skills_backend_fs as fs;
 #[cfg(feature = "s3")]
 pub use skills_backend_s3 as s3;
 
-/// The git backend (not implemented yet).
+/// The git backend.
 #[cfg(feature = "git")]
 pub use skills_backend_git as git;
 

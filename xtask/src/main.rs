@@ -7,8 +7,9 @@
 //! - `s3-server`: installs the S3-compatible test server (moto, pinned, in a Python
 //!   virtual environment under `target/s3-venv`). `test` and `conformance` do this
 //!   themselves; the tests start and stop their own servers on 127.0.0.1.
-//! - `bench [reload|s3]`: benchmarks, release build; `reload` is the hot-reload harness,
-//!   `s3` discovery from a local S3-compatible server with request counts.
+//! - `bench [reload|s3|git]`: benchmarks, release build; `reload` is the hot-reload
+//!   harness, `s3` discovery from a local S3-compatible server with request counts, `git`
+//!   discovery from a local repository and a `git daemon`, and commit-to-catalog latency.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -25,8 +26,8 @@ tasks:
   test                                  fmt check, clippy -D warnings, all tests, docs
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
   s3-server                             install the S3 test server (moto) under target/s3-venv
-  bench [reload|s3]                     benchmarks (release build); reload: hot-reload figures,
-                                        s3: discovery from a local S3 server";
+  bench [reload|s3|git]                 benchmarks (release build); reload: hot-reload figures,
+                                        s3: discovery from a local S3 server, git: local + daemon";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -183,6 +184,7 @@ fn s3_server() -> Result<PathBuf, String> {
 const BENCHES: &[(&str, &str, &str)] = &[
     ("reload", "skills-middleware", "reload"),
     ("s3", "skills-backend-s3", "discovery"),
+    ("git", "skills-backend-git", "discovery"),
 ];
 
 fn bench(args: &[String]) -> Result<(), String> {

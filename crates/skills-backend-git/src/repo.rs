@@ -329,11 +329,12 @@ impl GitBackend {
 
     fn ls_blocking(&self, normalized: &str) -> Result<Vec<FileInfo>, BackendError> {
         let repo = self.repo();
+        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
         match self.lookup(&repo, normalized)? {
             Node::Tree(tree, time) => {
                 let mut entries: Vec<FileInfo> = tree
                     .iter()
-                    .filter_map(|entry| self.info(&repo, &path::join(normalized, name_of(&entry)?), &entry, time))
+                    .filter_map(|entry| self.info(&odb, &path::join(normalized, name_of(&entry)?), &entry, time))
                     .collect();
                 entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
                 Ok(entries)
@@ -346,6 +347,7 @@ impl GitBackend {
 
     fn walk_blocking(&self, normalized: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let repo = self.repo();
+        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
         let Node::Tree(tree, time) = self.lookup(&repo, normalized)? else {
             return Err(BackendError::NotADirectory {
                 path: normalized.to_owned(),
@@ -360,7 +362,7 @@ impl GitBackend {
             for entry in tree.iter() {
                 let Some(name) = name_of(&entry) else { continue };
                 let child = path::join(&dir, name);
-                let Some(info) = self.info(&repo, &child, &entry, time) else {
+                let Some(info) = self.info(&odb, &child, &entry, time) else {
                     continue;
                 };
                 if info.is_dir && depth < max_depth {
@@ -378,7 +380,7 @@ impl GitBackend {
 
     /// A listing entry, or `None` for what is not served (links, submodules, names that
     /// are not valid backend path components).
-    fn info(&self, repo: &Repository, path: &str, entry: &TreeEntry<'_>, time: SystemTime) -> Option<FileInfo> {
+    fn info(&self, odb: &git2::Odb<'_>, path: &str, entry: &TreeEntry<'_>, time: SystemTime) -> Option<FileInfo> {
         match (entry.kind()?, entry.filemode()) {
             (ObjectType::Tree, _) => Some(FileInfo {
                 path: path.to_owned(),
@@ -388,7 +390,7 @@ impl GitBackend {
                 etag: None,
             }),
             (ObjectType::Blob, 0o100644 | 0o100755) => {
-                let size = repo.odb().ok()?.read_header(entry.id()).ok()?.0 as u64;
+                let size = odb.read_header(entry.id()).ok()?.0 as u64;
                 Some(FileInfo {
                     path: path.to_owned(),
                     is_dir: false,
