@@ -45,3 +45,5 @@ pub use skills_backend_git as git;
 /// The agent middleware.
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;
+
+pub mod sources;

@@ -25,8 +25,10 @@ Sources, in priority order (for one name, the last source wins):
                              SKILLS_GIT_TOKEN or git's credential helper, ssh from
                              the agent or SKILLS_GIT_SSH_KEY
   LABEL=SOURCE               the same, shown as LABEL
-Without --source: the example skills shipped with agent-skills (when present),
-then ~/.agents/skills, then ./.agents/skills (missing ones are skipped).
+A skills.toml lists sources as [[source]] tables (location = \"...\", optional
+label = \"...\"), lowest priority first; relative paths are relative to the file.
+Without --source or a skills.toml: the example skills shipped with agent-skills (when
+present), then ~/.agents/skills, then ./.agents/skills (missing ones are skipped).
 
 Exit codes:
   0  success
@@ -85,4 +87,8 @@ pub struct SourceArgs {
     /// A skill source; repeat for several, in priority order.
     #[arg(long = "source", short = 's', value_name = "SRC")]
     pub sources: Vec<String>,
+    /// A skills.toml listing the sources (default: ./skills.toml when present and no
+    /// --source is given); --source values come after its sources.
+    #[arg(long = "config", short = 'c', value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }

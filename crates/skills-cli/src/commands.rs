@@ -12,16 +12,16 @@ use skills_core::{
     merge_last_wins, parse_skill_md, path,
 };
 
-use crate::cli::{Cli, Command, EXIT_OK, EXIT_SOURCE_ERROR, EXIT_VALIDATION};
+use crate::cli::{Cli, Command, EXIT_OK, EXIT_SOURCE_ERROR, EXIT_VALIDATION, SourceArgs};
 use crate::output::{print_diagnostics, shorten, table};
 use crate::source::{Source, open_sources};
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::List { sources, json } => list(&sources.sources, json).await,
-        Command::Info { name, sources, json } => info(&name, &sources.sources, json).await,
+        Command::List { sources, json } => list(&sources, json).await,
+        Command::Info { name, sources, json } => info(&name, &sources, json).await,
         Command::Validate { paths, json } => validate(&paths, json).await,
-        Command::Watch { sources, json } => crate::watch::watch(&sources.sources, json).await,
+        Command::Watch { sources, json } => crate::watch::watch(&sources, json).await,
     }
 }
 
@@ -32,7 +32,7 @@ struct Catalog {
     diagnostics: Vec<Diagnostic>,
 }
 
-async fn discover(specs: &[String]) -> anyhow::Result<Catalog> {
+async fn discover(specs: &SourceArgs) -> anyhow::Result<Catalog> {
     let sources = open_sources(specs)?;
     let mut per_source = Vec::with_capacity(sources.len());
     let mut diagnostics = Vec::new();
@@ -83,7 +83,7 @@ fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn list(specs: &[String], json: bool) -> anyhow::Result<ExitCode> {
+async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let catalog = discover(specs).await?;
     print_diagnostics(&catalog.diagnostics);
     if json {
@@ -135,7 +135,7 @@ struct FileJson {
     size: u64,
 }
 
-async fn info(name: &str, specs: &[String], json: bool) -> anyhow::Result<ExitCode> {
+async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let catalog = discover(specs).await?;
     let Some(merged) = catalog.skills.iter().find(|m| m.skill.name == name) else {
         let available: Vec<_> = catalog.skills.iter().map(|m| m.skill.name.as_str()).collect();

@@ -23,7 +23,7 @@ struct ChangeJson<'a> {
     reason: Option<String>,
 }
 
-pub async fn watch(specs: &[String], json: bool) -> anyhow::Result<ExitCode> {
+pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let sources = open_sources(specs)?;
     let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
     let skill_sources = sources

@@ -1,0 +1,428 @@
+//! One source syntax for the `skills` CLI, the MCP server and Rust code, and the
+//! `skills.toml` file that lists a library's sources in priority order.
+//!
+//! A source is `[LABEL=]LOCATION`, where LOCATION is one of:
+//!
+//! | location | backend | feature |
+//! |---|---|---|
+//! | `./dir`, `/abs/dir`, `file:///abs/dir` | local disk | `fs` |
+//! | `s3://bucket/prefix` | S3 (credentials from `AWS_*`) | `s3` |
+//! | `git+file:///repo`, `git+https://...`, `git+ssh://...`, `git+git://...` (`#ref=..&path=..`) | git | `git` |
+//!
+//! ```
+//! use agent_skills::sources::{OpenOptions, SourceSpec, SourcesConfig};
+//!
+//! let spec: SourceSpec = "team=s3://team-skills/library".parse().unwrap();
+//! assert_eq!(spec.label.as_deref(), Some("team"));
+//!
+//! let config = SourcesConfig::parse(
+//!     r#"
+//!     [[source]]
+//!     location = "examples/skills"
+//!     label = "examples"
+//!     "#,
+//! )
+//! .unwrap();
+//! let options = OpenOptions::new(env!("CARGO_MANIFEST_DIR"));
+//! let opened = config.open(&options).unwrap();
+//! assert_eq!(opened[0].label, "examples");
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::Arc;
+
+use skills_core::BackendProtocol;
+
+/// The file a project keeps its sources in.
+pub const CONFIG_FILE: &str = "skills.toml";
+
+/// `[LABEL=]LOCATION`, not yet opened.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// Shown in listings and prompts; by default derived from the location.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Where the skills are.
+    pub location: String,
+}
+
+impl FromStr for SourceSpec {
+    type Err = OpenError;
+
+    /// `label=location` when the part before `=` is a plain word (letters, digits, `-`,
+    /// `_`); otherwise the whole text is the location.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text.trim().is_empty() {
+            return Err(OpenError::new(text, "empty source"));
+        }
+        let (label, location) = match text.split_once('=') {
+            Some((label, location))
+                if !label.is_empty()
+                    && !location.is_empty()
+                    && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+            {
+                (Some(label.to_owned()), location)
+            }
+            _ => (None, text),
+        };
+        Ok(Self {
+            label,
+            location: location.to_owned(),
+        })
+    }
+}
+
+impl fmt::Display for SourceSpec {
+    /// The spec as given, with any password in a URL hidden.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(label) = &self.label {
+            write!(f, "{label}=")?;
+        }
+        f.write_str(&redact(&self.location))
+    }
+}
+
+/// A source ready to be read.
+#[derive(Debug, Clone)]
+pub struct OpenedSource {
+    /// Short name shown in listings and prompts.
+    pub label: String,
+    /// Where it is, for people (a git source includes the resolved commit).
+    pub location: String,
+    /// The backend serving it.
+    pub backend: Arc<dyn BackendProtocol>,
+    /// The source's path in the backend.
+    pub path: String,
+}
+
+#[cfg(feature = "middleware")]
+impl OpenedSource {
+    /// The middleware's view of this source.
+    pub fn to_skill_source(&self) -> crate::middleware::SkillSource {
+        crate::middleware::SkillSource::new(Arc::clone(&self.backend), self.path.clone()).with_label(self.label.clone())
+    }
+}
+
+/// Where relative paths and git caches resolve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Relative directory paths are taken from here (a config file's directory, or the
+    /// current directory for the command line).
+    pub base_dir: PathBuf,
+    /// Where git remotes are cloned.
+    pub git_cache: PathBuf,
+}
+
+impl OpenOptions {
+    /// Paths relative to `base_dir`; the git cache from `SKILLS_GIT_CACHE`, else
+    /// `$XDG_CACHE_HOME/agent-skills/git`, else `~/.cache/agent-skills/git`.
+    pub fn new(base_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            base_dir: base_dir.into(),
+            git_cache: default_git_cache(),
+        }
+    }
+}
+
+fn default_git_cache() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SKILLS_GIT_CACHE") {
+        return PathBuf::from(dir);
+    }
+    std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("agent-skills/git")
+}
+
+/// Why a source could not be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("source {spec}: {message}")]
+pub struct OpenError {
+    /// The source as given (passwords hidden).
+    pub spec: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl OpenError {
+    fn new(spec: &str, message: impl fmt::Display) -> Self {
+        Self {
+            spec: format!("{:?}", redact(spec)),
+            message: message.to_string(),
+        }
+    }
+}
+
+impl SourceSpec {
+    /// Opens the source. Local directories must exist; an S3 source sends nothing yet; a
+    /// git source opens (or clones / fetches) its repository and resolves the ref.
+    pub fn open(&self, options: &OpenOptions) -> Result<OpenedSource, OpenError> {
+        let fail = |message: &dyn fmt::Display| OpenError::new(&self.to_string(), message);
+        let location = self.location.as_str();
+        let (default_label, mut opened) = if location.starts_with("s3://") {
+            open_s3(location).map_err(|e| fail(&e))?
+        } else if location.starts_with("git+") {
+            open_git(location, options).map_err(|e| fail(&e))?
+        } else if let Some(rest) = location.strip_prefix("file://") {
+            let Some(path) = rest.strip_prefix('/').map(|p| format!("/{p}")) else {
+                return Err(fail(&"a file URL needs an absolute path (file:///...)"));
+            };
+            let dir = percent_decode(&path).map_err(|e| fail(&e))?;
+            open_dir(&options.base_dir.join(dir)).map_err(|e| fail(&e))?
+        } else if location.contains("://") {
+            return Err(fail(&"unknown scheme (expected a path, file:///, s3:// or git+...)"));
+        } else {
+            open_dir(&options.base_dir.join(location)).map_err(|e| fail(&e))?
+        };
+        opened.label = self.label.clone().unwrap_or(default_label);
+        Ok(opened)
+    }
+}
+
+#[cfg(feature = "fs")]
+fn open_dir(dir: &Path) -> Result<(String, OpenedSource), String> {
+    let backend = crate::fs::FilesystemBackend::new(dir)
+        .and_then(|b| b.with_virtual_mode(false))
+        .map_err(|e| e.to_string())?;
+    let path = backend.root_path().to_owned();
+    let label = Path::new(&path)
+        .file_name()
+        .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+    Ok((label, opened(path.clone(), Arc::new(backend), path)))
+}
+
+#[cfg(not(feature = "fs"))]
+fn open_dir(_dir: &Path) -> Result<(String, OpenedSource), String> {
+    Err("local directories need the `fs` feature of agent-skills".into())
+}
+
+#[cfg(feature = "s3")]
+fn open_s3(location: &str) -> Result<(String, OpenedSource), String> {
+    let builder = crate::s3::S3BackendBuilder::new(location).map_err(|e| e.to_string())?;
+    let parsed = builder.location().clone();
+    let label = parsed
+        .prefix()
+        .rsplit('/')
+        .next()
+        .filter(|l| !l.is_empty())
+        .unwrap_or(parsed.bucket())
+        .to_owned();
+    let backend = builder.build().map_err(|e| e.to_string())?;
+    Ok((label, opened(parsed.to_string(), Arc::new(backend), "/".into())))
+}
+
+#[cfg(not(feature = "s3"))]
+fn open_s3(_location: &str) -> Result<(String, OpenedSource), String> {
+    Err("s3:// sources need the `s3` feature of agent-skills".into())
+}
+
+#[cfg(feature = "git")]
+fn open_git(location: &str, options: &OpenOptions) -> Result<(String, OpenedSource), String> {
+    let spec: crate::git::GitSpec = location.parse().map_err(|e: crate::git::GitError| e.to_string())?;
+    let backend = crate::git::GitBackend::from_spec(&spec, &options.git_cache)
+        .and_then(|b| b.open())
+        .map_err(|e| e.to_string())?;
+    let repo_name = spec
+        .url
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .map(|r| r.trim_end_matches(".git"));
+    let label = spec
+        .path
+        .rsplit('/')
+        .next()
+        .filter(|l| !l.is_empty())
+        .or(repo_name)
+        .unwrap_or("git")
+        .to_owned();
+    let shown = format!("{spec} @ {}", backend.commit_id());
+    Ok((label, opened(shown, Arc::new(backend), "/".into())))
+}
+
+#[cfg(not(feature = "git"))]
+fn open_git(_location: &str, _options: &OpenOptions) -> Result<(String, OpenedSource), String> {
+    Err("git+ sources need the `git` feature of agent-skills".into())
+}
+
+fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> OpenedSource {
+    OpenedSource {
+        label: String::new(),
+        location,
+        backend,
+        path,
+    }
+}
+
+/// A URL with the password of its user-info part hidden.
+fn redact(text: &str) -> String {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return text.to_owned();
+    };
+    let end = rest.find('/').unwrap_or(rest.len());
+    match rest[..end].rsplit_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}{}", &rest[end..])
+        }
+        _ => text.to_owned(),
+    }
+}
+
+fn percent_decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3).ok_or("truncated %-escape")?;
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad %-escape %{hex}"))?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| "%-escapes do not form UTF-8".to_owned())
+}
+
+/// The sources of a library, in priority order (for one name, the last wins), as a
+/// `skills.toml` lists them:
+///
+/// ```toml
+/// [[source]]
+/// label = "base"
+/// location = "git+https://example.com/team/base-skills.git#ref=v2&path=skills"
+///
+/// [[source]]
+/// label = "team"
+/// location = "s3://team-skills/library"
+///
+/// [[source]]
+/// location = ".agents/skills"      # relative to the file's directory
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourcesConfig {
+    /// The sources, lowest priority first.
+    #[serde(default, rename = "source")]
+    pub sources: Vec<SourceSpec>,
+}
+
+impl SourcesConfig {
+    /// Parses the text of a `skills.toml`.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let config: Self = toml::from_str(text).map_err(|e| ConfigError {
+            path: None,
+            message: e.to_string(),
+        })?;
+        if let Some(empty) = config.sources.iter().find(|s| s.location.trim().is_empty()) {
+            return Err(ConfigError {
+                path: None,
+                message: format!("a source has an empty location (label {:?})", empty.label),
+            });
+        }
+        Ok(config)
+    }
+
+    /// Reads and parses a file; relative locations in it are relative to its directory
+    /// (use [`OpenOptions::new`] with [`base_dir`](Self::base_dir_of)).
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: Some(path.to_path_buf()),
+            message: e.to_string(),
+        })?;
+        Self::parse(&text).map_err(|e| ConfigError {
+            path: Some(path.to_path_buf()),
+            message: e.message,
+        })
+    }
+
+    /// The directory relative locations of a config file resolve against.
+    pub fn base_dir_of(path: &Path) -> PathBuf {
+        match path.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Opens every source, in order; the first failure stops.
+    pub fn open(&self, options: &OpenOptions) -> Result<Vec<OpenedSource>, OpenError> {
+        self.sources.iter().map(|spec| spec.open(options)).collect()
+    }
+}
+
+/// A `skills.toml` that cannot be read or parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ConfigError {
+    /// The file, when there is one.
+    pub path: Option<PathBuf>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.path {
+            Some(path) => write!(f, "{}: {}", path.display(), self.message.trim_end()),
+            None => f.write_str(self.message.trim_end()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_split_only_on_plain_words() {
+        let spec = |t: &str| t.parse::<SourceSpec>().unwrap();
+        assert_eq!(spec("team=./skills").label.as_deref(), Some("team"));
+        assert_eq!(spec("team=./skills").location, "./skills");
+        assert_eq!(spec("./a=b").label, None);
+        assert_eq!(spec("=x").location, "=x");
+        assert_eq!(spec("x=").location, "x=");
+        assert!("".parse::<SourceSpec>().is_err());
+    }
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("/a%20b/c").unwrap(), "/a b/c");
+        assert!(percent_decode("/a%2").is_err());
+        assert!(percent_decode("/a%zz").is_err());
+    }
+
+    #[test]
+    fn config_files_parse_strictly() {
+        let config = SourcesConfig::parse(
+            "[[source]]\nlocation = \"a\"\n[[source]]\nlabel = \"b\"\nlocation = \"s3://bucket/x\"\n",
+        )
+        .unwrap();
+        assert_eq!(config.sources.len(), 2);
+        assert_eq!(config.sources[1].label.as_deref(), Some("b"));
+        assert!(SourcesConfig::parse("").unwrap().sources.is_empty());
+        for bad in [
+            "[[source]]\nlabel = \"x\"\n",
+            "[[source]]\nlocation = \"a\"\nbranch = \"main\"\n",
+            "[[sources]]\nlocation = \"a\"\n",
+            "[[source]]\nlocation = \"\"\n",
+            "source = 3",
+        ] {
+            assert!(SourcesConfig::parse(bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_source_and_hide_passwords() {
+        let options = OpenOptions::new(".");
+        let spec: SourceSpec = "ftp://me:pw@host/x".parse().unwrap();
+        let error = spec.open(&options).unwrap_err().to_string();
+        assert!(error.contains("unknown scheme") && !error.contains(":pw@"), "{error}");
+        let spec: SourceSpec = "file://host/x".parse().unwrap();
+        assert!(spec.open(&options).unwrap_err().to_string().contains("absolute path"));
+    }
+}
