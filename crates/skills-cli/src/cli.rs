@@ -63,6 +63,38 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the skills section of the system prompt exactly as a model gets it.
+    Prompt {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Render as if these skills were loaded (comma-separated names).
+        #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+        loaded: Vec<String>,
+        /// Print JSON (catalog version, loaded skills, section).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print what the load_skill tool answers for a skill (exit 2 when it answers an error).
+    Load {
+        /// The skill's name.
+        name: String,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print JSON (name, status, content).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Create a skill folder: SKILL.md plus scripts/, references/ and assets/.
+    New {
+        /// The skill's name: 1-64 lowercase letters, digits and single hyphens.
+        name: String,
+        /// The folder to create it in.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The description to put in the frontmatter (one line).
+        #[arg(long)]
+        description: Option<String>,
+    },
     /// Watch the sources and print one line per catalog change until interrupted.
     Watch {
         #[command(flatten)]

@@ -22,6 +22,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Info { name, sources, json } => info(&name, &sources, json).await,
         Command::Validate { paths, json } => validate(&paths, json).await,
         Command::Watch { sources, json } => crate::watch::watch(&sources, json).await,
+        Command::Prompt { sources, loaded, json } => crate::agent::prompt(&sources, &loaded, json).await,
+        Command::Load { name, sources, json } => crate::agent::load(&sources, &name, json).await,
+        Command::New { name, dir, description } => crate::agent::new_skill(&name, &dir, description.as_deref()),
     }
 }
 

@@ -1,7 +1,9 @@
-//! The `skills` command: list, inspect, validate and watch Agent Skills libraries.
+//! The `skills` command: list, inspect, validate, scaffold and watch Agent Skills
+//! libraries, and show what a model sees of them.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod agent;
 mod cli;
 mod commands;
 mod output;
