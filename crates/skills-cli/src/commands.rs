@@ -93,7 +93,10 @@ async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
         let skills: Vec<_> = catalog
             .skills
             .iter()
-            .map(|m| SkillJson::new(&m.skill, &catalog.sources[m.source]))
+            .map(|m| ListJson {
+                skill: SkillJson::new(&m.skill, &catalog.sources[m.source]),
+                shadowed: shadowed_of(&catalog, m),
+            })
             .collect();
         print_json(&skills)?;
     } else if catalog.skills.is_empty() {
@@ -104,16 +107,37 @@ async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
             .skills
             .iter()
             .map(|m| {
-                vec![
-                    m.skill.name.clone(),
-                    shorten(&m.skill.description, 60),
-                    catalog.sources[m.source].label.clone(),
-                ]
+                let mut source = catalog.sources[m.source].label.clone();
+                if !m.shadowed.is_empty() {
+                    let hidden: Vec<_> = shadowed_of(&catalog, m).iter().map(|s| s.source).collect();
+                    source = format!("{source} (hides {})", hidden.join(", "));
+                }
+                vec![m.skill.name.clone(), shorten(&m.skill.description, 60), source]
             })
             .collect();
         print!("{}", table(&["NAME", "DESCRIPTION", "SOURCE"], &rows));
     }
     Ok(ExitCode::from(EXIT_OK))
+}
+
+/// A skill as `list --json` prints it: with the copies it hides.
+#[derive(Serialize)]
+struct ListJson<'a> {
+    #[serde(flatten)]
+    skill: SkillJson<'a>,
+    shadowed: Vec<ShadowedJson<'a>>,
+}
+
+/// The copies a merged skill hides, earliest source first.
+fn shadowed_of<'a>(catalog: &'a Catalog, merged: &'a MergedSkill) -> Vec<ShadowedJson<'a>> {
+    merged
+        .shadowed
+        .iter()
+        .map(|s| ShadowedJson {
+            source: &catalog.sources[s.source].label,
+            path: &s.path,
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -163,14 +187,7 @@ async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<Exit
         })
         .collect();
     let diagnostics: Vec<&Diagnostic> = catalog.diagnostics.iter().filter(|d| d.path == skill.path).collect();
-    let shadowed: Vec<ShadowedJson<'_>> = merged
-        .shadowed
-        .iter()
-        .map(|s| ShadowedJson {
-            source: &catalog.sources[s.source].label,
-            path: &s.path,
-        })
-        .collect();
+    let shadowed = shadowed_of(&catalog, merged);
     if json {
         return print_json(&InfoJson {
             skill: SkillJson::new(skill, source),

@@ -106,3 +106,26 @@ fn a_broken_config_file_is_a_source_error_naming_the_file() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("does-not-exist"));
 }
+
+#[test]
+fn list_shows_which_copies_a_winning_skill_hides() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let lib = dir.path().join("lib");
+    let output = skills(&lib, &["list", "--json"]);
+    let value: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let web = value.as_array().unwrap().iter().find(|s| s["name"] == "web").unwrap();
+    assert_eq!(web["shadowed"][0]["source"], "base");
+    assert!(
+        web["shadowed"][0]["path"]
+            .as_str()
+            .unwrap()
+            .ends_with("lib/base/web/SKILL.md")
+    );
+    let pdf = value.as_array().unwrap().iter().find(|s| s["name"] == "pdf").unwrap();
+    assert_eq!(pdf["shadowed"], serde_json::json!([]));
+
+    let table = String::from_utf8(skills(&lib, &["list"]).stdout).unwrap();
+    let web_row = table.lines().find(|l| l.starts_with("web")).unwrap();
+    assert!(web_row.ends_with("team (hides base)"), "{table}");
+}
