@@ -99,7 +99,7 @@ fn default_chain_adds_user_then_project_skills_last_wins() {
 }
 
 #[test]
-fn list_json_has_exactly_the_skill_metadata_fields_plus_source() {
+fn list_json_has_exactly_the_skill_metadata_fields_plus_source_and_shadowed() {
     let dir = tempfile::tempdir().unwrap();
     let out = skills(dir.path(), &["list", "--json"]);
     assert_eq!(out.status.code(), Some(0));
@@ -124,6 +124,7 @@ fn list_json_has_exactly_the_skill_metadata_fields_plus_source() {
             "metadata",
             "name",
             "path",
+            "shadowed",
             "source"
         ]
     );
