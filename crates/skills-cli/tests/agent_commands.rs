@@ -2,21 +2,12 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
+use common::skills;
 use serde_json::Value;
 
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/skills");
-
-fn skills(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(args)
-        .current_dir(cwd)
-        .env("HOME", cwd.join("home"))
-        .output()
-        .unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()

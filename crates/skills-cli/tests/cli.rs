@@ -2,43 +2,11 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
-use serde_json::Value;
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
-fn md(name: &str, description: &str) -> String {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
-}
-
-/// Runs `skills` in `cwd` with `HOME` at `cwd/home` (a folder of its own, so the user
-/// and project layers of the default chain are distinct), empty unless a test fills it.
-fn skills(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(args)
-        .current_dir(cwd)
-        .env("HOME", cwd.join("home"))
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8(output.stderr.clone()).unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
-}
+use common::{json, md, skills, stderr, stdout, write};
 
 const EXAMPLES: [&str; 5] = [
     "changelog-writer",

@@ -3,29 +3,13 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::{md, skills, write};
 use serde_json::Value;
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
-}
-
-fn md(name: &str, description: &str) -> String {
-    format!("---\nname: {name}\ndescription: {description}\n---\n")
-}
-
-fn skills(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(args)
-        .current_dir(cwd)
-        .env("HOME", cwd.join("home"))
-        .output()
-        .unwrap()
-}
 
 /// `(name, description, source)` of `list --json`.
 fn listed(output: &Output) -> Vec<(String, String, String)> {
