@@ -13,9 +13,11 @@ use skills_middleware::{
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::output::print_diagnostics;
+use crate::progress::Progress;
 use crate::source::open_sources;
 
-async fn middleware(args: &SourceArgs) -> anyhow::Result<SkillsMiddleware> {
+async fn middleware(args: &SourceArgs, json: bool) -> anyhow::Result<SkillsMiddleware> {
+    let progress = Progress::start(json, "reading skill sources");
     let sources = open_sources(args)?;
     let mut builder = SkillsMiddleware::builder();
     for source in &sources {
@@ -23,6 +25,7 @@ async fn middleware(args: &SourceArgs) -> anyhow::Result<SkillsMiddleware> {
     }
     let skills = builder.build().context("cannot build the skills middleware")?;
     let snapshot = skills.catalog().ensure_loaded().await;
+    drop(progress);
     print_diagnostics(snapshot.diagnostics());
     Ok(skills)
 }
@@ -36,7 +39,7 @@ struct PromptJson<'a> {
 
 /// `skills prompt [--loaded a,b]`: the exact skills section of the system prompt.
 pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow::Result<ExitCode> {
-    let skills = middleware(args).await?;
+    let skills = middleware(args, json).await?;
     let snapshot = skills.catalog().snapshot();
     if let Some(unknown) = loaded.iter().find(|name| snapshot.get(name).is_none()) {
         eprintln!("error: no skill named {unknown:?} in the sources");
@@ -66,7 +69,7 @@ struct LoadJson<'a> {
 /// `skills load NAME`: what the `load_skill` tool answers, through the middleware's own
 /// tool (so errors read exactly as a model would see them).
 pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let skills = middleware(args).await?;
+    let skills = middleware(args, json).await?;
     let mut state = AgentState::new(vec![Message::user("skills load")]);
     if let Some(update) = skills.before_agent(&state).await? {
         state.apply(update);

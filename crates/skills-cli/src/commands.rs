@@ -14,6 +14,7 @@ use skills_core::{
 
 use crate::cli::{Cli, Command, EXIT_OK, EXIT_SOURCE_ERROR, EXIT_VALIDATION, SourceArgs};
 use crate::output::{print_diagnostics, shorten, table};
+use crate::progress::Progress;
 use crate::source::{Source, open_sources};
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -35,7 +36,8 @@ struct Catalog {
     diagnostics: Vec<Diagnostic>,
 }
 
-async fn discover(specs: &SourceArgs) -> anyhow::Result<Catalog> {
+async fn discover(specs: &SourceArgs, json: bool) -> anyhow::Result<Catalog> {
+    let _progress = Progress::start(json, "reading skill sources");
     let sources = open_sources(specs)?;
     let mut per_source = Vec::with_capacity(sources.len());
     let mut diagnostics = Vec::new();
@@ -87,7 +89,7 @@ fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
 }
 
 async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = discover(specs).await?;
+    let catalog = discover(specs, json).await?;
     print_diagnostics(&catalog.diagnostics);
     if json {
         let skills: Vec<_> = catalog
@@ -163,7 +165,7 @@ struct FileJson {
 }
 
 async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = discover(specs).await?;
+    let catalog = discover(specs, json).await?;
     let Some(merged) = catalog.skills.iter().find(|m| m.skill.name == name) else {
         let available: Vec<_> = catalog.skills.iter().map(|m| m.skill.name.as_str()).collect();
         eprintln!("error: no skill named '{name}'; available: {}", available.join(", "));

@@ -7,6 +7,7 @@ mod agent;
 mod cli;
 mod commands;
 mod output;
+mod progress;
 mod source;
 mod watch;
 

@@ -10,6 +10,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::cli::EXIT_OK;
 use crate::output::print_diagnostics;
+use crate::progress::Progress;
 use crate::source::open_sources;
 
 /// One change as `--json` prints it.
@@ -24,6 +25,7 @@ struct ChangeJson<'a> {
 }
 
 pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let progress = Progress::start(json, "reading skill sources");
     let sources = open_sources(specs)?;
     let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
     let skill_sources = sources
@@ -32,6 +34,7 @@ pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result
         .collect();
     let catalog = Arc::new(SkillCatalog::new(skill_sources));
     let snapshot = catalog.ensure_loaded().await;
+    drop(progress);
     print_diagnostics(snapshot.diagnostics());
     let mut events = catalog.subscribe();
     let handle = catalog.watch().context("cannot watch the sources")?;

@@ -118,3 +118,22 @@ fn new_scaffolds_a_valid_skill_and_refuses_bad_names_and_overwrites() {
     assert_eq!(output.status.code(), Some(2));
     assert!(!lib.join("two-lines").exists());
 }
+
+#[test]
+fn no_progress_output_when_stderr_is_not_a_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("examples={EXAMPLES}");
+    for args in [
+        vec!["list", "--source", source.as_str()],
+        vec!["prompt", "--source", source.as_str()],
+        vec!["info", "web-research", "--source", source.as_str()],
+    ] {
+        let output = skills(dir.path(), &args);
+        assert!(output.status.success());
+        let stderr = text(&output.stderr);
+        assert!(
+            !stderr.contains("reading skill sources") && !stderr.contains('\r'),
+            "{args:?}: {stderr:?}"
+        );
+    }
+}
