@@ -7,14 +7,15 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde::Serialize;
 use skills_core::validate_skill_name;
-use skills_middleware::{
-    AgentMiddleware, AgentState, LOAD_SKILL, Message, SkillsMiddleware, ToolOutput, ToolRuntime, ToolStatus,
-};
+use skills_middleware::{AgentMiddleware, AgentState, LOAD_SKILL, Message, SkillsMiddleware, ToolRuntime, ToolStatus};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::output::print_diagnostics;
 use crate::progress::Progress;
 use crate::source::open_sources;
+
+/// The id of the one tool call `skills load` makes.
+const CALL_ID: &str = "cli";
 
 async fn middleware(args: &SourceArgs, json: bool) -> anyhow::Result<SkillsMiddleware> {
     let progress = Progress::start(json, "reading skill sources");
@@ -79,14 +80,11 @@ pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<E
     };
     let runtime = ToolRuntime {
         state: &state,
-        tool_call_id: "cli",
+        tool_call_id: CALL_ID,
     };
-    let message = match tool.call(serde_json::json!({ "skill_name": name }), runtime).await {
-        ToolOutput::Message(message) => message,
-        ToolOutput::Command(command) => match command.messages.into_iter().find_map(|m| m.as_tool().cloned()) {
-            Some(message) => message,
-            None => bail!("{LOAD_SKILL} answered without a message"),
-        },
+    let output = tool.call(serde_json::json!({ "skill_name": name }), runtime).await;
+    let Some(message) = output.tool_message(CALL_ID) else {
+        bail!("{LOAD_SKILL} answered without a message");
     };
     let ok = message.status == ToolStatus::Success;
     if json {

@@ -325,13 +325,12 @@ async fn validate_path(
     };
     let backend = FilesystemBackend::new(skill_dir)?.with_virtual_mode(false)?;
     let md_path = path::join(backend.root_path(), SKILL_FILE);
-    let response = backend.download_files(std::slice::from_ref(&md_path)).await.remove(0);
-    let Some(content) = response.content else {
-        let error = response
-            .error
-            .map_or_else(|| "no content".to_owned(), |e| e.to_string());
-        diagnostics.push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, error));
-        return Ok(());
+    let content = match backend.download_file(&md_path).await {
+        Ok(content) => content,
+        Err(error) => {
+            diagnostics.push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, error.to_string()));
+            return Ok(());
+        }
     };
     let outcome = parse_skill_md(&content, &md_path, path::file_name(backend.root_path()));
     skills.extend(outcome.skill);

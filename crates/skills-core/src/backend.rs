@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use crate::error::BackendError;
 use crate::path;
-use crate::types::{FileDownloadResponse, FileInfo};
+use crate::types::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::watch::Watch;
 
 /// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
@@ -49,6 +49,18 @@ pub trait BackendProtocol: Send + Sync + Debug {
 
     /// Reads files; one response per path, in the same order.
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse>;
+
+    /// Reads one file: [`download_files`](Self::download_files) with one path, as a
+    /// `Result`.
+    async fn download_file(&self, path: &str) -> Result<Vec<u8>, FileError> {
+        match self.download_files(&[path.to_owned()]).await.pop() {
+            Some(response) => response.into_result(),
+            None => Err(FileError {
+                kind: FileErrorKind::Other,
+                message: "the backend gave no answer".into(),
+            }),
+        }
+    }
 
     /// The largest file, in bytes, that [`download_files`](Self::download_files) reads.
     fn max_file_size(&self) -> u64 {

@@ -290,21 +290,16 @@ async fn read_skills(
                 let response = responses.next().unwrap_or_else(|| {
                     FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
                 });
-                let content = match (response.content, response.error) {
-                    (Some(content), None) => content,
+                let content = match response.into_result() {
+                    Ok(content) => content,
                     // Deleted between the listing and the read: as if it had never been there.
-                    (_, Some(e)) if e.kind == FileErrorKind::FileNotFound => continue,
-                    (_, Some(e)) if e.kind == FileErrorKind::TooLarge => {
-                        listing
-                            .diagnostics
-                            .push(Diagnostic::new(md_path, DiagnosticKind::TooLarge, e.message));
-                        continue;
-                    }
-                    (_, error) => {
-                        let msg = error.map_or_else(|| "backend returned no content".to_owned(), |e| e.to_string());
-                        listing
-                            .diagnostics
-                            .push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, msg));
+                    Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
+                    Err(e) => {
+                        let (kind, message) = match e.kind {
+                            FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
+                            _ => (DiagnosticKind::ReadFailed, e.to_string()),
+                        };
+                        listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
                         continue;
                     }
                 };

@@ -172,6 +172,18 @@ impl FileDownloadResponse {
             }),
         }
     }
+
+    /// The content, or why there is none (an answer with neither is an `Other` error).
+    pub fn into_result(self) -> Result<Vec<u8>, FileError> {
+        match (self.content, self.error) {
+            (_, Some(error)) => Err(error),
+            (Some(content), None) => Ok(content),
+            (None, None) => Err(FileError {
+                kind: FileErrorKind::Other,
+                message: "the backend returned no content".into(),
+            }),
+        }
+    }
 }
 
 /// Why one file could not be downloaded.

@@ -91,12 +91,9 @@ impl Tool for ReadFileTool {
             Err(output) => return output,
         };
         let path = args.file_path;
-        let Some(response) = self.backend.download_files(std::slice::from_ref(&path)).await.pop() else {
-            return runtime.error(format!("Error: the backend gave no answer for '{path}'"));
-        };
-        let content = match (response.content, response.error) {
-            (Some(content), None) => content,
-            (_, Some(error)) => {
+        let content = match self.backend.download_file(&path).await {
+            Ok(content) => content,
+            Err(error) => {
                 let msg = match error.kind {
                     FileErrorKind::FileNotFound => format!("Error: file '{path}' not found"),
                     FileErrorKind::IsDirectory => format!("Error: '{path}' is a directory; use ls to list it"),
@@ -104,7 +101,6 @@ impl Tool for ReadFileTool {
                 };
                 return runtime.error(msg);
             }
-            (None, None) => return runtime.error(format!("Error: the backend returned no content for '{path}'")),
         };
         let Ok(text) = std::str::from_utf8(&content) else {
             return runtime.error(format!("Error: '{path}' is not UTF-8 text"));

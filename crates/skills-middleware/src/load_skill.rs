@@ -112,20 +112,12 @@ pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &Tool
             "Error: Failed to read skill file at {path}: its source is not configured"
         ));
     };
-    let Some(response) = backend.download_files(std::slice::from_ref(path)).await.pop() else {
-        return runtime.error(format!(
-            "Error: Failed to read skill file at {path}: the backend gave no answer"
-        ));
-    };
-    let content = match (response.content, response.error) {
-        (Some(content), None) => content,
-        (_, Some(error)) if error.kind == FileErrorKind::TooLarge => {
+    let content = match backend.download_file(path).await {
+        Ok(content) => content,
+        Err(error) if error.kind == FileErrorKind::TooLarge => {
             return runtime.error(too_large(path, backend.max_file_size().min(MAX_SKILL_FILE_SIZE)));
         }
-        (_, Some(error)) => return runtime.error(format!("Error: Failed to read skill file at {path}: {error}")),
-        (None, None) => {
-            return runtime.error(format!("Error: Failed to read skill file at {path}: no content"));
-        }
+        Err(error) => return runtime.error(format!("Error: Failed to read skill file at {path}: {error}")),
     };
     if content.len() as u64 > MAX_SKILL_FILE_SIZE {
         return runtime.error(too_large(path, MAX_SKILL_FILE_SIZE));
