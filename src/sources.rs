@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
-use skills_core::BackendProtocol;
+use skills_core::{BackendProtocol, redact_url as redact};
 
 /// The file a project keeps its sources in.
 pub const CONFIG_FILE: &str = "skills.toml";
@@ -255,21 +255,6 @@ fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> 
         location,
         backend,
         path,
-    }
-}
-
-/// A URL with the password of its user-info part hidden.
-fn redact(text: &str) -> String {
-    let Some((scheme, rest)) = text.split_once("://") else {
-        return text.to_owned();
-    };
-    let end = rest.find('/').unwrap_or(rest.len());
-    match rest[..end].rsplit_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}{}", &rest[end..])
-        }
-        _ => text.to_owned(),
     }
 }
 

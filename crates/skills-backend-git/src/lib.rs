@@ -60,7 +60,7 @@ use std::path::PathBuf;
 pub use git2;
 pub use remote::{SSH_KEY_ENV, TOKEN_ENV, USERNAME_ENV};
 pub use repo::{DEFAULT_FETCH_INTERVAL, GitBackend, GitBackendBuilder, Refreshed};
-pub use spec::{GitRef, GitSpec, redact};
+pub use spec::{GitRef, GitSpec};
 
 /// Why a git backend could not be opened or refreshed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,5 +111,9 @@ impl GitError {
 
 /// Hides passwords of any URL inside a message.
 fn redact_all(message: &str) -> String {
-    message.split(' ').map(redact).collect::<Vec<_>>().join(" ")
+    message
+        .split(' ')
+        .map(skills_core::redact_url)
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -14,7 +14,8 @@ use skills_core::{
 
 use crate::GitError;
 use crate::remote::{self, Remote};
-use crate::spec::{GitRef, GitSpec, redact};
+use crate::spec::{GitRef, GitSpec};
+use skills_core::redact_url as redact;
 
 /// How often a watch fetches a remote, unless [`GitBackendBuilder::fetch_interval`] says
 /// otherwise.
@@ -39,7 +40,10 @@ pub struct GitBackend {
 }
 
 pub(crate) struct Inner {
+    /// The handle reads use.
     repo: Mutex<Repository>,
+    /// Held by the refresh that runs (fetches use a handle of their own).
+    refreshing: Mutex<()>,
     pub(crate) git_dir: PathBuf,
     pub(crate) remote: Option<Remote>,
     reference: GitRef,
@@ -145,6 +149,7 @@ impl GitBackendBuilder {
         Ok(GitBackend {
             inner: Arc::new(Inner {
                 repo: Mutex::new(repo),
+                refreshing: Mutex::new(()),
                 git_dir,
                 remote,
                 reference: self.reference,
@@ -218,36 +223,40 @@ impl GitBackend {
     /// commit. On failure the last good commit stays served and the reason is kept in
     /// [`problem`](Self::problem). Blocking.
     pub fn refresh(&self) -> Result<Option<Refreshed>, GitError> {
-        let repo = self.repo();
-        let outcome = self.refresh_locked(&repo);
+        // One refresh at a time, on a handle of its own: reads go on during a fetch.
+        let _one = self.inner.refreshing.lock().unwrap_or_else(|e| e.into_inner());
+        let repo = match Repository::open(&self.inner.git_dir) {
+            Ok(repo) => repo,
+            Err(e) => return Err(self.keep_serving(format!("cannot open the repository: {}", e.message()))),
+        };
+        let next = self.next_served(&repo).map_err(|reason| self.keep_serving(reason))?;
         let mut served = self.inner.served.write().unwrap_or_else(|e| e.into_inner());
-        match outcome {
-            Ok(next) if next.commit == served.commit => {
-                served.problem = None;
-                Ok(None)
-            }
-            Ok(next) => {
-                let changed =
-                    changed_paths(&repo, served.root, next.root).map_err(|e| GitError::git(&self.inner.name, &e))?;
-                let refreshed = Refreshed {
-                    from: served.commit.to_string(),
-                    to: next.commit.to_string(),
-                    changed,
-                };
-                *served = next;
-                Ok(Some(refreshed))
-            }
-            Err(reason) => {
-                served.problem = Some(format!("{reason}; serving {}", served.commit));
-                Err(GitError::Resolve {
-                    name: self.inner.name.clone(),
-                    reason,
-                })
-            }
+        if next.commit == served.commit {
+            served.problem = None;
+            return Ok(None);
+        }
+        let changed = changed_paths(&repo, served.root, next.root).map_err(|e| GitError::git(&self.inner.name, &e))?;
+        let refreshed = Refreshed {
+            from: served.commit.to_string(),
+            to: next.commit.to_string(),
+            changed,
+        };
+        *served = next;
+        Ok(Some(refreshed))
+    }
+
+    /// Records why a refresh keeps the served commit, and returns that as the error.
+    fn keep_serving(&self, reason: String) -> GitError {
+        let mut served = self.inner.served.write().unwrap_or_else(|e| e.into_inner());
+        served.problem = Some(format!("{reason}; serving {}", served.commit));
+        GitError::Resolve {
+            name: self.inner.name.clone(),
+            reason,
         }
     }
 
-    fn refresh_locked(&self, repo: &Repository) -> Result<Served, String> {
+    /// Fetches (a remote) and resolves the ref on `repo`: what to serve next.
+    fn next_served(&self, repo: &Repository) -> Result<Served, String> {
         if let Some(remote) = &self.inner.remote {
             remote::fetch(repo, remote).map_err(|e| format!("fetch failed: {e}"))?;
         }

@@ -48,6 +48,7 @@ mod parse;
 pub mod path;
 mod resources;
 mod types;
+mod url;
 mod watch;
 mod yaml;
 
@@ -71,4 +72,5 @@ pub use types::{
     FileDownloadResponse, FileError, FileErrorKind, FileInfo, FrontmatterValue, ResourceKind, ResourceMetadata,
     SkillMetadata, SkillsState,
 };
+pub use url::redact_url;
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

@@ -1,0 +1,41 @@
+//! Source URLs as people see them: passwords hidden.
+
+/// A URL with the password of its user-info part (`https://user:token@host`) shown as
+/// `***`; anything else is returned as it is. Used wherever a source URL reaches an error,
+/// a log line or `Display`.
+///
+/// ```
+/// use skills_core::redact_url;
+/// assert_eq!(redact_url("https://me:tok3n@example.com/r.git"), "https://me:***@example.com/r.git");
+/// assert_eq!(redact_url("ssh://git@example.com/r.git"), "ssh://git@example.com/r.git");
+/// ```
+pub fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    let end = rest.find('/').unwrap_or(rest.len());
+    match rest[..end].rsplit_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{scheme}://{user}:***@{host}{}", &rest[end..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_passwords_in_the_authority_are_hidden() {
+        assert_eq!(
+            redact_url("https://me:tok3n@example.com/r.git"),
+            "https://me:***@example.com/r.git"
+        );
+        assert_eq!(redact_url("git+https://:tok3n@h/x"), "git+https://:***@h/x");
+        assert_eq!(redact_url("ssh://git@example.com/r.git"), "ssh://git@example.com/r.git");
+        assert_eq!(redact_url("https://example.com/a@b:c"), "https://example.com/a@b:c");
+        assert_eq!(redact_url("team=./x"), "team=./x");
+    }
+}
