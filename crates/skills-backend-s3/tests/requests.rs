@@ -152,26 +152,33 @@ async fn an_object_that_grew_after_listing_is_refused_from_its_headers() {
     server.create_bucket("team");
     let uploader = server.store("team");
     upload(&*uploader, "", [("web/SKILL.md", b"small".to_vec())]).await;
-    let backend = server.backend("team", "").with_max_file_size(1024);
+    let connector = CountingConnector::default();
+    let requests = Arc::clone(&connector.requests);
+    let backend = server
+        .backend_builder("team", "")
+        .http_connector(connector)
+        .backend(|b| b.with_max_file_size(1024))
+        .build()
+        .unwrap();
     assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);
     uploader
         .put(&Path::from("web/SKILL.md"), vec![b'x'; 4096].into())
         .await
         .unwrap();
 
+    requests.clear();
     let answer = backend.download_files(&["/web/SKILL.md".to_owned()]).await;
     let error = answer[0].error.as_ref().unwrap();
     assert_eq!(error.kind, FileErrorKind::TooLarge);
     assert!(error.message.contains("4096"), "{}", error.message);
     assert!(answer[0].content.is_none());
+    // The listing said small: one GET, refused from its headers (no HEAD first).
+    assert_eq!((requests.gets(), requests.heads()), (1, 0));
     // Now known to be large: refused without a request.
-    assert_eq!(
-        backend.download_files(&["/web/SKILL.md".to_owned()]).await[0]
-            .error
-            .as_ref()
-            .map(|e| e.kind),
-        Some(FileErrorKind::TooLarge)
-    );
+    requests.clear();
+    let again = backend.download_file("/web/SKILL.md").await.unwrap_err();
+    assert_eq!(again.kind, FileErrorKind::TooLarge);
+    assert_eq!(requests.total(), 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

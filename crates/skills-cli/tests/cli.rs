@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{json, md, skills, stderr, stdout, write};
+use common::{json, md, skills, stderr, stdout, strings, write};
 
 const EXAMPLES: [&str; 5] = [
     "changelog-writer",
@@ -72,12 +72,7 @@ fn list_json_has_exactly_the_skill_metadata_fields_plus_source_and_shadowed() {
     let out = skills(dir.path(), &["list", "--json"]);
     assert_eq!(out.status.code(), Some(0));
     let list = json(&out);
-    let names: Vec<_> = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<_> = strings(&list, "name");
     assert_eq!(names, EXAMPLES);
     let first = list[0].as_object().unwrap();
     let mut keys: Vec<_> = first.keys().map(String::as_str).collect();
@@ -199,12 +194,7 @@ fn info_shows_metadata_source_and_files() {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");
     }
     let info = json(&skills(dir.path(), &["info", "web-research", "--json"]));
-    let files: Vec<_> = info["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let files: Vec<_> = strings(&info["files"], "path");
     assert_eq!(
         files,
         [

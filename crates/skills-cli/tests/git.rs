@@ -2,9 +2,12 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Output};
 
+use common::strings;
 use serde_json::Value;
 use skills_backend_git::test_support::{GitDaemon, TestRepo};
 
@@ -42,12 +45,7 @@ fn list_and_info_read_git_sources_at_a_ref() {
         cache.path(),
         &["list", "--json", "--source", &format!("{local}#ref=main&path=skills")],
     ));
-    let names: Vec<_> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    let names: Vec<_> = strings(&listed, "name");
     assert_eq!(names, ["pdf", "web"]);
     assert_eq!(listed[0]["source"], "skills");
 
@@ -59,12 +57,7 @@ fn list_and_info_read_git_sources_at_a_ref() {
     assert_eq!(info["source"], "team");
     let location = info["source_location"].as_str().unwrap();
     assert!(location.ends_with(&format!("@ {first}")), "{location}");
-    let files: Vec<_> = info["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let files: Vec<_> = strings(&info["files"], "path");
     assert_eq!(files, ["SKILL.md", "scripts/search.py"]);
 
     // A pinned commit.

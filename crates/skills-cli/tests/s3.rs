@@ -2,8 +2,11 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::process::{Command, Output};
 
+use common::strings;
 use serde_json::Value;
 use skills_backend_s3::test_server::{S3TestServer, upload};
 
@@ -46,10 +49,9 @@ async fn list_and_info_read_an_s3_library() {
     let output = skills(&server, &["list", "--json", "--source", "s3://team/shared/library"]);
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let listed = json(&output);
-    let entries = listed.as_array().unwrap();
-    let names: Vec<_> = entries.iter().map(|s| s["name"].as_str().unwrap()).collect();
+    let names = strings(&listed, "name");
     assert_eq!(names, ["pdf", "web"]);
-    assert_eq!(entries[0]["source"], "library");
+    assert_eq!(listed[0]["source"], "library");
 
     let output = skills(
         &server,
@@ -60,12 +62,7 @@ async fn list_and_info_read_an_s3_library() {
     assert_eq!(info["description"], "Search the web");
     assert_eq!(info["source"], "team");
     assert_eq!(info["source_location"], "s3://team/shared/library");
-    let files: Vec<_> = info["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let files: Vec<_> = strings(&info["files"], "path");
     assert_eq!(files, ["SKILL.md", "scripts/search.py"]);
 
     // The server goes away: a source error (exit 2) that names the source, no secret.

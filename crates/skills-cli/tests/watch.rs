@@ -2,25 +2,17 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
+use common::{md, write};
+
 const TIMEOUT: Duration = Duration::from_secs(20);
-
-fn write(root: &Path, rel: &str, content: &str) {
-    let path = root.join(rel);
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    let tmp = path.with_extension("tmp-write");
-    std::fs::write(&tmp, content).unwrap();
-    std::fs::rename(tmp, path).unwrap();
-}
-
-fn md(name: &str, description: &str) -> String {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
-}
 
 /// Lines of a child's pipe, delivered through a channel so reads can time out.
 fn lines(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {

@@ -7,11 +7,14 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// Writes a file, creating its directories.
+/// Writes a file atomically (temp file + rename, as editors do), creating its
+/// directories.
 pub fn write(root: &Path, rel: &str, content: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, content).unwrap();
+    let tmp = path.with_extension("tmp-write");
+    std::fs::write(&tmp, content).unwrap();
+    std::fs::rename(tmp, path).unwrap();
 }
 
 /// A minimal valid `SKILL.md`.
@@ -41,4 +44,14 @@ pub fn stderr(output: &Output) -> String {
 /// The JSON on stdout.
 pub fn json(output: &Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(output)))
+}
+
+/// The string `key` of every element of a JSON array (`names(&list, "name")`).
+pub fn strings<'a>(array: &'a Value, key: &str) -> Vec<&'a str> {
+    array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item[key].as_str().unwrap())
+        .collect()
 }
