@@ -108,50 +108,24 @@ impl AgentMiddleware for ShowSkillList {
 }
 
 /// A stand-in for a real web search tool.
-#[derive(Debug)]
-struct WebSearch;
-
-#[async_trait]
-impl Tool for WebSearch {
-    fn name(&self) -> &str {
-        "web_search"
-    }
-
-    fn description(&self) -> &str {
-        "Search the web (stand-in: returns a fixed result)."
-    }
-
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]})
-    }
-
-    async fn call(&self, args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
-        let query = args["query"].as_str().unwrap_or_default();
-        runtime.success(format!("3 results for '{query}': doc.rust-lang.org/edition-guide, ..."))
-    }
+fn web_search() -> FnTool {
+    FnTool::new(
+        "web_search",
+        "Search the web (stand-in: returns a fixed result).",
+        |args| {
+            let query = args["query"].as_str().unwrap_or_default();
+            Ok(format!("3 results for '{query}': doc.rust-lang.org/edition-guide, ..."))
+        },
+    )
+    .with_parameters(json!({"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}))
 }
 
 /// A shell tool that the example never really runs: Restrict mode refuses it.
-#[derive(Debug)]
-struct Bash;
-
-#[async_trait]
-impl Tool for Bash {
-    fn name(&self) -> &str {
-        "bash"
-    }
-
-    fn description(&self) -> &str {
-        "Run a shell command (stand-in)."
-    }
-
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
-    }
-
-    async fn call(&self, _args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
-        runtime.error("this example never runs shell commands")
-    }
+fn bash() -> FnTool {
+    FnTool::new("bash", "Run a shell command (stand-in).", |_| {
+        Err("this example never runs shell commands".into())
+    })
+    .with_parameters(json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}))
 }
 
 /// The path of the first `[reference]` resource in the latest tool result.
@@ -188,8 +162,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .middleware(Arc::new(skills))
         .middleware(Arc::new(ShowSkillList::default()))
         .tools(filesystem_tools(backend))
-        .tool(Arc::new(WebSearch))
-        .tool(Arc::new(Bash))
+        .tool(Arc::new(web_search()))
+        .tool(Arc::new(bash()))
         .build()?;
 
     let mut state = AgentState::new(vec![Message::user("What changed in the Rust 2024 edition?")]);

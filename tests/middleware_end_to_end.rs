@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use agent_skills::SkillsState;
 use agent_skills::fs::FilesystemBackend;
@@ -11,43 +11,8 @@ use agent_skills::middleware::*;
 use serde_json::json;
 
 /// A stand-in for a real tool: counts its runs and answers a fixed text.
-#[derive(Debug)]
-struct StandIn {
-    name: &'static str,
-    runs: Mutex<usize>,
-}
-
-impl StandIn {
-    fn new(name: &'static str) -> Arc<Self> {
-        Arc::new(Self {
-            name,
-            runs: Mutex::new(0),
-        })
-    }
-
-    fn runs(&self) -> usize {
-        *self.runs.lock().unwrap()
-    }
-}
-
-#[async_trait]
-impl Tool for StandIn {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn description(&self) -> &str {
-        "stand-in"
-    }
-
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object"})
-    }
-
-    async fn call(&self, _args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
-        *self.runs.lock().unwrap() += 1;
-        runtime.success(format!("{} ran", self.name))
-    }
+fn stand_in(name: &'static str) -> Arc<FnTool> {
+    Arc::new(FnTool::new(name, "stand-in", move |_| Ok(format!("{name} ran"))))
 }
 
 fn write(root: &std::path::Path, rel: &str, content: &str) {
@@ -83,8 +48,8 @@ async fn discover_load_and_restrict_on_real_files() {
         .allowed_tools_policy(AllowedToolsPolicy::Restrict)
         .build()
         .unwrap();
-    let web_search = StandIn::new("web_search");
-    let bash = StandIn::new("bash");
+    let web_search = stand_in("web_search");
+    let bash = stand_in("bash");
     let model = Arc::new(
         ScriptedModel::new()
             .tool_call("load_skill", json!({"skill_name": "web-research"}))
@@ -146,12 +111,12 @@ async fn discover_load_and_restrict_on_real_files() {
             .content
             .starts_with("Tool 'bash' is not in the allowed-tools list")
     );
-    assert_eq!(bash.runs(), 0);
+    assert_eq!(bash.calls(), 0);
     assert_eq!(
         (results[2].status, results[2].content.as_str()),
         (ToolStatus::Success, "web_search ran")
     );
-    assert_eq!(web_search.runs(), 1);
+    assert_eq!(web_search.calls(), 1);
     assert_eq!(results[3].content, "     1\tPrefer primary sources.");
     assert_eq!(state.get::<SkillsState>().unwrap().skills_loaded, ["web-research"]);
 }

@@ -82,4 +82,4 @@ pub use scripted::{ScriptedModel, SeenRequest};
 pub use skills::{BuildError, ReloadPolicy, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
-pub use tool::{Command, Tool, ToolOutput, ToolRuntime, ToolSpec};
+pub use tool::{Command, FnTool, Tool, ToolOutput, ToolRuntime, ToolSpec};

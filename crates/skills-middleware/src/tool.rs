@@ -110,6 +110,91 @@ pub trait Tool: Send + Sync + Debug {
     }
 }
 
+type ToolFn = dyn Fn(&serde_json::Value) -> Result<String, String> + Send + Sync;
+
+/// A tool from a closure: `Ok(text)` answers with a success result, `Err(text)` with an
+/// error result. For small tools, stand-ins in examples and tests; it counts its calls.
+///
+/// ```
+/// use skills_middleware::FnTool;
+/// let search = FnTool::new("web_search", "Search the web.", |args| {
+///     Ok(format!("results for {}", args["query"]))
+/// })
+/// .with_parameters(serde_json::json!({
+///     "type": "object",
+///     "properties": {"query": {"type": "string"}},
+///     "required": ["query"]
+/// }));
+/// assert_eq!(search.calls(), 0);
+/// ```
+pub struct FnTool {
+    name: String,
+    description: String,
+    parameters: serde_json::Value,
+    run: Box<ToolFn>,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+impl FnTool {
+    /// A tool called `name` that takes any arguments object (see
+    /// [`with_parameters`](Self::with_parameters)).
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        run: impl Fn(&serde_json::Value) -> Result<String, String> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            parameters: serde_json::json!({"type": "object"}),
+            run: Box::new(run),
+            calls: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The JSON schema of the arguments.
+    pub fn with_parameters(mut self, schema: serde_json::Value) -> Self {
+        self.parameters = schema;
+        self
+    }
+
+    /// How many times the tool was called.
+    pub fn calls(&self) -> usize {
+        self.calls.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Debug for FnTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FnTool")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+#[async_trait]
+impl Tool for FnTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn description(&self) -> &str {
+        &self.description
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        self.parameters.clone()
+    }
+
+    async fn call(&self, args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
+        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match (self.run)(&args) {
+            Ok(text) => runtime.success(text),
+            Err(text) => runtime.error(text),
+        }
+    }
+}
+
 /// Decodes a tool's JSON arguments, or says what is wrong with them in an error result.
 pub(crate) fn parse_args<T: serde::de::DeserializeOwned>(
     tool: &str,

@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::{RecordingTool, library, md};
+use common::{library, md, stand_in};
 use serde_json::json;
 use skills_core::{MemoryBackend, SkillsState};
 use skills_middleware::*;
@@ -58,7 +58,7 @@ async fn first_middleware_added_is_the_outermost_layer() {
             name: "b",
             log: log.clone(),
         }))
-        .tool(RecordingTool::new("echo"))
+        .tool(stand_in("echo"))
         .build()
         .unwrap();
     agent
@@ -120,7 +120,7 @@ async fn the_step_limit_stops_a_model_that_never_answers() {
         script = script.tool_call("echo", json!({}));
     }
     let agent = Agent::builder(Arc::new(script))
-        .tool(RecordingTool::new("echo"))
+        .tool(stand_in("echo"))
         .max_steps(3)
         .build()
         .unwrap();
@@ -144,7 +144,7 @@ async fn a_model_error_is_an_agent_error() {
 fn duplicate_tool_names_are_refused_at_build_time() {
     let skills = Arc::new(SkillsMiddleware::new(library(), ["/skills/user"]).unwrap());
     let err = Agent::builder(Arc::new(ScriptedModel::new()))
-        .tool(RecordingTool::new("load_skill"))
+        .tool(stand_in("load_skill"))
         .middleware(skills)
         .build()
         .unwrap_err();

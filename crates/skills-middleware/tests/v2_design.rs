@@ -8,7 +8,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use common::{FailingListings, RecordingTool, library, md, run_before_agent};
+use common::{FailingListings, library, md, run_before_agent, stand_in};
 use serde_json::json;
 use skills_core::{DiagnosticKind, MemoryBackend, ResourceKind, SkillsState, discover_resources};
 use skills_middleware::prompt::{WARNINGS_CLOSE, WARNINGS_OPEN};
@@ -339,7 +339,7 @@ async fn load_skill_with_bad_arguments_answers_an_error() {
 async fn call_through_policy(mw: &SkillsMiddleware, state: &AgentState, tool: &str) -> ToolMessage {
     let tools: Vec<Arc<dyn Tool>> = ["web_search", "bash", "psql", "read_file", "write_todos", "ls"]
         .iter()
-        .map(|name| RecordingTool::new(name) as Arc<dyn Tool>)
+        .map(|name| stand_in(name) as Arc<dyn Tool>)
         .chain(mw.tools())
         .collect();
     let request = ToolCallRequest {

@@ -3,12 +3,11 @@
 #![allow(dead_code, clippy::unwrap_used)] // Each test binary uses part of this; helpers fail loudly.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde_json::json;
 use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend};
-use skills_middleware::{AgentMiddleware, AgentState, Tool, ToolOutput, ToolRuntime};
+use skills_middleware::{AgentMiddleware, AgentState, FnTool};
 
 /// A `SKILL.md` with the given frontmatter lines after name and description.
 pub fn md(name: &str, description: &str, extra: &str) -> String {
@@ -57,43 +56,12 @@ pub async fn run_before_agent(middleware: &dyn AgentMiddleware, state: &mut Agen
 }
 
 /// A tool that records that it ran and answers `ran <name>`.
-#[derive(Debug)]
-pub struct RecordingTool {
-    pub name: String,
-    pub runs: Mutex<usize>,
-}
-
-impl RecordingTool {
-    pub fn new(name: &str) -> Arc<Self> {
-        Arc::new(Self {
-            name: name.to_owned(),
-            runs: Mutex::new(0),
-        })
-    }
-
-    pub fn runs(&self) -> usize {
-        *self.runs.lock().unwrap()
-    }
-}
-
-#[async_trait]
-impl Tool for RecordingTool {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn description(&self) -> &str {
-        "a stand-in tool for tests"
-    }
-
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object"})
-    }
-
-    async fn call(&self, _args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
-        *self.runs.lock().unwrap() += 1;
-        runtime.success(format!("ran {}", self.name))
-    }
+/// A stand-in tool that answers `ran NAME`.
+pub fn stand_in(name: &str) -> Arc<FnTool> {
+    let answer = format!("ran {name}");
+    Arc::new(FnTool::new(name, "a stand-in tool for tests", move |_| {
+        Ok(answer.clone())
+    }))
 }
 
 /// A backend whose `ls_info` fails for the given directories (and everything else works
