@@ -20,8 +20,10 @@ use crate::skills::SkillSource;
 pub struct CatalogSnapshot {
     version: u64,
     skills: Vec<SkillMetadata>,
+    /// Position in `skills` by name.
     index: HashMap<String, usize>,
-    skill_sources: BTreeMap<String, usize>,
+    /// The source of each skill, parallel to `skills`.
+    skill_sources: Vec<usize>,
     shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
     resources: BTreeMap<String, Vec<ResourceMetadata>>,
     diagnostics: Vec<Diagnostic>,
@@ -45,7 +47,7 @@ impl CatalogSnapshot {
 
     /// Index of the source the skill `name` comes from.
     pub fn source_of(&self, name: &str) -> Option<usize> {
-        self.skill_sources.get(name).copied()
+        self.index.get(name).map(|&i| self.skill_sources[i])
     }
 
     /// Copies of `name` hidden by the winning source.
@@ -405,12 +407,12 @@ fn build_snapshot(work: &[SourceWork]) -> CatalogSnapshot {
         if let Some(resources) = found.and_then(|f| f.resources.get(&name)) {
             snapshot.resources.insert(name.clone(), resources.clone());
         }
-        snapshot.skill_sources.insert(name.clone(), entry.source);
         if !entry.shadowed.is_empty() {
             snapshot.shadowed.insert(name.clone(), entry.shadowed);
         }
         snapshot.index.insert(name, snapshot.skills.len());
         snapshot.skills.push(entry.skill);
+        snapshot.skill_sources.push(entry.source);
     }
     snapshot
 }
