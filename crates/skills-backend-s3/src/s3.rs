@@ -145,7 +145,6 @@ pub struct S3BackendBuilder {
     /// Set by [`allow_http`](Self::allow_http); `None` leaves it to the environment and
     /// the loopback rule.
     allow_http: Option<bool>,
-    configure: Option<Box<dyn FnOnce(ObjectStoreBackend) -> ObjectStoreBackend + Send>>,
 }
 
 impl S3BackendBuilder {
@@ -162,7 +161,6 @@ impl S3BackendBuilder {
             location,
             retry: default_retry(),
             allow_http: None,
-            configure: None,
         }
     }
 
@@ -235,26 +233,19 @@ impl S3BackendBuilder {
         self
     }
 
-    /// Settings of the backend itself (concurrency, poll interval, size limit), applied
-    /// after it is built.
+    /// Builds the backend. No request is sent: a wrong bucket or bad credentials show up
+    /// as errors of the first listing. Settings of the backend itself (concurrency, poll
+    /// interval, size limit) are its `with_*` methods:
     ///
     /// ```
     /// use std::time::Duration;
     /// use skills_backend_s3::S3BackendBuilder;
-    /// let builder = S3BackendBuilder::new("s3://team-skills/library").unwrap().backend(|b| {
-    ///     b.with_concurrency(8).with_poll_interval(Duration::from_secs(60))
-    /// });
+    /// let backend = S3BackendBuilder::new("s3://team-skills/library")?
+    ///     .build()?
+    ///     .with_concurrency(8)
+    ///     .with_poll_interval(Duration::from_secs(60));
+    /// # Ok::<(), skills_backend_s3::S3Error>(())
     /// ```
-    pub fn backend(
-        mut self,
-        configure: impl FnOnce(ObjectStoreBackend) -> ObjectStoreBackend + Send + 'static,
-    ) -> Self {
-        self.configure = Some(Box::new(configure));
-        self
-    }
-
-    /// Builds the backend. No request is sent: a wrong bucket or bad credentials show up
-    /// as errors of the first listing.
     pub fn build(self) -> Result<ObjectStoreBackend, S3Error> {
         let location = self.location.to_string();
         let config_error = |message: String| S3Error::Config {
@@ -289,12 +280,8 @@ impl S3BackendBuilder {
         let store = inner.build().map_err(|e| config_error(e.to_string()))?;
         let backend = ObjectStoreBackend::new(Arc::new(store))
             .with_prefix(self.location.prefix())
-            .map_err(|e| config_error(e.to_string()))?
-            .with_name(location.clone());
-        Ok(match self.configure {
-            Some(configure) => configure(backend),
-            None => backend,
-        })
+            .map_err(|e| config_error(e.to_string()))?;
+        Ok(backend.with_name(location))
     }
 }
 

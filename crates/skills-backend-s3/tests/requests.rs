@@ -157,9 +157,9 @@ async fn an_object_that_grew_after_listing_is_refused_from_its_headers() {
     let backend = server
         .backend_builder("team", "")
         .http_connector(connector)
-        .backend(|b| b.with_max_file_size(1024))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_max_file_size(1024);
     assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);
     uploader
         .put(&Path::from("web/SKILL.md"), vec![b'x'; 4096].into())
@@ -202,9 +202,9 @@ async fn downloads_run_concurrently_up_to_the_limit() {
         let backend = server
             .backend_builder("team", "")
             .http_connector(connector)
-            .backend(move |b| b.with_concurrency(limit))
             .build()
-            .unwrap();
+            .unwrap()
+            .with_concurrency(limit);
         backend.walk("/", 1).await.unwrap();
         requests.clear();
         let answers = backend.download_files(&paths).await;

@@ -73,9 +73,9 @@ async fn polls_report_changed_paths_and_download_nothing() {
     let backend = server
         .backend_builder("team", "lib")
         .http_connector(connector)
-        .backend(|b| b.with_poll_interval(POLL))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_poll_interval(POLL);
 
     // A reader discovers the library, then the bucket changes before the watch starts.
     assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);
@@ -125,9 +125,9 @@ async fn a_live_catalog_follows_the_bucket() {
     upload(&*uploader, "lib", [("web/SKILL.md", skill("web", "Search"))]).await;
     let backend = server
         .backend_builder("team", "lib")
-        .backend(|b| b.with_poll_interval(POLL))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_poll_interval(POLL);
     let catalog = Arc::new(SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]));
     catalog.ensure_loaded().await;
     let mut events = catalog.subscribe();
@@ -172,9 +172,9 @@ async fn a_stopped_server_keeps_the_last_good_catalog_and_recovery_is_automatic(
     let backend = server
         .backend_builder("team", "lib")
         .connect_timeout(Duration::from_millis(500))
-        .backend(|b| b.with_poll_interval(POLL))
         .build()
-        .unwrap();
+        .unwrap()
+        .with_poll_interval(POLL);
     let catalog = Arc::new(SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]));
     assert_eq!(names(&*catalog.ensure_loaded().await), ["alpha", "beta"]);
     let mut events = catalog.subscribe();
