@@ -103,6 +103,19 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the skills over MCP (stdio by default; --http for streamable HTTP on loopback).
+    ///
+    /// Implements the MCP skills extension (skills/list, skills/get, skill:// resources)
+    /// and the tools list_skills, load_skill and read_skill_resource. Follows changes to
+    /// the sources and tells connected clients. Never runs skill scripts.
+    Serve {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Serve streamable HTTP at http://ADDR/mcp instead of stdio; ADDR is a loopback
+        /// HOST:PORT or a PORT (port 0 picks a free one; the address is printed on stderr).
+        #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
+        http: Option<String>,
+    },
     /// Check skill folders or whole sources; exit 1 when a skill would be skipped.
     Validate {
         /// Skill folders (holding SKILL.md) or source folders (holding skill folders).

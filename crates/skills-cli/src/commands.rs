@@ -26,7 +26,26 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Prompt { sources, loaded, json } => crate::agent::prompt(&sources, &loaded, json).await,
         Command::Load { name, sources, json } => crate::agent::load(&sources, &name, json).await,
         Command::New { name, dir, description } => crate::agent::new_skill(&name, &dir, description.as_deref()),
+        Command::Serve { sources, http } => {
+            let transport = match http {
+                None => crate::mcp::Transport::Stdio,
+                Some(addr) => crate::mcp::Transport::Http(parse_http_addr(&addr)?),
+            };
+            crate::mcp::serve(&sources, transport).await
+        }
     }
+}
+
+/// `PORT` (on 127.0.0.1) or `HOST:PORT`.
+fn parse_http_addr(text: &str) -> anyhow::Result<std::net::SocketAddr> {
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    let text = text
+        .strip_prefix("localhost:")
+        .map_or_else(|| text.to_owned(), |port| format!("127.0.0.1:{port}"));
+    text.parse()
+        .with_context(|| format!("--http wants PORT or HOST:PORT (such as 127.0.0.1:8765), not {text:?}"))
 }
 
 /// The merged skills of all sources.

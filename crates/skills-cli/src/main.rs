@@ -6,6 +6,7 @@
 mod agent;
 mod cli;
 mod commands;
+mod mcp;
 mod output;
 mod progress;
 mod source;

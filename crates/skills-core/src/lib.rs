@@ -64,8 +64,8 @@ pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
 pub use name::{MAX_SKILL_NAME_LENGTH, NameError, check_skill_name, validate_skill_name};
 pub use parse::{
-    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, parse_skill_md,
-    split_frontmatter, split_tools,
+    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, frontmatter_json,
+    parse_skill_md, split_frontmatter, split_tools,
 };
 pub use resources::{discover_resources, resources_from_entries};
 pub use types::{

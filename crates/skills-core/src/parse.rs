@@ -322,6 +322,77 @@ pub fn split_tools(text: &str) -> Vec<String> {
     tools
 }
 
+/// The frontmatter of a `SKILL.md` as JSON, with every field the author wrote and each
+/// scalar resolved as YAML 1.2's core schema says (`true` a boolean, `1.10` the number
+/// 1.1, `"1.10"` a string). This is the verbatim form protocols such as the MCP skills
+/// extension carry; the catalog itself uses [`parse_skill_md`].
+///
+/// `None` when the file is over [`MAX_SKILL_FILE_SIZE`], not UTF-8, has no frontmatter,
+/// or its frontmatter is not a valid YAML mapping. Scalars JSON cannot hold (`.inf`,
+/// `.nan`, integers beyond 64 bits) stay strings.
+///
+/// ```
+/// let md = b"---\nname: pdf\ndescription: Read PDFs\nversion: 1.10\nbeta: true\ntags: [a, b]\n---\n";
+/// let fields = skills_core::frontmatter_json(md).unwrap();
+/// assert_eq!(fields["version"], serde_json::json!(1.1));
+/// assert_eq!(fields["beta"], serde_json::json!(true));
+/// assert_eq!(fields["tags"], serde_json::json!(["a", "b"]));
+/// ```
+pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
+    if content.len() as u64 > MAX_SKILL_FILE_SIZE {
+        return None;
+    }
+    let text = std::str::from_utf8(content).ok()?;
+    let (frontmatter, _body) = split_frontmatter(text)?;
+    match json_value(&yaml::parse(frontmatter).ok()?) {
+        serde_json::Value::Object(map) => Some(map),
+        _ => None,
+    }
+}
+
+fn json_value(node: &Yaml) -> serde_json::Value {
+    use serde_json::Value;
+    match node {
+        Yaml::Null => Value::Null,
+        Yaml::Scalar(s) => match s.kind {
+            ScalarKind::Str => Value::String(s.text.clone()),
+            ScalarKind::Bool => Value::Bool(s.text.eq_ignore_ascii_case("true")),
+            ScalarKind::Int => json_int(&s.text).unwrap_or_else(|| Value::String(s.text.clone())),
+            ScalarKind::Float => json_float(&s.text).unwrap_or_else(|| Value::String(s.text.clone())),
+        },
+        Yaml::Seq(items) => Value::Array(items.iter().map(json_value).collect()),
+        Yaml::Map(entries) => Value::Object(entries.iter().map(|(k, v)| (k.to_text(), json_value(v))).collect()),
+    }
+}
+
+/// A core-schema integer (`42`, `-7`, `+3`, `0x1F`, `0o17`) as a JSON number.
+fn json_int(text: &str) -> Option<serde_json::Value> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = if let Some(hex) = digits.strip_prefix("0x") {
+        u64::from_str_radix(hex, 16).ok()?
+    } else if let Some(octal) = digits.strip_prefix("0o") {
+        u64::from_str_radix(octal, 8).ok()?
+    } else {
+        digits.parse::<u64>().ok()?
+    };
+    if negative {
+        let value = 0i64.checked_sub_unsigned(magnitude)?;
+        Some(value.into())
+    } else {
+        Some(magnitude.into())
+    }
+}
+
+/// A finite core-schema float as a JSON number.
+fn json_float(text: &str) -> Option<serde_json::Value> {
+    let value: f64 = text.parse().ok()?;
+    serde_json::Number::from_f64(value).map(serde_json::Value::Number)
+}
+
 fn frontmatter_value(node: &Yaml) -> FrontmatterValue {
     match node {
         Yaml::Null => FrontmatterValue::Null,

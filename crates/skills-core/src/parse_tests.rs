@@ -340,3 +340,27 @@ fn diagnostics_display_as_path_kind_message() {
     let line = outcome.diagnostics[0].to_string();
     assert!(line.starts_with("/skills/web/SKILL.md: no-frontmatter: "), "{line}");
 }
+
+#[test]
+fn frontmatter_json_resolves_scalars_as_yaml_does() {
+    use serde_json::json;
+    let md = "---\nname: pdf\ndescription: Read PDFs\nversion: 1.10\nquoted: \"1.10\"\nbeta: True\nnot-bool: 'true'\n\
+              count: -12\nmask: 0x1F\nmode: 0o17\nhuge: 123456789012345678901234567890\nforever: .inf\nnothing: ~\n\
+              allowed-tools: [read_file, grep]\nmetadata:\n  owner: team\n  level: 3\n---\n# Body\n";
+    let fields = frontmatter_json(md.as_bytes()).expect("a mapping");
+    let expected = json!({
+        "name": "pdf", "description": "Read PDFs", "version": 1.1, "quoted": "1.10", "beta": true,
+        "not-bool": "true", "count": -12, "mask": 31, "mode": 15,
+        "huge": "123456789012345678901234567890", "forever": ".inf", "nothing": null,
+        "allowed-tools": ["read_file", "grep"], "metadata": { "owner": "team", "level": 3 }
+    });
+    assert_eq!(serde_json::Value::Object(fields), expected);
+}
+
+#[test]
+fn frontmatter_json_refuses_what_is_not_a_mapping() {
+    assert_eq!(frontmatter_json(b"# no frontmatter\n"), None);
+    assert_eq!(frontmatter_json(b"---\n- a\n- b\n---\n"), None);
+    assert_eq!(frontmatter_json(b"---\nname: [unclosed\n---\n"), None);
+    assert_eq!(frontmatter_json(b"---\nname: \xff\n---\n"), None);
+}

@@ -1,0 +1,450 @@
+//! A skill's files as MCP resources: `skill://` URIs, the containment rule for paths a
+//! client asks for, and the manifest (every file with its size and SHA-256 digest) that
+//! `skills/list` and `skills/get` carry.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{JsonObject, SkillResource, SkillResources, sha256_digest};
+use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, frontmatter_json, path};
+
+/// The URI scheme of skill files.
+pub const SCHEME: &str = "skill://";
+/// The index resource: every skill's name, description and `SKILL.md` URI, for clients
+/// that predate `skills/list`.
+pub const INDEX_URI: &str = "skill://index.json";
+/// How deep a skill's folder is listed for its manifest.
+pub const MAX_DEPTH: usize = 8;
+/// At most this many files of one skill are served; the rest are left out of its
+/// manifest (and logged).
+pub const MAX_FILES_PER_SKILL: usize = 1_000;
+
+/// The URI of a file of a skill, `rel` being its path inside the skill's folder.
+pub fn file_uri(skill: &str, rel: &str) -> String {
+    let mut uri = String::with_capacity(SCHEME.len() + skill.len() + 1 + rel.len());
+    uri.push_str(SCHEME);
+    uri.push_str(skill);
+    uri.push('/');
+    encode_path(rel, &mut uri);
+    uri
+}
+
+/// The URI of a skill's `SKILL.md`.
+pub fn skill_md_uri(skill: &str) -> String {
+    file_uri(skill, SKILL_FILE)
+}
+
+/// Percent-encodes every byte but unreserved characters and `/`.
+fn encode_path(rel: &str, out: &mut String) {
+    for byte in rel.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "%{byte:02X}");
+        }
+    }
+}
+
+/// Undoes [`encode_path`]; `None` for a malformed escape or bytes that are not UTF-8.
+fn decode_path(encoded: &str) -> Option<String> {
+    let bytes = encoded.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = encoded.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A `skill://` URI taken apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillUri {
+    /// `skill://index.json`.
+    Index,
+    /// `skill://<name>` or `skill://<name>/`: the skill's folder.
+    Root {
+        /// The skill's name.
+        skill: String,
+    },
+    /// `skill://<name>/<path>`, the path decoded but not yet checked.
+    File {
+        /// The skill's name.
+        skill: String,
+        /// The path inside the skill's folder, as asked.
+        rel: String,
+    },
+}
+
+/// Parses a `skill://` URI; `None` when it is not one (other scheme, query, fragment,
+/// malformed escapes).
+pub fn parse_uri(uri: &str) -> Option<SkillUri> {
+    if uri == INDEX_URI {
+        return Some(SkillUri::Index);
+    }
+    let rest = uri.strip_prefix(SCHEME)?;
+    if rest.contains(['?', '#']) {
+        return None;
+    }
+    let (skill, rel) = rest.split_once('/').unwrap_or((rest, ""));
+    if skill.is_empty() {
+        return None;
+    }
+    let skill = skill.to_owned();
+    if rel.is_empty() {
+        return Some(SkillUri::Root { skill });
+    }
+    Some(SkillUri::File {
+        skill,
+        rel: decode_path(rel)?,
+    })
+}
+
+/// Why a path asked for is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(String);
+
+/// The backend path of `asked` inside the folder `skill_dir` of a skill.
+///
+/// `asked` is relative to the folder (`scripts/run.py`), or, as `load_skill` prints
+/// resources, the full path of a file inside the folder. Refused: empty paths, `.` and
+/// `..` segments, empty segments, backslashes, NUL and other control characters, and
+/// absolute paths outside the folder. Links are the backend's to contain: a link that
+/// leads out of the source's root is never followed.
+pub fn contained_path(skill_dir: &str, asked: &str) -> Result<String, Refused> {
+    if asked.is_empty() {
+        return Err(Refused("the path is empty".into()));
+    }
+    if asked.chars().any(|c| c == '\\' || c.is_control()) {
+        return Err(Refused(format!(
+            "{} has a backslash or a control character",
+            shown(asked)
+        )));
+    }
+    let dir = skill_dir.trim_end_matches('/');
+    let rel = match asked.strip_prefix('/') {
+        Some(_) => match asked.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
+            Some(rel) if !dir.is_empty() => rel,
+            _ => {
+                return Err(Refused(format!(
+                    "{} is an absolute path outside the skill's folder",
+                    shown(asked)
+                )));
+            }
+        },
+        None => asked,
+    };
+    for segment in rel.split('/') {
+        if matches!(segment, "" | "." | "..") {
+            return Err(Refused(format!(
+                "{} leaves the skill's folder or is not a plain path (empty, `.` or `..` segment)",
+                shown(asked)
+            )));
+        }
+    }
+    Ok(path::join(dir, rel))
+}
+
+/// A path as an error message shows it: quoted, bounded.
+fn shown(asked: &str) -> String {
+    let mut text: String = asked.chars().take(200).collect();
+    if text.len() < asked.len() {
+        text.push('…');
+    }
+    format!("{text:?}")
+}
+
+/// One served file of a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestFile {
+    /// Path inside the skill's folder.
+    pub rel: String,
+    /// `sha256:<hex>`.
+    pub digest: String,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// Remembers the digest of every file read, by source, path and fingerprint, so an
+/// unchanged file is read once for all manifests.
+#[derive(Debug, Default)]
+pub struct DigestCache {
+    entries: Mutex<HashMap<(usize, String), Cached>>,
+}
+
+#[derive(Debug, Clone)]
+struct Cached {
+    etag: String,
+    file: Digested,
+}
+
+/// What reading a file once tells: its digest and size, and for a `SKILL.md` its
+/// frontmatter.
+#[derive(Debug, Clone)]
+struct Digested {
+    digest: String,
+    size: u64,
+    frontmatter: Option<Arc<JsonObject>>,
+}
+
+impl Digested {
+    fn of(bytes: &[u8], skill_md: bool) -> Self {
+        Self {
+            digest: sha256_digest(bytes),
+            size: bytes.len() as u64,
+            frontmatter: skill_md.then(|| frontmatter_json(bytes).map(Arc::new)).flatten(),
+        }
+    }
+}
+
+/// A skill's served files and its `SKILL.md` frontmatter as written.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// Every served file, sorted by path.
+    pub files: Vec<ManifestFile>,
+    /// The frontmatter of `SKILL.md` as JSON (`None` if it does not parse).
+    pub frontmatter: Option<Arc<JsonObject>>,
+}
+
+impl DigestCache {
+    fn get(&self, source: usize, path: &str, etag: Option<&str>) -> Option<Digested> {
+        let etag = etag?;
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let cached = entries.get(&(source, path.to_owned()))?;
+        (cached.etag == etag).then(|| cached.file.clone())
+    }
+
+    fn put(&self, source: usize, path: String, etag: Option<String>, file: Digested) {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        match etag {
+            Some(etag) => {
+                entries.insert((source, path), Cached { etag, file });
+            }
+            None => {
+                entries.remove(&(source, path));
+            }
+        }
+    }
+
+    /// The files of a skill with their digests: one listing of its folder, and a read
+    /// of each file whose fingerprint is new. Files over the backend's size limit, files
+    /// that cannot be read and files past [`MAX_FILES_PER_SKILL`] are left out. `None`
+    /// when the folder cannot be listed or its `SKILL.md` cannot be read.
+    pub async fn manifest(
+        &self,
+        backend: &dyn BackendProtocol,
+        source: usize,
+        skill: &SkillMetadata,
+    ) -> Option<Manifest> {
+        let dir = skill.dir();
+        let walk = match backend.walk(dir, MAX_DEPTH).await {
+            Ok(walk) => walk,
+            Err(error) => {
+                tracing::warn!(skill = skill.name, %error, "cannot list the skill's folder");
+                return None;
+            }
+        };
+        let limit = backend.max_file_size();
+        let mut files: Vec<_> = walk
+            .entries
+            .into_iter()
+            .filter(|e| !e.is_dir && e.size <= limit)
+            .collect();
+        if files.len() > MAX_FILES_PER_SKILL {
+            tracing::warn!(
+                skill = skill.name,
+                files = files.len(),
+                "serving only the first {MAX_FILES_PER_SKILL} files"
+            );
+            files.truncate(MAX_FILES_PER_SKILL);
+        }
+        let mut known = Vec::with_capacity(files.len());
+        let mut to_read = Vec::new();
+        for file in files {
+            match self.get(source, &file.path, file.etag.as_deref()) {
+                Some(digested) => known.push((file.path, digested)),
+                None => to_read.push(file),
+            }
+        }
+        if !to_read.is_empty() {
+            let paths: Vec<String> = to_read.iter().map(|f| f.path.clone()).collect();
+            for (file, answer) in to_read.into_iter().zip(backend.download_files(&paths).await) {
+                match answer.into_result() {
+                    Ok(bytes) => {
+                        let digested = Digested::of(&bytes, file.path == skill.path);
+                        self.put(source, file.path.clone(), file.etag, digested.clone());
+                        known.push((file.path, digested));
+                    }
+                    Err(error) if error.kind == FileErrorKind::FileNotFound => {}
+                    Err(error) => tracing::warn!(path = file.path, %error, "left out of the skill's manifest"),
+                }
+            }
+        }
+        let mut frontmatter = None;
+        let mut manifest: Vec<ManifestFile> = Vec::with_capacity(known.len());
+        for (file_path, digested) in known {
+            if file_path == skill.path {
+                frontmatter = digested.frontmatter.clone();
+            }
+            let Some(rel) = file_path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            manifest.push(ManifestFile {
+                rel: rel.to_owned(),
+                digest: digested.digest,
+                size: digested.size,
+            });
+        }
+        manifest.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+        manifest.iter().any(|f| f.rel == SKILL_FILE).then_some(Manifest {
+            files: manifest,
+            frontmatter,
+        })
+    }
+}
+
+/// The manifest as SEP-2640 resources, `SKILL.md` first; `dynamic` without one.
+pub fn skill_resources(skill: &str, manifest: Option<&[ManifestFile]>) -> SkillResources {
+    let Some(files) = manifest else {
+        return SkillResources::Dynamic;
+    };
+    let mut resources: Vec<SkillResource> = files
+        .iter()
+        .map(|f| SkillResource::new(file_uri(skill, &f.rel), f.digest.clone(), f.size))
+        .collect();
+    if let Some(at) = files.iter().position(|f| f.rel == SKILL_FILE) {
+        let skill_md = resources.remove(at);
+        resources.insert(0, skill_md);
+    }
+    SkillResources::Files(resources)
+}
+
+/// A MIME type from a file name; `None` when the extension says nothing.
+pub fn mime_type(name: &str) -> Option<&'static str> {
+    let extension = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase())?;
+    Some(match extension.as_str() {
+        "md" | "markdown" => "text/markdown",
+        "txt" => "text/plain",
+        "py" => "text/x-python",
+        "sh" | "bash" => "text/x-shellscript",
+        "js" | "mjs" => "text/javascript",
+        "ts" => "text/x-typescript",
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "toml" => "application/toml",
+        "csv" => "text/csv",
+        "html" | "htm" => "text/html",
+        "xml" => "application/xml",
+        "sql" => "application/sql",
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "svg" => "image/svg+xml",
+        "pdf" => "application/pdf",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_round_trip_with_escapes() {
+        let uri = file_uri("pdf", "assets/a b#?%.md");
+        assert_eq!(uri, "skill://pdf/assets/a%20b%23%3F%25.md");
+        assert_eq!(
+            parse_uri(&uri),
+            Some(SkillUri::File {
+                skill: "pdf".into(),
+                rel: "assets/a b#?%.md".into()
+            })
+        );
+        assert_eq!(file_uri("café", "é.md"), "skill://café/%C3%A9.md");
+        assert_eq!(
+            parse_uri("skill://café/%C3%A9.md"),
+            Some(SkillUri::File {
+                skill: "café".into(),
+                rel: "é.md".into()
+            })
+        );
+    }
+
+    #[test]
+    fn uri_forms() {
+        assert_eq!(parse_uri(INDEX_URI), Some(SkillUri::Index));
+        assert_eq!(parse_uri("skill://pdf"), Some(SkillUri::Root { skill: "pdf".into() }));
+        assert_eq!(parse_uri("skill://pdf/"), Some(SkillUri::Root { skill: "pdf".into() }));
+        for bad in [
+            "file:///etc/passwd",
+            "skill://",
+            "skill:///x",
+            "skill://pdf/a?x",
+            "skill://pdf/%zz",
+            "skill://pdf/%ff",
+        ] {
+            assert_eq!(parse_uri(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn containment() {
+        let dir = "/lib/pdf";
+        assert_eq!(
+            contained_path(dir, "scripts/run.py").unwrap(),
+            "/lib/pdf/scripts/run.py"
+        );
+        assert_eq!(
+            contained_path(dir, "/lib/pdf/scripts/run.py").unwrap(),
+            "/lib/pdf/scripts/run.py"
+        );
+        for bad in [
+            "",
+            "..",
+            "../other/SKILL.md",
+            "scripts/../../other/SKILL.md",
+            "scripts/..",
+            "./SKILL.md",
+            "scripts//run.py",
+            "scripts/",
+            "/etc/passwd",
+            "/lib/pdf-other/SKILL.md",
+            "/lib/pdf",
+            "/lib/pdf/../x",
+            "..\\x",
+            "a\0b",
+        ] {
+            assert!(contained_path(dir, bad).is_err(), "{bad:?} was accepted");
+        }
+    }
+
+    #[test]
+    fn skill_md_comes_first() {
+        let files = [
+            ManifestFile {
+                rel: "A.md".into(),
+                digest: sha256_digest(b"a"),
+                size: 1,
+            },
+            ManifestFile {
+                rel: SKILL_FILE.into(),
+                digest: sha256_digest(b"s"),
+                size: 1,
+            },
+        ];
+        let SkillResources::Files(resources) = skill_resources("x", Some(&files)) else {
+            panic!("expected files");
+        };
+        assert_eq!(resources[0].uri, "skill://x/SKILL.md");
+        assert_eq!(resources[1].uri, "skill://x/A.md");
+        assert_eq!(skill_resources("x", None), SkillResources::Dynamic);
+    }
+}

@@ -1,0 +1,137 @@
+//! `skills serve`: the skills of the sources over the Model Context Protocol, on stdio
+//! or streamable HTTP bound to loopback, following the catalog as the sources change.
+
+mod files;
+mod server;
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use skills_middleware::SkillsMiddleware;
+use tokio_util::sync::CancellationToken;
+
+pub use server::SkillsServer;
+
+use crate::cli::{EXIT_OK, SourceArgs};
+use crate::output::print_diagnostics;
+use crate::progress::Progress;
+use crate::source::open_sources;
+
+/// The path the streamable HTTP endpoint answers on.
+pub const HTTP_PATH: &str = "/mcp";
+
+/// How `skills serve` talks to its client.
+#[derive(Debug, Clone, Copy)]
+pub enum Transport {
+    /// JSON-RPC on stdin and stdout (the client starts the server).
+    Stdio,
+    /// Streamable HTTP on this loopback address (port 0: any free port).
+    Http(SocketAddr),
+}
+
+/// Runs the server until the client leaves (stdio) or the process is interrupted.
+pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<ExitCode> {
+    if let Transport::Http(addr) = transport {
+        if !addr.ip().is_loopback() {
+            bail!(
+                "refusing to serve on {addr}: the server has no authentication, so it only binds to \
+                 loopback addresses (127.0.0.1, ::1); put a proxy with authentication in front to share it"
+            );
+        }
+    }
+    let progress = Progress::start(true, "reading skill sources");
+    let sources = open_sources(args)?;
+    let mut builder = SkillsMiddleware::builder();
+    for source in &sources {
+        builder = builder.source(source.to_skill_source());
+    }
+    let skills = builder.build().context("cannot build the skills catalog")?;
+    let snapshot = skills.catalog().ensure_loaded().await;
+    drop(progress);
+    print_diagnostics(snapshot.diagnostics());
+    let watch = skills.watch().context("cannot watch the sources")?;
+    for (i, reason) in watch.unwatched() {
+        eprintln!("warning: source {} is not watched: {reason}", sources[*i].label);
+    }
+    let server = SkillsServer::new(skills);
+    let count = snapshot.skills().len();
+    match transport {
+        Transport::Stdio => {
+            eprintln!("serving {count} skills over MCP on stdio");
+            let running = server
+                .serve(rmcp::transport::stdio())
+                .await
+                .context("the MCP client did not initialize")?;
+            running.waiting().await.context("the MCP session failed")?;
+        }
+        Transport::Http(addr) => serve_http(server, addr, count).await?,
+    }
+    drop(watch);
+    Ok(ExitCode::from(EXIT_OK))
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+async fn serve_http(server: SkillsServer, addr: SocketAddr, count: usize) -> anyhow::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = listener.local_addr().context("cannot read the bound address")?;
+    let stop = CancellationToken::new();
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(true)
+        .with_cancellation_token(stop.child_token());
+    let service = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        LocalSessionManager::default().into(),
+        config,
+    );
+    eprintln!("serving {count} skills over MCP on http://{bound}{HTTP_PATH}");
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    eprintln!("warning: cannot accept a connection: {error}");
+                    continue;
+                }
+            },
+            _ = tokio::signal::ctrl_c() => break,
+        };
+        let service = service.clone();
+        let handler = hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+            let service = service.clone();
+            async move {
+                let response: Response<Body> = if request.uri().path() == HTTP_PATH {
+                    service.handle(request).await
+                } else {
+                    not_found()
+                };
+                Ok::<_, Infallible>(response)
+            }
+        });
+        tokio::spawn(async move {
+            let connection = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+            if let Err(error) = connection.await {
+                tracing::debug!(%error, "MCP HTTP connection ended with an error");
+            }
+        });
+    }
+    stop.cancel();
+    Ok(())
+}
+
+fn not_found() -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from_static(b"not found; the MCP endpoint is /mcp\n")).boxed());
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
