@@ -4,9 +4,11 @@
 //!   features), and the docs with warnings denied. This is what CI runs.
 //! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
 //!   table per backend.
-//! - `s3-server`: installs the S3-compatible test server (moto, pinned, in a Python
-//!   virtual environment under `target/s3-venv`). `test` and `conformance` do this
-//!   themselves; the tests start and stop their own servers on 127.0.0.1.
+//! - `test-tools`: installs what the tests run besides cargo, pinned: a Python virtual
+//!   environment under `target/test-venv` with the S3-compatible server moto and the
+//!   MCP Python SDK (a real MCP client), and the MCP inspector under `target/test-npm`.
+//!   `test` and `conformance` do this themselves; the tests start and stop their own
+//!   servers on 127.0.0.1.
 //! - `bench [reload|s3|git]`: benchmarks, release build; `reload` is the hot-reload
 //!   harness, `s3` discovery from a local S3-compatible server with request counts, `git`
 //!   discovery from a local repository and a `git daemon`, and commit-to-catalog latency.
@@ -25,7 +27,8 @@ usage: cargo xtask <task>
 tasks:
   test                                  fmt check, clippy -D warnings, all tests, docs
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
-  s3-server                             install the S3 test server (moto) under target/s3-venv
+  test-tools                            install the pinned test tools: moto and the MCP Python SDK
+                                        (target/test-venv), the MCP inspector (target/test-npm)
   bench [reload|s3|git]                 benchmarks (release build); reload: hot-reload figures,
                                         s3: discovery from a local S3 server, git: local + daemon";
 
@@ -37,8 +40,12 @@ const BACKENDS: &[(&str, &str)] = &[
     ("git", "skills-backend-git"),
 ];
 
-/// The pinned S3-compatible test server.
-const MOTO: &str = "moto[server]==5.2.5";
+/// The Python packages of the test venv, pinned: the S3-compatible test server and the
+/// MCP SDK whose client drives `skills serve`.
+const PYTHON_TOOLS: &[&str] = &["moto[server]==5.2.5", "mcp==2.3.0"];
+
+/// The MCP inspector, pinned; its CLI checks `skills serve` against SEP-2640.
+const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -46,8 +53,10 @@ fn main() -> ExitCode {
         Some("test") if args.len() == 1 => test(),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench(&args[1..]),
-        Some("s3-server") if args.len() == 1 => s3_server().map(|program| {
-            println!("moto server: {}", program.display());
+        Some("test-tools") if args.len() == 1 => test_tools().map(|tools| {
+            for (name, path) in tools.env() {
+                println!("{name}={}", path.display());
+            }
         }),
         _ => Err(USAGE.to_owned()),
     };
@@ -70,7 +79,9 @@ fn cargo() -> Command {
 fn step(name: &str, mut command: Command) -> Result<(), String> {
     println!("==> {name}");
     let started = Instant::now();
-    let status = command.status().map_err(|e| format!("{name}: cannot run cargo: {e}"))?;
+    let status = command
+        .status()
+        .map_err(|e| format!("{name}: cannot run {}: {e}", command.get_program().to_string_lossy()))?;
     println!("    {name}: {:.1}s", started.elapsed().as_secs_f64());
     if status.success() {
         Ok(())
@@ -96,11 +107,9 @@ fn test() -> Result<(), String> {
     ]);
     step("clippy", clippy)?;
 
-    let moto = s3_server()?;
+    let tools = test_tools()?;
     let mut tests = cargo();
-    tests
-        .args(["test", "--workspace", "--all-features"])
-        .env(MOTO_SERVER_ENV, moto);
+    tests.args(["test", "--workspace", "--all-features"]).envs(tools.env());
     step("test", tests)?;
 
     let mut doc = cargo();
@@ -125,15 +134,15 @@ fn conformance(args: &[String]) -> Result<(), String> {
     if selected.is_empty() {
         return Err(format!("unknown backend {backend:?}\n{USAGE}"));
     }
-    let moto = if selected.iter().any(|(name, _)| *name == "s3") {
-        Some(s3_server()?)
+    let tools = if selected.iter().any(|(name, _)| *name == "s3") {
+        Some(test_tools()?)
     } else {
         None
     };
     for (name, package) in selected {
         let mut command = cargo();
-        if let Some(moto) = &moto {
-            command.env(MOTO_SERVER_ENV, moto);
+        if let Some(tools) = &tools {
+            command.envs(tools.env());
         }
         command.args([
             "test",
@@ -153,6 +162,10 @@ fn conformance(args: &[String]) -> Result<(), String> {
 
 /// The variable through which tests find the moto server.
 const MOTO_SERVER_ENV: &str = "SKILLS_TEST_MOTO_SERVER";
+/// The variable through which tests find the Python with the MCP SDK.
+const PYTHON_ENV: &str = "SKILLS_TEST_PYTHON";
+/// The variable through which tests find the MCP inspector.
+const INSPECTOR_ENV: &str = "SKILLS_TEST_MCP_INSPECTOR";
 
 fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR")
@@ -160,23 +173,70 @@ fn target_dir() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target")))
 }
 
-/// Installs moto in `target/s3-venv` unless the pinned version is there; returns the path
-/// of `moto_server`.
-fn s3_server() -> Result<PathBuf, String> {
-    let venv = target_dir().join("s3-venv");
-    let program = venv.join("bin/moto_server");
+/// Where the installed test tools are.
+struct TestTools {
+    venv: PathBuf,
+    inspector: PathBuf,
+}
+
+impl TestTools {
+    /// The variables the tests read.
+    fn env(&self) -> [(&'static str, PathBuf); 3] {
+        [
+            (MOTO_SERVER_ENV, self.venv.join("bin/moto_server")),
+            (PYTHON_ENV, self.venv.join("bin/python")),
+            (INSPECTOR_ENV, self.inspector.clone()),
+        ]
+    }
+}
+
+/// Installs the pinned test tools unless they are there already.
+fn test_tools() -> Result<TestTools, String> {
+    Ok(TestTools {
+        venv: python_tools()?,
+        inspector: inspector()?,
+    })
+}
+
+/// `target/test-venv` with [`PYTHON_TOOLS`]; returns the venv's path.
+fn python_tools() -> Result<PathBuf, String> {
+    let venv = target_dir().join("test-venv");
     let marker = venv.join(".installed");
-    if program.exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == MOTO) {
-        return Ok(program);
+    let wanted = PYTHON_TOOLS.join("\n");
+    if venv.join("bin/python").exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == wanted) {
+        return Ok(venv);
     }
     let mut create = Command::new("python3");
     create.args(["-m", "venv", "--clear"]).arg(&venv);
-    step("s3-server: python3 -m venv", create)
-        .map_err(|e| format!("{e}\nthe S3 tests need Python 3 with the venv module (Debian: python3-venv)"))?;
+    step("test-tools: python3 -m venv", create).map_err(|e| {
+        format!("{e}\nthe S3 and MCP tests need Python 3 with the venv module (Debian: python3-venv)")
+    })?;
     let mut install = Command::new(venv.join("bin/pip"));
-    install.args(["install", "--quiet", "--disable-pip-version-check", MOTO]);
-    step("s3-server: pip install moto", install)?;
-    std::fs::write(&marker, MOTO).map_err(|e| format!("{}: {e}", marker.display()))?;
+    install
+        .args(["install", "--quiet", "--disable-pip-version-check"])
+        .args(PYTHON_TOOLS);
+    step("test-tools: pip install", install)?;
+    std::fs::write(&marker, wanted).map_err(|e| format!("{}: {e}", marker.display()))?;
+    Ok(venv)
+}
+
+/// `target/test-npm` with [`INSPECTOR`]; returns the path of its `mcp-inspector`.
+fn inspector() -> Result<PathBuf, String> {
+    let prefix = target_dir().join("test-npm");
+    let program = prefix.join("node_modules/.bin/mcp-inspector");
+    let marker = prefix.join(".installed");
+    if program.exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == INSPECTOR) {
+        return Ok(program);
+    }
+    std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
+    let mut install = Command::new("npm");
+    install
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
+        .arg(&prefix)
+        .arg(INSPECTOR);
+    step("test-tools: npm install", install)
+        .map_err(|e| format!("{e}\nthe MCP tests need Node.js 20+ with npm (Debian: nodejs npm)"))?;
+    std::fs::write(&marker, INSPECTOR).map_err(|e| format!("{}: {e}", marker.display()))?;
     Ok(program)
 }
 
@@ -200,7 +260,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         let mut command = cargo();
         command.args(["bench", "-p", package, "--bench", target]);
         if *name == "s3" {
-            command.env(MOTO_SERVER_ENV, s3_server()?);
+            command.env(MOTO_SERVER_ENV, python_tools()?.join("bin/moto_server"));
         }
         step(&format!("bench {name}"), command)?;
     }

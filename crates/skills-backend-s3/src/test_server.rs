@@ -3,8 +3,8 @@
 //!
 //! The server program is found through `SKILLS_TEST_MOTO_SERVER` (the path of
 //! `moto_server`), else in the virtual environment `cargo xtask` installs under
-//! `target/s3-venv`. `cargo xtask test` and `cargo xtask conformance --backend s3`
-//! install it on a fresh machine (`cargo xtask s3-server` does only that).
+//! `target/test-venv`. `cargo xtask test` and `cargo xtask conformance --backend s3`
+//! install it on a fresh machine (`cargo xtask test-tools` does only that).
 
 use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
@@ -228,7 +228,7 @@ fn program() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target")));
-    let program = target.join("s3-venv/bin/moto_server");
+    let program = target.join("test-venv/bin/moto_server");
     if !program.exists() {
         panic!(
             "the S3 tests need the moto server: run them with `cargo xtask test`, or install it \

@@ -1,0 +1,160 @@
+"""Drives `skills serve` with the `mcp` Python SDK's client and prints what it saw as JSON.
+
+Usage: client.py MODE LIBRARY SERVER...
+  MODE     legacy (initialize handshake, spontaneous notifications) or
+           modern (server/discover, notifications through subscriptions/listen)
+  LIBRARY  the skills folder the server reads; a skill named `gamma` is added to it
+           mid-session to provoke a list-changed notification
+  SERVER   an http://.../mcp URL, or the command line that starts the server on stdio
+
+The Rust test (tests/mcp.rs) makes every assertion; this script only reports, so a
+failure shows the whole transcript.
+"""
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+import tempfile
+from typing import Any, Literal
+
+from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
+from pydantic import TypeAdapter
+
+NOTIFICATION_TIMEOUT = 30.0
+
+
+class ListSkillsRequest(types.PaginatedRequest[Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+
+
+class GetSkillParams(types.RequestParams):
+    uri: str
+
+
+class GetSkillRequest(types.Request[GetSkillParams, Literal["skills/get"]]):
+    method: Literal["skills/get"] = "skills/get"
+    params: GetSkillParams
+
+
+RAW = TypeAdapter(dict[str, Any])
+
+
+def tool_result(result: Any) -> dict[str, Any]:
+    blocks = []
+    for block in result.content:
+        blocks.append(block.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return {"is_error": bool(result.is_error), "content": blocks, "structured": result.structured_content}
+
+
+async def error_of(call) -> dict[str, Any]:
+    try:
+        value = await call
+    except Exception as error:  # the SDK raises MCPError for JSON-RPC errors
+        code = getattr(getattr(error, "error", None), "code", None)
+        return {"raised": True, "code": code, "message": str(error)}
+    return {"raised": False, "value": str(value)}
+
+
+def add_skill(library: str, name: str) -> None:
+    """Writes a whole skill folder next to the library, then renames it in."""
+    staging = tempfile.mkdtemp(dir=os.path.dirname(library.rstrip("/")))
+    folder = os.path.join(staging, name)
+    os.mkdir(folder)
+    with open(os.path.join(folder, "SKILL.md"), "w") as f:
+        f.write(f"---\nname: {name}\ndescription: Added while a client was connected.\n---\n# {name}\n")
+    os.rename(folder, os.path.join(library, name))
+    shutil.rmtree(staging)
+
+
+async def main(mode: str, library: str, server: list[str]) -> None:
+    report: dict[str, Any] = {"mode": mode}
+    changed = asyncio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ResourceListChangedNotification):
+            changed.set()
+
+    if server[0].startswith("http://"):
+        target: Any = server[0]
+    else:
+        target = StdioServerParameters(command=server[0], args=server[1:])
+    client_mode = "legacy" if mode == "legacy" else "auto"
+    async with Client(target, mode=client_mode, message_handler=on_message, cache=None) as client:
+        report["protocol"] = client.protocol_version
+        caps = client.server_capabilities
+        report["capabilities"] = caps.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+        resources = await client.list_resources()
+        report["resources"] = [r.uri for r in resources.resources]
+        templates = await client.list_resource_templates()
+        report["templates"] = [t.uri_template for t in templates.resource_templates]
+        tools = await client.list_tools()
+        report["tools"] = [t.name for t in tools.tools]
+
+        session = client.session
+        listing = await session.send_request(ListSkillsRequest(), RAW)
+        report["skills_list"] = listing
+        got = await session.send_request(GetSkillRequest(params=GetSkillParams(uri="skill://alpha/SKILL.md")), RAW)
+        report["skills_get"] = got
+        report["skills_get_unknown"] = await error_of(
+            session.send_request(GetSkillRequest(params=GetSkillParams(uri="skill://nobody/SKILL.md")), RAW)
+        )
+
+        skill_md = await client.read_resource("skill://alpha/SKILL.md")
+        report["skill_md"] = skill_md.contents[0].text
+        index = await client.read_resource("skill://index.json")
+        report["index"] = json.loads(index.contents[0].text)
+        reference = await client.read_resource("skill://alpha/references/guide.md")
+        report["reference"] = reference.contents[0].text
+        report["read_traversal"] = await error_of(client.read_resource("skill://alpha/..%2Fbeta%2FSKILL.md"))
+        report["read_link_out"] = await error_of(client.read_resource("skill://alpha/references/secret.md"))
+
+        report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
+        report["load_skill"] = tool_result(await client.call_tool("load_skill", {"name": "alpha"}))
+        report["load_unknown"] = tool_result(await client.call_tool("load_skill", {"name": "nobody"}))
+        report["read_tool"] = tool_result(
+            await client.call_tool("read_skill_resource", {"name": "alpha", "path": "scripts/run.py"})
+        )
+        report["read_tool_binary"] = tool_result(
+            await client.call_tool("read_skill_resource", {"name": "alpha", "path": "assets/logo.bin"})
+        )
+        report["read_tool_traversal"] = tool_result(
+            await client.call_tool("read_skill_resource", {"name": "alpha", "path": "../beta/SKILL.md"})
+        )
+        report["read_tool_absolute"] = tool_result(
+            await client.call_tool("read_skill_resource", {"name": "alpha", "path": "/etc/passwd"})
+        )
+        report["read_tool_link_out"] = tool_result(
+            await client.call_tool("read_skill_resource", {"name": "alpha", "path": "references/secret.md"})
+        )
+
+        if mode == "legacy":
+            add_skill(library, "gamma")
+            try:
+                await asyncio.wait_for(changed.wait(), NOTIFICATION_TIMEOUT)
+                report["list_changed"] = True
+            except TimeoutError:
+                report["list_changed"] = False
+        else:
+            async with client.listen(resources_list_changed=True) as subscription:
+                report["listen_honored"] = str(subscription.honored)
+                add_skill(library, "gamma")
+                try:
+                    async with asyncio.timeout(NOTIFICATION_TIMEOUT):
+                        async for event in subscription:
+                            report["listen_event"] = type(event).__name__
+                            break
+                    report["list_changed"] = "listen_event" in report
+                except TimeoutError:
+                    report["list_changed"] = False
+        after = await client.list_resources()
+        report["resources_after"] = [r.uri for r in after.resources]
+
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3:]))
