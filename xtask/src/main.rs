@@ -208,9 +208,8 @@ fn python_tools() -> Result<PathBuf, String> {
     }
     let mut create = Command::new("python3");
     create.args(["-m", "venv", "--clear"]).arg(&venv);
-    step("test-tools: python3 -m venv", create).map_err(|e| {
-        format!("{e}\nthe S3 and MCP tests need Python 3 with the venv module (Debian: python3-venv)")
-    })?;
+    step("test-tools: python3 -m venv", create)
+        .map_err(|e| format!("{e}\nthe S3 and MCP tests need Python 3 with the venv module (Debian: python3-venv)"))?;
     let mut install = Command::new(venv.join("bin/pip"));
     install
         .args(["install", "--quiet", "--disable-pip-version-check"])

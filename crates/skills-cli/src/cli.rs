@@ -118,9 +118,10 @@ pub enum Command {
     },
     /// Check skill folders or whole sources; exit 1 when a skill would be skipped.
     Validate {
-        /// Skill folders (holding SKILL.md) or source folders (holding skill folders).
-        #[arg(required = true)]
-        paths: Vec<PathBuf>,
+        /// Skill folders (holding SKILL.md), source folders (holding skill folders), or
+        /// sources given as URLs (s3://..., git+...://..., file://...).
+        #[arg(required = true, value_name = "PATH|SOURCE")]
+        paths: Vec<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,

@@ -1,7 +1,7 @@
 //! The subcommands.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -11,6 +11,8 @@ use skills_core::{
     BackendProtocol, Diagnostic, DiagnosticKind, MergedSkill, SKILL_FILE, Severity, SkillMetadata, list_skills,
     merge_last_wins, parse_skill_md, path,
 };
+
+use agent_skills::sources::{OpenOptions, SourceSpec};
 
 use crate::cli::{Cli, Command, EXIT_OK, EXIT_SOURCE_ERROR, EXIT_VALIDATION, SourceArgs};
 use crate::output::{print_diagnostics, shorten, table};
@@ -264,19 +266,27 @@ struct ValidSkillJson<'a> {
     path: &'a str,
 }
 
-async fn validate(paths: &[PathBuf], json: bool) -> anyhow::Result<ExitCode> {
+async fn validate(targets: &[String], json: bool) -> anyhow::Result<ExitCode> {
     let mut skills = Vec::new();
     let mut diagnostics = Vec::new();
-    for given in paths {
+    for given in targets {
         let before = (skills.len(), diagnostics.len());
-        validate_path(given, &mut skills, &mut diagnostics).await?;
+        if given.contains("://") {
+            let _progress = Progress::start(json, "reading the source");
+            let spec: SourceSpec = given.parse()?;
+            let cwd = std::env::current_dir().context("cannot read the current directory")?;
+            let source = spec.open(&OpenOptions::new(cwd))?;
+            let listing = list_skills(source.backend.as_ref(), &source.path)
+                .await
+                .with_context(|| format!("source {} ({})", source.label, source.location))?;
+            skills.extend(listing.skills);
+            diagnostics.extend(listing.diagnostics);
+        } else {
+            validate_path(Path::new(given), &mut skills, &mut diagnostics).await?;
+        }
         if (skills.len(), diagnostics.len()) == before {
             let msg = "no skill folders found (a skill folder holds SKILL.md)";
-            diagnostics.push(Diagnostic::new(
-                given.display().to_string(),
-                DiagnosticKind::NoSkills,
-                msg,
-            ));
+            diagnostics.push(Diagnostic::new(given.clone(), DiagnosticKind::NoSkills, msg));
         }
     }
     let skipped: std::collections::BTreeSet<&str> = diagnostics

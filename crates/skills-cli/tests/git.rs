@@ -5,9 +5,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
-use common::strings;
+use common::{lines, stderr, stdout, strings, verify_served};
 use serde_json::Value;
 use skills_backend_git::test_support::{GitDaemon, TestRepo};
 
@@ -77,4 +78,101 @@ fn list_and_info_read_git_sources_at_a_ref() {
         assert!(stderr.contains(needle), "{source}: {stderr}");
         assert!(!stderr.contains("tok3n"), "{stderr}");
     }
+}
+
+/// Every command that reads sources, on a git source, with each exit code.
+#[test]
+fn every_command_reads_a_git_source() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", md("web", "Search the web"));
+    repo.write("skills/web/scripts/search.py", "print()");
+    repo.write("skills/pdf/SKILL.md", md("pdf", "Read PDFs"));
+    let clean = repo.commit("main", "two good skills");
+    repo.tag("clean", clean);
+    repo.write("skills/broken/SKILL.md", "---\nname: broken\n---\nno description\n");
+    repo.commit("main", "a broken skill");
+    let cache = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}#ref=main&path=skills", repo.path().display());
+    let clean_source = format!("git+file://{}#ref=tags/clean&path=skills", repo.path().display());
+    let run = |args: &[&str]| skills(cache.path(), args);
+
+    // list: the broken skill is reported on stderr, the rest listed; exit 0.
+    let listed = run(&["list", "--json", "--source", &source]);
+    assert_eq!(strings(&json(&listed), "name"), ["pdf", "web"]);
+    assert!(stderr(&listed).contains("broken/SKILL.md"), "{}", stderr(&listed));
+
+    // info: 0, and 2 for an unknown name.
+    assert_eq!(
+        json(&run(&["info", "pdf", "--json", "--source", &source]))["description"],
+        "Read PDFs"
+    );
+    assert_eq!(run(&["info", "nope", "--source", &source]).status.code(), Some(2));
+
+    // validate: 1 with the broken skill, 0 at the clean tag, 2 for a missing ref.
+    let invalid = run(&["validate", &source]);
+    assert_eq!(invalid.status.code(), Some(1), "{}", stderr(&invalid));
+    assert!(stdout(&invalid).contains("broken/SKILL.md"), "{}", stdout(&invalid));
+    let valid = run(&["validate", "--json", &clean_source]);
+    assert_eq!(valid.status.code(), Some(0), "{}", stderr(&valid));
+    assert_eq!(strings(&json(&valid)["skills"], "name"), ["pdf", "web"]);
+    let missing = format!("git+file://{}#ref=nope", repo.path().display());
+    assert_eq!(run(&["validate", &missing]).status.code(), Some(2));
+
+    // prompt: the section names both skills; an unknown --loaded name is 2.
+    let prompt = json(&run(&["prompt", "--json", "--loaded", "web", "--source", &source]));
+    let section = prompt["section"].as_str().unwrap();
+    assert!(
+        section.contains("**web** [Loaded]") && section.contains("**pdf**"),
+        "{section}"
+    );
+    assert_eq!(
+        run(&["prompt", "--loaded", "nope", "--source", &source]).status.code(),
+        Some(2)
+    );
+
+    // load: the SKILL.md and the resource list, as load_skill answers; 2 when unknown.
+    let loaded = run(&["load", "web", "--source", &source]);
+    assert!(loaded.status.success(), "{}", stderr(&loaded));
+    assert!(
+        stdout(&loaded).starts_with(&md("web", "Search the web")),
+        "{}",
+        stdout(&loaded)
+    );
+    assert!(
+        stdout(&loaded).contains("- [script] `/web/scripts/search.py`"),
+        "{}",
+        stdout(&loaded)
+    );
+    assert_eq!(run(&["load", "nope", "--source", &source]).status.code(), Some(2));
+
+    // serve: an MCP client verifies every served file of the git tree.
+    let reports = verify_served(&source, &[("SKILLS_GIT_CACHE", cache.path().to_str().unwrap())]);
+    assert_eq!(reports.len(), 2);
+
+    // watch: a commit on the followed branch is one line.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["watch", "--json", "--source", &source])
+        .env("SKILLS_GIT_CACHE", cache.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = lines(child.stdout.take().unwrap());
+    let err = lines(child.stderr.take().unwrap());
+    while !err
+        .recv_timeout(Duration::from_secs(30))
+        .unwrap()
+        .starts_with("watching ")
+    {}
+    repo.write("skills/sql/SKILL.md", md("sql", "Review SQL"));
+    repo.commit("main", "add sql");
+    let line = out.recv_timeout(Duration::from_secs(30)).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let event: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        (event["change"].as_str(), event["name"].as_str()),
+        (Some("added"), Some("sql")),
+        "{line}"
+    );
 }

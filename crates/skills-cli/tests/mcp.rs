@@ -8,40 +8,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{md, stderr, stdout, write};
+use common::{json_lines, lines, md, python, run_inspector, stderr, stdout, write};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
 const SKILLS: &str = env!("CARGO_BIN_EXE_skills");
-
-/// A test tool: the variable `cargo xtask test` sets, else where `cargo xtask test-tools`
-/// puts it.
-fn tool(var: &str, under_target: &str) -> PathBuf {
-    if let Some(path) = std::env::var_os(var) {
-        return PathBuf::from(path);
-    }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target").join(under_target);
-    assert!(
-        path.exists(),
-        "{} is missing: run `cargo xtask test-tools` (or `cargo xtask test`), or set {var}",
-        path.display()
-    );
-    path
-}
-
-fn python() -> PathBuf {
-    tool("SKILLS_TEST_PYTHON", "test-venv/bin/python")
-}
-
-fn inspector() -> PathBuf {
-    tool("SKILLS_TEST_MCP_INSPECTOR", "test-npm/node_modules/.bin/mcp-inspector")
-}
 
 /// A library of two skills: `alpha` with a script, a reference, a binary asset, numeric
 /// and list frontmatter, and a link to a secret outside the library; and `beta`.
@@ -104,14 +79,21 @@ fn text_of(result: &Value) -> &str {
 /// What both protocol eras must have seen.
 fn check_report(report: &Value, library: &Library) {
     let extensions = &report["capabilities"]["extensions"];
-    assert_eq!(extensions["io.modelcontextprotocol/skills"], json!({ "directoryRead": true }), "{report}");
+    assert_eq!(
+        extensions["io.modelcontextprotocol/skills"],
+        json!({ "directoryRead": true }),
+        "{report}"
+    );
     assert_eq!(report["capabilities"]["resources"]["listChanged"], json!(true));
     assert_eq!(
         report["resources"],
         json!(["skill://index.json", "skill://alpha/SKILL.md", "skill://beta/SKILL.md"])
     );
     assert_eq!(report["templates"], json!(["skill://{name}/{+path}"]));
-    assert_eq!(report["tools"], json!(["list_skills", "load_skill", "read_skill_resource"]));
+    assert_eq!(
+        report["tools"],
+        json!(["list_skills", "load_skill", "read_skill_resource"])
+    );
 
     // skills/list: verbatim frontmatter, SKILL.md first, every served file with its digest.
     let skills = report["skills_list"]["skills"].as_array().unwrap();
@@ -141,7 +123,10 @@ fn check_report(report: &Value, library: &Library) {
     let skill_md = std::fs::read(library.lib().join("alpha/SKILL.md")).unwrap();
     assert_eq!(alpha["resources"][0]["size"], json!(skill_md.len()));
     assert!(alpha["resources"][0]["digest"].as_str().unwrap().starts_with("sha256:"));
-    assert_eq!(report["skills_get"]["skill"], *alpha, "skills/get answers the listed entry");
+    assert_eq!(
+        report["skills_get"]["skill"], *alpha,
+        "skills/get answers the listed entry"
+    );
     assert_eq!(report["skills_get_unknown"]["code"], json!(-32602));
 
     // Resources: SKILL.md verbatim, the index, a reference.
@@ -156,12 +141,21 @@ fn check_report(report: &Value, library: &Library) {
 
     // Tools.
     let list = text_of(&report["list_skills"]);
-    assert!(list.contains("- **alpha**: First skill.") && list.contains("load_skill(\"beta\")"), "{list}");
-    assert_eq!(report["list_skills"]["structured"]["skills"][0]["uri"], "skill://alpha/SKILL.md");
+    assert!(
+        list.contains("- **alpha**: First skill.") && list.contains("load_skill(\"beta\")"),
+        "{list}"
+    );
+    assert_eq!(
+        report["list_skills"]["structured"]["skills"][0]["uri"],
+        "skill://alpha/SKILL.md"
+    );
     let loaded = text_of(&report["load_skill"]);
     assert_eq!(report["load_skill"]["is_error"], json!(false));
     assert!(loaded.starts_with(std::str::from_utf8(&skill_md).unwrap()), "{loaded}");
-    assert!(loaded.contains("- [script] `") && loaded.contains("alpha/scripts/run.py`"), "{loaded}");
+    assert!(
+        loaded.contains("- [script] `") && loaded.contains("alpha/scripts/run.py`"),
+        "{loaded}"
+    );
     assert_eq!(report["load_unknown"]["is_error"], json!(true));
     assert_eq!(
         text_of(&report["load_unknown"]),
@@ -172,7 +166,10 @@ fn check_report(report: &Value, library: &Library) {
     for refused in ["read_tool_traversal", "read_tool_absolute", "read_tool_link_out"] {
         assert_eq!(report[refused]["is_error"], json!(true), "{refused}: {report}");
         let text = text_of(&report[refused]);
-        assert!(text.starts_with("Error: ") && !text.contains("TOP SECRET") && !text.contains("root:"), "{text}");
+        assert!(
+            text.starts_with("Error: ") && !text.contains("TOP SECRET") && !text.contains("root:"),
+            "{text}"
+        );
     }
 
     // Hot reload: the client heard about gamma without reconnecting.
@@ -203,6 +200,8 @@ fn python_sdk_client_over_stdio_on_the_2026_protocol_listens_for_changes() {
 struct HttpServer {
     child: Child,
     url: String,
+    /// Kept open: the server may still write to its stderr.
+    _err: std::sync::mpsc::Receiver<String>,
 }
 
 impl HttpServer {
@@ -214,19 +213,16 @@ impl HttpServer {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(at) = line.find("http://") {
-                    let _ = tx.send(line[at..].to_owned());
-                }
+        let err = lines(child.stderr.take().unwrap());
+        let url = loop {
+            let line = err
+                .recv_timeout(Duration::from_secs(30))
+                .expect("skills serve --http printed its address");
+            if let Some(at) = line.find("http://") {
+                break line[at..].to_owned();
             }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("skills serve --http printed its address");
-        Self { child, url }
+        };
+        Self { child, url, _err: err }
     }
 }
 
@@ -241,7 +237,11 @@ impl Drop for HttpServer {
 fn python_sdk_client_over_streamable_http_on_loopback() {
     let library = Library::new();
     let server = HttpServer::start(&library);
-    assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"), "{}", server.url);
+    assert!(
+        server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
+        "{}",
+        server.url
+    );
     for mode in ["legacy", "modern"] {
         if mode == "modern" {
             std::fs::remove_dir_all(library.lib().join("gamma")).unwrap();
@@ -251,29 +251,19 @@ fn python_sdk_client_over_streamable_http_on_loopback() {
     }
 }
 
-fn run_inspector(era: &str, target: &[&str], args: &[&str]) -> Output {
-    Command::new(inspector())
-        .args(["--cli", "-q", "--protocol-era", era])
-        .args(target)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-/// The inspector's JSON lines on stdout.
-fn json_lines(output: &Output) -> Vec<Value> {
-    stdout(output)
-        .lines()
-        .filter(|l| l.starts_with('{'))
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect()
-}
-
 fn check_with_inspector(era: &str, target: &[&str]) {
     // SEP-2640 conformance and every digest, for every skill.
-    let verified = run_inspector(era, target, &["--method", "skills/list", "--verify", "--require-digests"]);
-    assert!(verified.status.success(), "{}\n{}", stdout(&verified), stderr(&verified));
+    let verified = run_inspector(
+        era,
+        target,
+        &["--method", "skills/list", "--verify", "--require-digests"],
+    );
+    assert!(
+        verified.status.success(),
+        "{}\n{}",
+        stdout(&verified),
+        stderr(&verified)
+    );
     let reports = json_lines(&verified);
     assert_eq!(reports.len(), 2, "{}", stdout(&verified));
     for report in &reports {
@@ -285,21 +275,48 @@ fn check_with_inspector(era: &str, target: &[&str]) {
     let got = run_inspector(
         era,
         target,
-        &["--method", "skills/get", "--uri", "skill://beta/SKILL.md", "--verify", "--require-digests"],
+        &[
+            "--method",
+            "skills/get",
+            "--uri",
+            "skill://beta/SKILL.md",
+            "--verify",
+            "--require-digests",
+        ],
     );
     assert!(got.status.success(), "{}\n{}", stdout(&got), stderr(&got));
     assert_eq!(json_lines(&got)[0]["ok"], json!(true));
 
-    let dir = run_inspector(era, target, &["--method", "resources/directory/read", "--uri", "skill://alpha/references"]);
+    let dir = run_inspector(
+        era,
+        target,
+        &[
+            "--method",
+            "resources/directory/read",
+            "--uri",
+            "skill://alpha/references",
+        ],
+    );
     assert!(dir.status.success(), "{}\n{}", stdout(&dir), stderr(&dir));
     let listing: Value = serde_json::from_str(&stdout(&dir)).unwrap();
     assert_eq!(listing["resources"][0]["uri"], "skill://alpha/references/guide.md");
-    assert_eq!(listing["resources"].as_array().unwrap().len(), 1, "the outward link is not listed");
+    assert_eq!(
+        listing["resources"].as_array().unwrap().len(),
+        1,
+        "the outward link is not listed"
+    );
 
     let load = run_inspector(
         era,
         target,
-        &["--method", "tools/call", "--tool-name", "load_skill", "--tool-arg", "name=beta"],
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "load_skill",
+            "--tool-arg",
+            "name=beta",
+        ],
     );
     assert!(load.status.success(), "{}", stderr(&load));
     let load: Value = serde_json::from_str(&stdout(&load)).unwrap();
@@ -308,9 +325,18 @@ fn check_with_inspector(era: &str, target: &[&str]) {
     let traversal = run_inspector(
         era,
         target,
-        &["--method", "resources/read", "--uri", "skill://alpha/%2E%2E/beta/SKILL.md"],
+        &[
+            "--method",
+            "resources/read",
+            "--uri",
+            "skill://alpha/%2E%2E/beta/SKILL.md",
+        ],
     );
-    assert!(!traversal.status.success(), "a traversal must fail: {}", stdout(&traversal));
+    assert!(
+        !traversal.status.success(),
+        "a traversal must fail: {}",
+        stdout(&traversal)
+    );
     assert!(!stdout(&traversal).contains("name: beta"));
 }
 

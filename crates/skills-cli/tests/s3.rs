@@ -6,7 +6,7 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::strings;
+use common::{stderr, stdout, strings, verify_served};
 use serde_json::Value;
 use skills_backend_s3::test_server::{S3TestServer, upload};
 
@@ -14,14 +14,21 @@ fn md(name: &str, description: &str) -> Vec<u8> {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n").into_bytes()
 }
 
+/// The AWS environment pointing at the test server.
+fn aws_env(server: &S3TestServer) -> [(&'static str, String); 4] {
+    [
+        ("AWS_ENDPOINT_URL", server.endpoint()),
+        ("AWS_ACCESS_KEY_ID", "cli-test-key".to_owned()),
+        ("AWS_SECRET_ACCESS_KEY", "cli-test-secret-value".to_owned()),
+        ("AWS_REGION", "us-east-1".to_owned()),
+    ]
+}
+
 /// Runs `skills` with the AWS environment pointing at the test server.
 fn skills(server: &S3TestServer, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(args)
-        .env("AWS_ENDPOINT_URL", server.endpoint())
-        .env("AWS_ACCESS_KEY_ID", "cli-test-key")
-        .env("AWS_SECRET_ACCESS_KEY", "cli-test-secret-value")
-        .env("AWS_REGION", "us-east-1")
+        .envs(aws_env(server))
         .output()
         .unwrap()
 }
@@ -72,4 +79,64 @@ async fn list_and_info_read_an_s3_library() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("s3://team/shared/library"), "{stderr}");
     assert!(!stderr.contains("cli-test-secret-value"), "{stderr}");
+}
+
+/// Every command that reads sources, on an S3 source, with each exit code.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_command_reads_an_s3_library() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let good = [
+        ("web/SKILL.md", md("web", "Search the web")),
+        ("web/scripts/search.py", b"print()".to_vec()),
+        ("pdf/SKILL.md", md("pdf", "Read PDFs")),
+    ];
+    upload(&*server.store("team"), "clean", good.clone()).await;
+    upload(&*server.store("team"), "lib", good).await;
+    upload(
+        &*server.store("team"),
+        "lib",
+        [("broken/SKILL.md", b"---\nname: broken\n---\nno description\n".to_vec())],
+    )
+    .await;
+    let run = |args: &[&str]| skills(&server, args);
+    let source = "s3://team/lib";
+
+    let listed = run(&["list", "--json", "--source", source]);
+    assert_eq!(strings(&json(&listed), "name"), ["pdf", "web"]);
+    assert!(stderr(&listed).contains("broken/SKILL.md"), "{}", stderr(&listed));
+    assert_eq!(run(&["info", "nope", "--source", source]).status.code(), Some(2));
+
+    let invalid = run(&["validate", source]);
+    assert_eq!(invalid.status.code(), Some(1), "{}", stderr(&invalid));
+    assert!(stdout(&invalid).contains("broken/SKILL.md"));
+    let valid = run(&["validate", "--json", "s3://team/clean"]);
+    assert_eq!(valid.status.code(), Some(0), "{}", stderr(&valid));
+    assert_eq!(run(&["validate", "s3://no-such-bucket/x"]).status.code(), Some(2));
+
+    let prompt = json(&run(&["prompt", "--json", "--source", source]));
+    let section = prompt["section"].as_str().unwrap();
+    assert!(section.contains("**web**") && section.contains("**pdf**"), "{section}");
+    assert_eq!(
+        run(&["prompt", "--loaded", "nope", "--source", source]).status.code(),
+        Some(2)
+    );
+
+    let loaded = run(&["load", "web", "--source", source]);
+    assert!(loaded.status.success(), "{}", stderr(&loaded));
+    let text = stdout(&loaded);
+    assert!(
+        text.starts_with("---\nname: web\n") && text.contains("- [script] `/web/scripts/search.py`"),
+        "{text}"
+    );
+    assert_eq!(run(&["load", "nope", "--source", source]).status.code(), Some(2));
+
+    let env = aws_env(&server);
+    let served = tokio::task::spawn_blocking(move || {
+        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        verify_served(source, &env)
+    })
+    .await
+    .unwrap();
+    assert_eq!(served.len(), 2);
 }

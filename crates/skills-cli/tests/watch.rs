@@ -4,28 +4,14 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
-use common::{md, write};
+use common::{lines, md, write};
 
 const TIMEOUT: Duration = Duration::from_secs(20);
-
-/// Lines of a child's pipe, delivered through a channel so reads can time out.
-fn lines(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
 
 struct Watcher {
     child: Child,

@@ -2,8 +2,10 @@
 
 #![allow(dead_code, clippy::unwrap_used)] // Each test binary uses part of it.
 
-use std::path::Path;
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc::{self, Receiver};
 
 use serde_json::Value;
 
@@ -54,4 +56,93 @@ pub fn strings<'a>(array: &'a Value, key: &str) -> Vec<&'a str> {
         .iter()
         .map(|item| item[key].as_str().unwrap())
         .collect()
+}
+
+/// Lines of a child's pipe, delivered through a channel so reads can time out.
+pub fn lines(pipe: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// A test tool: the variable `cargo xtask test` sets, else where `cargo xtask test-tools`
+/// puts it.
+fn tool(var: &str, under_target: &str) -> PathBuf {
+    if let Some(path) = std::env::var_os(var) {
+        return PathBuf::from(path);
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target")
+        .join(under_target);
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo xtask test-tools` (or `cargo xtask test`), or set {var}",
+        path.display()
+    );
+    path
+}
+
+/// The Python of the test venv, which has the `mcp` SDK.
+pub fn python() -> PathBuf {
+    tool("SKILLS_TEST_PYTHON", "test-venv/bin/python")
+}
+
+/// The MCP inspector's command.
+pub fn inspector() -> PathBuf {
+    tool("SKILLS_TEST_MCP_INSPECTOR", "test-npm/node_modules/.bin/mcp-inspector")
+}
+
+/// Runs the MCP inspector's CLI (`--cli -q`) in a protocol era against a target (a URL,
+/// or the command line of a stdio server).
+pub fn run_inspector(era: &str, target: &[&str], args: &[&str]) -> Output {
+    Command::new(inspector())
+        .args(["--cli", "-q", "--protocol-era", era])
+        .args(target)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The JSON lines of a command's stdout.
+pub fn json_lines(output: &Output) -> Vec<Value> {
+    stdout(output)
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+/// Asserts that the inspector verifies every skill `skills serve` lists on `source`
+/// (SEP-2640 conformance, every digest), and returns the per-skill reports.
+pub fn verify_served(source: &str, server_env: &[(&str, &str)]) -> Vec<Value> {
+    let mut target = Vec::new();
+    for (key, value) in server_env {
+        target.push("-e".to_owned());
+        target.push(format!("{key}={value}"));
+    }
+    target.extend([
+        env!("CARGO_BIN_EXE_skills").to_owned(),
+        "serve".to_owned(),
+        "--source".to_owned(),
+        source.to_owned(),
+    ]);
+    let target: Vec<&str> = target.iter().map(String::as_str).collect();
+    let output = run_inspector(
+        "legacy",
+        &target,
+        &["--method", "skills/list", "--verify", "--require-digests"],
+    );
+    assert!(output.status.success(), "{}\n{}", stdout(&output), stderr(&output));
+    let reports = json_lines(&output);
+    for report in &reports {
+        assert_eq!(report["ok"], Value::Bool(true), "{report}");
+    }
+    reports
 }
