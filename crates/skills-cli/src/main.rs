@@ -1,4 +1,4 @@
-//! The `skills` command: list, inspect, validate, scaffold and watch Agent Skills
+//! The `skills` command: list, inspect, validate, scaffold, watch and serve (MCP) Agent Skills
 //! libraries, and show what a model sees of them.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
