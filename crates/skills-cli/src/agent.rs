@@ -12,13 +12,16 @@ use skills_middleware::{AgentMiddleware, AgentState, LOAD_SKILL, Message, Skills
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::output::print_diagnostics;
 use crate::progress::Progress;
-use crate::source::open_sources;
+use crate::source::{Source, open_sources};
 
 /// The id of the one tool call `skills load` makes.
 const CALL_ID: &str = "cli";
 
-async fn middleware(args: &SourceArgs, json: bool) -> anyhow::Result<SkillsMiddleware> {
-    let progress = Progress::start(json, "reading skill sources");
+/// Opens the sources of a command and loads them into a middleware's catalog, printing
+/// its diagnostics. `quiet` (JSON output, or a server whose client owns the terminal)
+/// means no spinner.
+pub async fn middleware(args: &SourceArgs, quiet: bool) -> anyhow::Result<(Vec<Source>, SkillsMiddleware)> {
+    let progress = Progress::start(quiet, "reading skill sources");
     let sources = open_sources(args)?;
     let mut builder = SkillsMiddleware::builder();
     for source in &sources {
@@ -28,7 +31,7 @@ async fn middleware(args: &SourceArgs, json: bool) -> anyhow::Result<SkillsMiddl
     let snapshot = skills.catalog().ensure_loaded().await;
     drop(progress);
     print_diagnostics(snapshot.diagnostics());
-    Ok(skills)
+    Ok((sources, skills))
 }
 
 #[derive(Serialize)]
@@ -40,7 +43,7 @@ struct PromptJson<'a> {
 
 /// `skills prompt [--loaded a,b]`: the exact skills section of the system prompt.
 pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow::Result<ExitCode> {
-    let skills = middleware(args, json).await?;
+    let (_, skills) = middleware(args, json).await?;
     let snapshot = skills.catalog().snapshot();
     if let Some(unknown) = loaded.iter().find(|name| snapshot.get(name).is_none()) {
         eprintln!("error: no skill named {unknown:?} in the sources");
@@ -70,7 +73,7 @@ struct LoadJson<'a> {
 /// `skills load NAME`: what the `load_skill` tool answers, through the middleware's own
 /// tool (so errors read exactly as a model would see them).
 pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let skills = middleware(args, json).await?;
+    let (_, skills) = middleware(args, json).await?;
     let mut state = AgentState::new(vec![Message::user("skills load")]);
     if let Some(update) = skills.before_agent(&state).await? {
         state.apply(update);

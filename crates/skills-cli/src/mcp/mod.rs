@@ -16,15 +16,11 @@ use hyper_util::rt::TokioIo;
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use skills_middleware::SkillsMiddleware;
 use tokio_util::sync::CancellationToken;
 
 pub use server::SkillsServer;
 
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::output::print_diagnostics;
-use crate::progress::Progress;
-use crate::source::open_sources;
 
 /// The path the streamable HTTP endpoint answers on.
 pub const HTTP_PATH: &str = "/mcp";
@@ -48,16 +44,9 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
             );
         }
     }
-    let progress = Progress::start(true, "reading skill sources");
-    let sources = open_sources(args)?;
-    let mut builder = SkillsMiddleware::builder();
-    for source in &sources {
-        builder = builder.source(source.to_skill_source());
-    }
-    let skills = builder.build().context("cannot build the skills catalog")?;
-    let snapshot = skills.catalog().ensure_loaded().await;
-    drop(progress);
-    print_diagnostics(snapshot.diagnostics());
+    // No spinner: a stdio client owns the terminal, if there is one.
+    let (sources, skills) = crate::agent::middleware(args, true).await?;
+    let snapshot = skills.catalog().snapshot();
     let watch = skills.watch().context("cannot watch the sources")?;
     for (i, reason) in watch.unwatched() {
         eprintln!("warning: source {} is not watched: {reason}", sources[*i].label);
