@@ -317,6 +317,13 @@ fn page<T: Clone>(items: &[T], cursor: Option<&str>, size: usize) -> Result<(Vec
     Ok((items[start..end].to_vec(), next))
 }
 
+fn resource_page(all: &[Resource], cursor: Option<&str>) -> Result<ListResourcesResult, ErrorData> {
+    let (resources, next) = page(all, cursor, RESOURCES_PAGE)?;
+    let mut result = ListResourcesResult::with_all_items(resources);
+    result.next_cursor = next;
+    Ok(result)
+}
+
 fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
     request.and_then(|r| r.cursor.as_deref())
 }
@@ -458,10 +465,7 @@ impl ServerHandler for SkillsServer {
                 .with_description(skill.description.clone())
                 .with_mime_type("text/markdown")
         }));
-        let (resources, next) = page(&all, cursor(request.as_ref()), RESOURCES_PAGE)?;
-        let mut result = ListResourcesResult::with_all_items(resources);
-        result.next_cursor = next;
-        Ok(result)
+        resource_page(&all, cursor(request.as_ref()))
     }
 
     async fn list_resource_templates(
@@ -584,10 +588,7 @@ impl ServerHandler for SkillsServer {
                 })
             })
             .collect();
-        let (children, next) = page(&children, request.cursor.as_deref(), RESOURCES_PAGE)?;
-        let mut result = ListResourcesResult::with_all_items(children);
-        result.next_cursor = next;
-        Ok(result)
+        resource_page(&children, request.cursor.as_deref())
     }
 
     async fn list_skills(
@@ -678,5 +679,37 @@ impl ServerHandler for SkillsServer {
             }
         };
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_follow_the_cursor_to_the_end() {
+        let items: Vec<u32> = (0..25).collect();
+        let (first, next) = page(&items, None, 10).unwrap();
+        assert_eq!((first.len(), next.as_deref()), (10, Some("10")));
+        let (second, next) = page(&items, next.as_deref(), 10).unwrap();
+        assert_eq!((second[0], next.as_deref()), (10, Some("20")));
+        let (last, next) = page(&items, next.as_deref(), 10).unwrap();
+        assert_eq!((last, next), ((20..25).collect::<Vec<_>>(), None));
+        assert_eq!(page(&items, Some("25"), 10).unwrap(), (Vec::new(), None));
+        for bad in ["26", "-1", "x"] {
+            assert!(page(&items, Some(bad), 10).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn only_skill_changes_notify() {
+        let event = |changes| CatalogEvent { version: 2, changes };
+        assert!(lists_change(&event(vec![CatalogChange::Added { name: "a".into() }])));
+        assert!(lists_change(&event(vec![CatalogChange::Changed { name: "a".into() }])));
+        assert!(lists_change(&event(vec![CatalogChange::Removed { name: "a".into() }])));
+        assert!(!lists_change(&event(vec![CatalogChange::KeptLastGood {
+            name: "a".into(),
+            reason: "broken".into()
+        }])));
     }
 }
