@@ -169,6 +169,10 @@ async fn walk_source(backend: &dyn BackendProtocol, source: &str, depth: usize) 
     Ok((root, walk))
 }
 
+/// How many `SKILL.md` files discovery downloads at once: enough for a remote backend's
+/// concurrency, few enough that a large source never sits in memory whole.
+const READ_CHUNK: usize = 512;
+
 /// How one `SKILL.md` of a walk is obtained.
 enum Read {
     /// Not readable; the diagnostic says why.
@@ -248,7 +252,7 @@ async fn read_skills(
 
     let max_size = backend.max_file_size();
     let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
-    let mut to_download = Vec::new();
+    let mut to_download = 0usize;
     for entry in &walk.entries {
         let dir = path::parent(&entry.path);
         if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
@@ -263,70 +267,68 @@ async fn read_skills(
         } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
             Read::Parsed(outcome)
         } else {
-            to_download.push(entry.path.clone());
+            to_download += 1;
             Read::Pending
         };
         candidates.push((entry, read));
     }
 
-    let mut responses = backend.download_files(&to_download).await.into_iter();
     if let Some(cache) = cache.as_deref_mut() {
-        cache.files_read += to_download.len() as u64;
+        cache.files_read += to_download as u64;
         // Forget files that are gone (walk entries are sorted by path).
         cache
             .entries
             .retain(|path, _| walk.entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
-    for (entry, read) in candidates {
-        let md_path = &entry.path;
-        let outcome = match read {
-            Read::Problem(diagnostic) => {
-                listing.diagnostics.push(diagnostic);
-                continue;
-            }
-            Read::Parsed(outcome) => outcome,
-            Read::Pending => {
-                let response = responses.next().unwrap_or_else(|| {
-                    FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
-                });
-                let content = match response.into_result() {
-                    Ok(content) => content,
-                    // Deleted between the listing and the read: as if it had never been there.
-                    Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
-                    Err(e) => {
-                        let (kind, message) = match e.kind {
-                            FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
-                            _ => (DiagnosticKind::ReadFailed, e.to_string()),
-                        };
-                        listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
-                        continue;
-                    }
-                };
-                let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
-                if let Some(cache) = cache.as_deref_mut() {
-                    cache.store(entry, &outcome);
-                }
-                outcome
-            }
+    // Read in chunks and parse each before the next: memory stays bounded by one chunk of
+    // files, not the whole source.
+    let mut candidates = candidates.into_iter().peekable();
+    while candidates.peek().is_some() {
+        let chunk: Vec<(&FileInfo, Read)> = candidates.by_ref().take(READ_CHUNK).collect();
+        let paths: Vec<String> = chunk
+            .iter()
+            .filter(|(_, read)| matches!(read, Read::Pending))
+            .map(|(entry, _)| entry.path.clone())
+            .collect();
+        let mut responses = if paths.is_empty() {
+            Vec::new().into_iter()
+        } else {
+            backend.download_files(&paths).await.into_iter()
         };
-        listing.diagnostics.extend(outcome.diagnostics);
-        let Some(skill) = outcome.skill else { continue };
-        match index.get(&skill.name) {
-            Some(&i) => {
-                let msg = format!(
-                    "skill '{}' is also declared by {}; this later one is kept",
-                    skill.name, listing.skills[i].path
-                );
-                listing
-                    .diagnostics
-                    .push(Diagnostic::new(md_path, DiagnosticKind::DuplicateName, msg));
-                listing.skills[i] = skill;
-            }
-            None => {
-                index.insert(skill.name.clone(), listing.skills.len());
-                listing.skills.push(skill);
-            }
+        for (entry, read) in chunk {
+            let md_path = &entry.path;
+            let outcome = match read {
+                Read::Problem(diagnostic) => {
+                    listing.diagnostics.push(diagnostic);
+                    continue;
+                }
+                Read::Parsed(outcome) => outcome,
+                Read::Pending => {
+                    let response = responses.next().unwrap_or_else(|| {
+                        FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
+                    });
+                    let content = match response.into_result() {
+                        Ok(content) => content,
+                        // Deleted between the listing and the read: as if it had never been there.
+                        Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
+                        Err(e) => {
+                            let (kind, message) = match e.kind {
+                                FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
+                                _ => (DiagnosticKind::ReadFailed, e.to_string()),
+                            };
+                            listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
+                            continue;
+                        }
+                    };
+                    let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
+                    if let Some(cache) = cache.as_deref_mut() {
+                        cache.store(entry, &outcome);
+                    }
+                    outcome
+                }
+            };
+            add_skill(&mut listing, &mut index, outcome);
         }
     }
     // A resource directory only matters when its folder turned out to be a skill.
@@ -341,4 +343,28 @@ async fn read_skills(
     }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     listing
+}
+
+/// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
+/// earlier file of the source declared the same name (then the later one is kept).
+fn add_skill(listing: &mut SkillListing, index: &mut HashMap<String, usize>, outcome: ParseOutcome) {
+    listing.diagnostics.extend(outcome.diagnostics);
+    let Some(skill) = outcome.skill else { return };
+    match index.get(&skill.name) {
+        Some(&i) => {
+            let msg = format!(
+                "skill '{}' is also declared by {}; this later one is kept",
+                skill.name, listing.skills[i].path
+            );
+            let md_path = skill.path.clone();
+            listing
+                .diagnostics
+                .push(Diagnostic::new(md_path, DiagnosticKind::DuplicateName, msg));
+            listing.skills[i] = skill;
+        }
+        None => {
+            index.insert(skill.name.clone(), listing.skills.len());
+            listing.skills.push(skill);
+        }
+    }
 }

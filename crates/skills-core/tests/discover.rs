@@ -188,3 +188,39 @@ async fn parse_cache_reads_only_files_whose_etag_changed() {
     assert_eq!(removed.listing.skills.len(), 2);
     assert_eq!(cache.len(), 2, "entries of deleted files are dropped");
 }
+
+/// A memory backend that records the size of every `download_files` batch.
+#[derive(Debug, Default)]
+struct Batches {
+    inner: MemoryBackend,
+    sizes: std::sync::Mutex<Vec<usize>>,
+}
+
+#[async_trait]
+impl BackendProtocol for Batches {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.inner.ls_info(path).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        self.sizes.lock().unwrap().push(paths.len());
+        self.inner.download_files(paths).await
+    }
+}
+
+#[tokio::test]
+async fn a_large_source_is_read_in_bounded_chunks_with_nothing_lost() {
+    let b = Batches::default();
+    let count = 1_300;
+    for i in 0..count {
+        b.inner.insert(&format!("/src/s{i:04}/SKILL.md"), md(&format!("s{i:04}"), "x")).unwrap();
+    }
+    // The same name in the first and the last chunk: the later file still wins.
+    b.inner.insert("/src/zz-late/SKILL.md", md("s0000", "late copy")).unwrap();
+    let listing = list_skills(&b, "/src").await.unwrap();
+    assert_eq!(listing.skills.len(), count);
+    assert_eq!(listing.skills[0].description, "late copy");
+    let sizes = b.sizes.lock().unwrap().clone();
+    assert_eq!(sizes.iter().sum::<usize>(), count + 1, "{sizes:?}");
+    assert!(sizes.len() >= 3 && sizes.iter().all(|&n| n <= 512), "{sizes:?}");
+}
