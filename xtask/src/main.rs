@@ -9,9 +9,11 @@
 //!   MCP Python SDK (a real MCP client), and the MCP inspector under `target/test-npm`.
 //!   `test` and `conformance` do this themselves; the tests start and stop their own
 //!   servers on 127.0.0.1.
-//! - `bench [reload|s3|git]`: benchmarks, release build; `reload` is the hot-reload
-//!   harness, `s3` discovery from a local S3-compatible server with request counts, `git`
-//!   discovery from a local repository and a `git daemon`, and commit-to-catalog latency.
+//! - `bench [--quick]`: the side-by-side benchmark (crates/skills-bench): our release CLI
+//!   and library against deepagents (pinned, in `target/bench-venv`) and a floor that only
+//!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|micro|all` runs
+//!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
+//!   and commit-to-catalog latency, criterion micro-benchmarks.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -29,8 +31,11 @@ tasks:
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
   test-tools                            install the pinned test tools: moto and the MCP Python SDK
                                         (target/test-venv), the MCP inspector (target/test-npm)
-  bench [reload|s3|git]                 benchmarks (release build); reload: hot-reload figures,
-                                        s3: discovery from a local S3 server, git: local + daemon";
+  bench [--quick]                       ours vs deepagents vs a read-only floor on generated
+                                        libraries (100/1,000/10,000 skills; --quick: 100/1,000);
+                                        table in target/bench/side-by-side.{md,json}
+  bench reload|s3|git|micro|all         one named benchmark (release build): hot reload, S3,
+                                        git, criterion micro-benchmarks, or all of them";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -200,21 +205,27 @@ fn test_tools() -> Result<TestTools, String> {
 
 /// `target/test-venv` with [`PYTHON_TOOLS`]; returns the venv's path.
 fn python_tools() -> Result<PathBuf, String> {
-    let venv = target_dir().join("test-venv");
+    venv("test-venv", PYTHON_TOOLS, "the S3 and MCP tests")
+}
+
+/// A Python virtual environment `target/NAME` with `packages` installed, unless it is
+/// there already with exactly those; returns its path.
+fn venv(name: &str, packages: &[&str], needed_by: &str) -> Result<PathBuf, String> {
+    let venv = target_dir().join(name);
     let marker = venv.join(".installed");
-    let wanted = PYTHON_TOOLS.join("\n");
+    let wanted = packages.join("\n");
     if venv.join("bin/python").exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == wanted) {
         return Ok(venv);
     }
     let mut create = Command::new("python3");
     create.args(["-m", "venv", "--clear"]).arg(&venv);
-    step("test-tools: python3 -m venv", create)
-        .map_err(|e| format!("{e}\nthe S3 and MCP tests need Python 3 with the venv module (Debian: python3-venv)"))?;
+    step(&format!("{name}: python3 -m venv"), create)
+        .map_err(|e| format!("{e}\n{needed_by} need Python 3 with the venv module (Debian: python3-venv)"))?;
     let mut install = Command::new(venv.join("bin/pip"));
     install
         .args(["install", "--quiet", "--disable-pip-version-check"])
-        .args(PYTHON_TOOLS);
-    step("test-tools: pip install", install)?;
+        .args(packages);
+    step(&format!("{name}: pip install"), install)?;
     std::fs::write(&marker, wanted).map_err(|e| format!("{}: {e}", marker.display()))?;
     Ok(venv)
 }
@@ -246,9 +257,14 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("git", "skills-backend-git", "discovery"),
 ];
 
+/// The Python reference, pinned, for the side-by-side benchmark.
+const DEEPAGENTS: &str = "deepagents==0.7.32";
+
 fn bench(args: &[String]) -> Result<(), String> {
     let selected: Vec<_> = match args {
-        [] => BENCHES.iter().collect(),
+        [] => return side_by_side(false),
+        [flag] if flag == "--quick" => return side_by_side(true),
+        [name] if name == "all" => BENCHES.iter().collect(),
         [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
             Some(bench) => vec![bench],
             None => return Err(format!("unknown benchmark {name:?}\n\n{USAGE}")),
@@ -264,4 +280,31 @@ fn bench(args: &[String]) -> Result<(), String> {
         step(&format!("bench {name}"), command)?;
     }
     Ok(())
+}
+
+/// Ours (release CLI and library) against deepagents and the read-only floor, on
+/// generated libraries; the table goes to stdout and `target/bench/side-by-side.{json,md}`.
+fn side_by_side(quick: bool) -> Result<(), String> {
+    let venv = venv("bench-venv", &[DEEPAGENTS], "the side-by-side benchmark")?;
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "skills-cli", "-p", "skills-bench"]);
+    step("build --release", build)?;
+    let target = target_dir();
+    let mut run = Command::new(target.join("release/skills-bench"));
+    run.arg("run")
+        .arg("--cli")
+        .arg(target.join("release/skills"))
+        .arg("--python")
+        .arg(venv.join("bin/python"))
+        .arg("--script")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../crates/skills-bench/python/deepagents_bench.py"
+        ))
+        .arg("--out")
+        .arg(target.join("bench"));
+    if quick {
+        run.arg("--quick");
+    }
+    step("side-by-side", run)
 }

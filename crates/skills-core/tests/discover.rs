@@ -213,10 +213,14 @@ async fn a_large_source_is_read_in_bounded_chunks_with_nothing_lost() {
     let b = Batches::default();
     let count = 1_300;
     for i in 0..count {
-        b.inner.insert(&format!("/src/s{i:04}/SKILL.md"), md(&format!("s{i:04}"), "x")).unwrap();
+        b.inner
+            .insert(&format!("/src/s{i:04}/SKILL.md"), md(&format!("s{i:04}"), "x"))
+            .unwrap();
     }
     // The same name in the first and the last chunk: the later file still wins.
-    b.inner.insert("/src/zz-late/SKILL.md", md("s0000", "late copy")).unwrap();
+    b.inner
+        .insert("/src/zz-late/SKILL.md", md("s0000", "late copy"))
+        .unwrap();
     let listing = list_skills(&b, "/src").await.unwrap();
     assert_eq!(listing.skills.len(), count);
     assert_eq!(listing.skills[0].description, "late copy");
