@@ -97,16 +97,28 @@ pub fn generate(root: &Path, skills: usize, seed: u64) -> io::Result<Library> {
         distinct_names: 0,
     };
     let mut valid_names = std::collections::BTreeSet::new();
+    // Names of earlier sources only: a reused name must not land twice in one source.
+    let mut earlier = 0;
+    let mut current = 0;
+    let mut in_source = std::collections::HashSet::new();
     for i in 0..skills {
         let source = i * SOURCES.len() / skills.max(1);
-        let reuse = source > 0 && !names.is_empty() && rng.below(100) < OVERLAP_PERCENT;
-        let name = if reuse {
-            names[rng.below(names.len() as u64) as usize].clone()
+        if source != current {
+            current = source;
+            earlier = names.len();
+            in_source.clear();
+        }
+        let reused = (earlier > 0 && rng.below(100) < OVERLAP_PERCENT)
+            .then(|| names[rng.below(earlier as u64) as usize].clone())
+            .filter(|name| !in_source.contains(name));
+        let name = if let Some(name) = reused {
+            name
         } else {
             let name = format!("skill-{:05}", names.len());
             names.push(name.clone());
             name
         };
+        in_source.insert(name.clone());
         let dir = library.sources[source].join(&name);
         std::fs::create_dir_all(&dir)?;
         let invalid =
