@@ -40,7 +40,7 @@ use skills_core::{
     Walk, Watch, WatchGuard, path,
 };
 
-use crate::resolve::{map_io_error, open_contained_file};
+use crate::resolve::{RootDir, map_io_error, open_contained_file};
 pub use crate::watch::DEFAULT_DEBOUNCE;
 
 /// Serves the files under a root directory.
@@ -228,6 +228,19 @@ impl Inner {
                     Ok(meta) => (resolved, meta),
                     Err(_) => continue,
                 }
+            } else if file_type.is_dir() {
+                // A directory's metadata says nothing discovery uses: skip the stat.
+                out.push(Entry {
+                    host: entry.path(),
+                    info: FileInfo {
+                        path: entry_path,
+                        is_dir: true,
+                        size: 0,
+                        modified_at: None,
+                        etag: None,
+                    },
+                });
+                continue;
             } else {
                 match entry.metadata() {
                     Ok(meta) => (entry.path(), meta),
@@ -276,7 +289,25 @@ impl Inner {
         Ok(walk)
     }
 
-    fn download(&self, asked: &str) -> FileDownloadResponse {
+    /// Opens a normalized path for reading, contained in the root: one `openat2` when
+    /// the kernel can decide, else resolution by hand.
+    fn open_file(&self, normalized: &str, root: Option<&RootDir>) -> Result<(File, Metadata), BackendError> {
+        let host = self.host_path(normalized)?;
+        #[cfg(target_os = "linux")]
+        if let Some(rel) = host
+            .strip_prefix(&self.root)
+            .ok()
+            .filter(|rel| !rel.as_os_str().is_empty())
+        {
+            if let Some(opened) = resolve::open_beneath(root, rel, normalized) {
+                return opened;
+            }
+        }
+        let resolved = resolve::contained(&self.root, &host, normalized)?;
+        open_contained_file(&resolved, normalized)
+    }
+
+    fn download(&self, asked: &str, root: Option<&RootDir>) -> FileDownloadResponse {
         let fail = |e: BackendError| {
             let kind = match e {
                 BackendError::NotADirectory { .. } => FileErrorKind::FileNotFound,
@@ -284,14 +315,15 @@ impl Inner {
             };
             FileDownloadResponse::err(asked, kind, e.to_string())
         };
-        let (normalized, resolved) = match self.resolve(asked) {
-            Ok(r) => r,
+        let normalized = match path::normalize(asked) {
+            Ok(normalized) => normalized,
             Err(e) => return fail(e),
         };
-        let (file, meta) = match open_contained_file(&resolved, &normalized) {
+        let opened = match self.open_file(&normalized, root) {
             Ok(opened) => opened,
             Err(e) => return fail(e),
         };
+        let (file, meta) = opened;
         if meta.is_dir() {
             return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory");
         }
@@ -395,7 +427,14 @@ impl BackendProtocol for FilesystemBackend {
                 .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
                 .collect()
         };
-        blocking(move || owned.iter().map(|p| inner.download(p)).collect(), failed).await
+        blocking(
+            move || {
+                let root = RootDir::open(&inner.root);
+                owned.iter().map(|p| inner.download(p, root.as_ref())).collect()
+            },
+            failed,
+        )
+        .await
     }
 
     fn max_file_size(&self) -> u64 {

@@ -34,6 +34,62 @@ pub(crate) fn open_contained_file(resolved: &Path, path: &str) -> Result<(File, 
     Ok((file, meta))
 }
 
+/// The root directory held open for a batch of reads (`None` where the platform has no
+/// `openat2`).
+#[derive(Debug)]
+pub(crate) struct RootDir(#[cfg(target_os = "linux")] std::os::fd::OwnedFd);
+
+impl RootDir {
+    /// Opens the resolved root; `None` if it cannot be opened (reads then resolve paths
+    /// by hand and report the error themselves).
+    pub(crate) fn open(root: &Path) -> Option<Self> {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            rustix::fs::open(root, flags, Mode::empty()).ok().map(Self)
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = root;
+            None
+        }
+    }
+}
+
+/// The fast path of a read: opens `rel` (relative to the resolved root) with one
+/// `openat2(RESOLVE_BENEATH)`, which the kernel keeps beneath the root while following
+/// links, instead of resolving every component first (about eight `readlink` calls per
+/// file). `None` when it cannot decide and the caller must resolve the path itself: a
+/// kernel without `openat2` (before 5.6), a link the kernel will not follow beneath the
+/// root (an absolute one, or one leading out: the slow path refuses those with the
+/// usual message), or a final component that is a link (`O_NOFOLLOW`).
+#[cfg(target_os = "linux")]
+pub(crate) fn open_beneath(
+    root: Option<&RootDir>,
+    rel: &Path,
+    path: &str,
+) -> Option<Result<(File, Metadata), BackendError>> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use rustix::io::Errno;
+
+    let dir = &root?.0;
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(dir, rel, flags, Mode::empty(), resolve) {
+        Ok(fd) => {
+            let file = File::from(fd);
+            Some(
+                file.metadata()
+                    .map(|meta| (file, meta))
+                    .map_err(|e| map_io_error(e, path)),
+            )
+        }
+        Err(Errno::NOSYS | Errno::XDEV | Errno::LOOP | Errno::AGAIN | Errno::PERM) => None,
+        Err(errno) => Some(Err(map_io_error(io::Error::from(errno), path))),
+    }
+}
+
 /// Maps an I/O error on `path` to the backend error kinds.
 pub(crate) fn map_io_error(error: io::Error, path: &str) -> BackendError {
     let path = path.to_owned();
