@@ -11,9 +11,9 @@
 //!   servers on 127.0.0.1.
 //! - `bench [--quick]`: the side-by-side benchmark (crates/skills-bench): our release CLI
 //!   and library against deepagents (pinned, in `target/bench-venv`) and a floor that only
-//!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|micro|all` runs
-//!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
-//!   and commit-to-catalog latency, criterion micro-benchmarks.
+//!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|all` runs the
+//!   named benchmarks: hot reload, S3 discovery with request counts, git discovery and
+//!   commit-to-catalog latency.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -34,8 +34,8 @@ tasks:
   bench [--quick]                       ours vs deepagents vs a read-only floor on generated
                                         libraries (100/1,000/10,000 skills; --quick: 100/1,000);
                                         table in target/bench/side-by-side.{md,json}
-  bench reload|s3|git|micro|all         one named benchmark (release build): hot reload, S3,
-                                        git, criterion micro-benchmarks, or all of them";
+  bench reload|s3|git|all               one named benchmark (release build): hot reload, S3,
+                                        git, or all three";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[

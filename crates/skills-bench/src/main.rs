@@ -3,6 +3,7 @@
 //! ```text
 //! skills-bench generate DIR SKILLS [SEED]
 //! skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]
+//! skills-bench measure RUNS PROGRAM [ARGS...]
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("generate") => generate_command(&args[1..]),
         Some("run") => run_command(&args[1..]),
+        Some("measure") => measure_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -46,7 +48,8 @@ fn main() -> ExitCode {
 }
 
 const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
-                     skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]";
+                     skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]\n       \
+                     skills-bench measure RUNS PROGRAM [ARGS...]";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {
@@ -294,12 +297,50 @@ fn median_of(report: &Value, key: &str) -> Result<f64, String> {
 }
 
 /// Median wall time and peak RSS (MiB) of `runs` runs of a process, output discarded.
+///
+/// The runs are started by `skills-bench measure`, a small process of its own: Linux
+/// counts the memory a parent had when a child was spawned in the child's peak, and this
+/// process holds whole catalogs by then.
 fn process(runs: usize, command: impl Fn() -> Command) -> Result<(f64, f64), String> {
+    let command = command();
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let output = Command::new(exe)
+        .arg("measure")
+        .arg(runs.to_string())
+        .arg(command.get_program())
+        .args(command.get_args())
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !output.status.success() {
+        return Err(format!("measuring {command:?} failed ({})", output.status));
+    }
+    let report: Value = serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+    let samples = |key: &str| -> Vec<f64> {
+        report[key]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default()
+    };
+    let (times, peaks) = (samples("ms"), samples("mib"));
+    if times.is_empty() || peaks.is_empty() {
+        return Err(format!("measuring {command:?} gave no samples"));
+    }
+    Ok((median_ms(times), median_ms(peaks)))
+}
+
+/// `measure RUNS PROGRAM ARGS...`: runs the program RUNS times, output discarded, and
+/// prints `{"ms": [...], "mib": [...]}` (wall time, peak RSS of each run).
+fn measure_command(args: &[String]) -> Result<(), String> {
+    let [runs, program, rest @ ..] = args else {
+        return Err(USAGE.to_owned());
+    };
+    let runs: usize = runs.parse().map_err(|e| format!("RUNS: {e}"))?;
     let mut times = Vec::with_capacity(runs);
     let mut peaks = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let mut command = command();
-        command.stdout(Stdio::null()).stderr(Stdio::null());
+        let mut command = Command::new(program);
+        command.args(rest).stdout(Stdio::null()).stderr(Stdio::null());
         let started = Instant::now();
         let child = command.spawn().map_err(|e| format!("{command:?}: {e}"))?;
         let (status, peak_kib) = wait_with_peak_rss(child)?;
@@ -309,7 +350,8 @@ fn process(runs: usize, command: impl Fn() -> Command) -> Result<(f64, f64), Str
         }
         peaks.push(peak_kib as f64 / 1024.0);
     }
-    Ok((median_ms(times), median_ms(peaks)))
+    println!("{}", serde_json::json!({ "ms": times, "mib": peaks }));
+    Ok(())
 }
 
 /// Waits for a child and returns its exit code and peak resident set size in KiB, from
