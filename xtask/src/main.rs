@@ -11,9 +11,9 @@
 //!   servers on 127.0.0.1.
 //! - `bench [--quick]`: the side-by-side benchmark (crates/skills-bench): our release CLI
 //!   and library against deepagents (pinned, in `target/bench-venv`) and a floor that only
-//!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|all` runs the
-//!   named benchmarks: hot reload, S3 discovery with request counts, git discovery and
-//!   commit-to-catalog latency.
+//!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|micro|all` runs
+//!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
+//!   and commit-to-catalog latency, divan micro-benchmarks of the hot paths.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -34,8 +34,8 @@ tasks:
   bench [--quick]                       ours vs deepagents vs a read-only floor on generated
                                         libraries (100/1,000/10,000 skills; --quick: 100/1,000);
                                         table in target/bench/side-by-side.{md,json}
-  bench reload|s3|git|all               one named benchmark (release build): hot reload, S3,
-                                        git, or all three";
+  bench reload|s3|git|micro|all         one named benchmark (release build): hot reload, S3,
+                                        git, divan micro-benchmarks, or all of them";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -255,6 +255,7 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("reload", "skills-middleware", "reload"),
     ("s3", "skills-backend-s3", "discovery"),
     ("git", "skills-backend-git", "discovery"),
+    ("micro", "skills-middleware", "micro"),
 ];
 
 /// The Python reference, pinned, for the side-by-side benchmark.
