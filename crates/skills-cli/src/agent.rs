@@ -7,14 +7,16 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use serde::Serialize;
 use skills_core::validate_skill_name;
-use skills_middleware::{AgentMiddleware, AgentState, LOAD_SKILL, Message, SkillsMiddleware, ToolRuntime, ToolStatus};
+use skills_middleware::{
+    AgentMiddleware, AgentState, LOAD_SKILL, Message, SkillsMiddleware, ToolMessage, ToolRuntime, ToolStatus,
+};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::output::print_diagnostics;
 use crate::progress::Progress;
 use crate::source::{Source, open_sources};
 
-/// The id of the one tool call `skills load` makes.
+/// The id of the one tool call `load_answer` makes.
 const CALL_ID: &str = "cli";
 
 /// Opens the sources of a command and loads them into a middleware's catalog, printing
@@ -70,25 +72,30 @@ struct LoadJson<'a> {
     content: &'a str,
 }
 
-/// `skills load NAME`: what the `load_skill` tool answers, through the middleware's own
-/// tool (so errors read exactly as a model would see them).
-pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let (_, skills) = middleware(args, json).await?;
-    let mut state = AgentState::new(vec![Message::user("skills load")]);
-    if let Some(update) = skills.before_agent(&state).await? {
-        state.apply(update);
-    }
+/// What the middleware's own `load_skill` tool answers for `name` in a fresh thread
+/// (nothing loaded yet), so errors read exactly as a model would see them. Shared by
+/// `skills load` and the MCP server's `load_skill`.
+pub async fn load_answer(skills: &SkillsMiddleware, name: &str) -> anyhow::Result<ToolMessage> {
     let Some(tool) = skills.tools().into_iter().find(|t| t.name() == LOAD_SKILL) else {
         bail!("the middleware offers no {LOAD_SKILL} tool");
     };
+    // A thread without skills state reads the catalog's current snapshot.
+    let state = AgentState::new(vec![Message::user(format!("load {name}"))]);
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: CALL_ID,
     };
     let output = tool.call(serde_json::json!({ "skill_name": name }), runtime).await;
-    let Some(message) = output.tool_message(CALL_ID) else {
-        bail!("{LOAD_SKILL} answered without a message");
-    };
+    match output.tool_message(CALL_ID) {
+        Some(message) => Ok(message.clone()),
+        None => bail!("{LOAD_SKILL} answered without a message"),
+    }
+}
+
+/// `skills load NAME`: what the `load_skill` tool answers.
+pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let (_, skills) = middleware(args, json).await?;
+    let message = load_answer(&skills, name).await?;
     let ok = message.status == ToolStatus::Success;
     if json {
         let out = LoadJson {

@@ -12,12 +12,10 @@ use skills_core::{
     merge_last_wins, parse_skill_md, path,
 };
 
-use agent_skills::sources::{OpenOptions, SourceSpec};
-
 use crate::cli::{Cli, Command, EXIT_OK, EXIT_SOURCE_ERROR, EXIT_VALIDATION, SourceArgs};
 use crate::output::{print_diagnostics, shorten, table};
 use crate::progress::Progress;
-use crate::source::{Source, open_sources};
+use crate::source::{Source, list_source, open_source, open_sources};
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
@@ -63,9 +61,7 @@ async fn discover(specs: &SourceArgs, json: bool) -> anyhow::Result<Catalog> {
     let mut per_source = Vec::with_capacity(sources.len());
     let mut diagnostics = Vec::new();
     for source in &sources {
-        let listing = list_skills(source.backend.as_ref(), &source.path)
-            .await
-            .with_context(|| format!("source {} ({})", source.label, source.location))?;
+        let listing = list_source(source).await?;
         diagnostics.extend(listing.diagnostics);
         per_source.push(listing.skills);
     }
@@ -273,12 +269,7 @@ async fn validate(targets: &[String], json: bool) -> anyhow::Result<ExitCode> {
         let before = (skills.len(), diagnostics.len());
         if given.contains("://") {
             let _progress = Progress::start(json, "reading the source");
-            let spec: SourceSpec = given.parse()?;
-            let cwd = std::env::current_dir().context("cannot read the current directory")?;
-            let source = spec.open(&OpenOptions::new(cwd))?;
-            let listing = list_skills(source.backend.as_ref(), &source.path)
-                .await
-                .with_context(|| format!("source {} ({})", source.label, source.location))?;
+            let listing = list_source(&open_source(given)?).await?;
             skills.extend(listing.skills);
             diagnostics.extend(listing.diagnostics);
         } else {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use agent_skills::sources::{CONFIG_FILE, OpenOptions, OpenedSource, SourceSpec, SourcesConfig};
 use anyhow::Context;
+use skills_core::{SkillListing, list_skills};
 
 use crate::cli::SourceArgs;
 
@@ -30,13 +31,31 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<Source>> {
     }
     let options = OpenOptions::new(&cwd);
     for text in &args.sources {
-        let spec: SourceSpec = text.parse()?;
-        opened.push(spec.open(&options)?);
+        opened.push(open_with(text, &options)?);
     }
     if config.is_none() && args.sources.is_empty() {
         return Ok(default_sources(&options));
     }
     Ok(opened)
+}
+
+/// One source given on the command line (`[LABEL=]LOCATION`), relative paths taken from
+/// the current directory.
+pub fn open_source(text: &str) -> anyhow::Result<Source> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    open_with(text, &OpenOptions::new(cwd))
+}
+
+fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<Source> {
+    let spec: SourceSpec = text.parse()?;
+    Ok(spec.open(options)?)
+}
+
+/// The skills of one source, errors naming it.
+pub async fn list_source(source: &Source) -> anyhow::Result<SkillListing> {
+    list_skills(source.backend.as_ref(), &source.path)
+        .await
+        .with_context(|| format!("source {} ({})", source.label, source.location))
 }
 
 /// The default chain: shipped examples, then the user's, then the project's skills.

@@ -134,9 +134,17 @@ fn check_report(report: &Value, library: &Library) {
     assert_eq!(report["index"]["skills"][1]["url"], "skill://beta/SKILL.md");
     assert_eq!(report["index"]["skills"][1]["type"], "skill-md");
     assert_eq!(report["reference"], "# Guide\n");
-    for refused in ["read_traversal", "read_link_out"] {
-        assert_eq!(report[refused]["raised"], json!(true), "{refused}: {report}");
-        assert!(!report[refused]["message"].as_str().unwrap().contains("TOP SECRET"));
+    // Refused as invalid parameters, each for its own reason.
+    for (refused, reason) in [
+        ("read_traversal", "path contains `..`"),
+        ("read_link_out", "a symbolic link leads outside the root directory"),
+    ] {
+        assert_eq!(report[refused]["code"], json!(-32602), "{refused}: {report}");
+        let message = report[refused]["message"].as_str().unwrap();
+        assert!(
+            message.contains(reason) && !message.contains("TOP SECRET"),
+            "{refused}: {message}"
+        );
     }
 
     // Tools.
@@ -163,13 +171,21 @@ fn check_report(report: &Value, library: &Library) {
     );
     assert_eq!(text_of(&report["read_tool"]), "print('hi')\n");
     assert_eq!(report["read_tool_binary"]["content"][1]["resource"]["blob"], "iVBORwD/");
-    for refused in ["read_tool_traversal", "read_tool_absolute", "read_tool_link_out"] {
+    for (refused, reason) in [
+        ("read_tool_traversal", "path contains `..`"),
+        (
+            "read_tool_absolute",
+            "\"/etc/passwd\" is not a file inside the skill's folder",
+        ),
+        ("read_tool_link_out", "a symbolic link leads outside the root directory"),
+    ] {
         assert_eq!(report[refused]["is_error"], json!(true), "{refused}: {report}");
         let text = text_of(&report[refused]);
         assert!(
-            text.starts_with("Error: ") && !text.contains("TOP SECRET") && !text.contains("root:"),
-            "{text}"
+            text.starts_with("Error: ") && text.contains(reason),
+            "{refused}: {text}"
         );
+        assert!(!text.contains("TOP SECRET") && !text.contains("root:"), "{text}");
     }
 
     // Hot reload: the client heard about gamma without reconnecting.
@@ -338,6 +354,11 @@ fn check_with_inspector(era: &str, target: &[&str]) {
         stdout(&traversal)
     );
     assert!(!stdout(&traversal).contains("name: beta"));
+    assert!(
+        stderr(&traversal).contains("path contains `..`"),
+        "{}",
+        stderr(&traversal)
+    );
 }
 
 #[test]

@@ -107,59 +107,28 @@ pub fn parse_uri(uri: &str) -> Option<SkillUri> {
     })
 }
 
-/// Why a path asked for is refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refused(String);
-
-/// The backend path of `asked` inside the folder `skill_dir` of a skill.
+/// The backend path of `asked` inside the folder `skill_dir` of a skill, or why it is
+/// refused.
 ///
 /// `asked` is relative to the folder (`scripts/run.py`), or, as `load_skill` prints
-/// resources, the full path of a file inside the folder. Refused: empty paths, `.` and
-/// `..` segments, empty segments, backslashes, NUL and other control characters, and
-/// absolute paths outside the folder. Links are the backend's to contain: a link that
-/// leads out of the source's root is never followed.
-pub fn contained_path(skill_dir: &str, asked: &str) -> Result<String, Refused> {
-    if asked.is_empty() {
-        return Err(Refused("the path is empty".into()));
-    }
-    if asked.chars().any(|c| c == '\\' || c.is_control()) {
-        return Err(Refused(format!(
-            "{} has a backslash or a control character",
-            shown(asked)
-        )));
-    }
-    let dir = skill_dir.trim_end_matches('/');
-    let rel = match asked.strip_prefix('/') {
-        Some(_) => match asked.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) {
-            Some(rel) if !dir.is_empty() => rel,
-            _ => {
-                return Err(Refused(format!(
-                    "{} is an absolute path outside the skill's folder",
-                    shown(asked)
-                )));
-            }
-        },
-        None => asked,
+/// resources, the full path of a file inside the folder. The backend path rules apply
+/// ([`path::normalize`]: no `..`, NUL or other control characters, backslashes or
+/// percent-encoded separators), and the result must lie inside the folder, not be the
+/// folder itself. Links are the backend's to contain: one that leads out of the source's
+/// root is never followed.
+pub fn contained_path(skill_dir: &str, asked: &str) -> Result<String, String> {
+    let full = if asked.starts_with('/') {
+        asked.to_owned()
+    } else {
+        path::join(skill_dir, asked)
     };
-    for segment in rel.split('/') {
-        if matches!(segment, "" | "." | "..") {
-            return Err(Refused(format!(
-                "{} leaves the skill's folder or is not a plain path (empty, `.` or `..` segment)",
-                shown(asked)
-            )));
-        }
+    let normalized = path::normalize(&full).map_err(|e| e.to_string())?;
+    let dir = skill_dir.trim_end_matches('/');
+    if normalized == dir || !path::is_within(&normalized, dir) {
+        let shown: String = asked.chars().take(200).collect();
+        return Err(format!("{shown:?} is not a file inside the skill's folder"));
     }
-    Ok(path::join(dir, rel))
-}
-
-/// A path as an error message shows it: quoted, bounded.
-fn shown(asked: &str) -> String {
-    let mut text: String = asked.chars().take(200).collect();
-    if text.len() < asked.len() {
-        text.push('…');
-    }
-    format!("{text:?}")
+    Ok(normalized)
 }
 
 /// One served file of a skill.
@@ -398,23 +367,21 @@ mod tests {
     #[test]
     fn containment() {
         let dir = "/lib/pdf";
-        assert_eq!(
-            contained_path(dir, "scripts/run.py").unwrap(),
-            "/lib/pdf/scripts/run.py"
-        );
-        assert_eq!(
-            contained_path(dir, "/lib/pdf/scripts/run.py").unwrap(),
-            "/lib/pdf/scripts/run.py"
-        );
+        for (asked, expected) in [
+            ("scripts/run.py", "/lib/pdf/scripts/run.py"),
+            ("/lib/pdf/scripts/run.py", "/lib/pdf/scripts/run.py"),
+            ("./scripts//run.py", "/lib/pdf/scripts/run.py"),
+        ] {
+            assert_eq!(contained_path(dir, asked).as_deref(), Ok(expected), "{asked:?}");
+        }
         for bad in [
             "",
+            ".",
             "..",
             "../other/SKILL.md",
             "scripts/../../other/SKILL.md",
             "scripts/..",
-            "./SKILL.md",
-            "scripts//run.py",
-            "scripts/",
+            "scripts/%2e%2e/x",
             "/etc/passwd",
             "/lib/pdf-other/SKILL.md",
             "/lib/pdf",

@@ -19,10 +19,9 @@ use serde_json::{Value, json};
 use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, check_skill_name, path};
 use skills_middleware::prompt::{ListContext, format_skills_list};
 use skills_middleware::{
-    AgentMiddleware, AgentState, AllowedToolsPolicy, CatalogChange, CatalogEvent, CatalogSnapshot, LOAD_SKILL, Message,
-    SkillsMiddleware, ToolRuntime, ToolStatus,
+    AllowedToolsPolicy, CatalogChange, CatalogEvent, CatalogSnapshot, LOAD_SKILL, SkillsMiddleware, ToolStatus,
 };
-use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use super::files::{self, DigestCache, INDEX_URI, SkillUri};
 
@@ -94,10 +93,14 @@ impl SkillsServer {
         self.inner.skills.catalog().ensure_loaded().await
     }
 
-    /// The skills that can be named by a `skill://` URI (every valid name; a lenient
-    /// catalog may hold others, which are left out rather than mangled).
+    /// The skills that have `skill://` URIs.
     fn servable(snapshot: &CatalogSnapshot) -> impl Iterator<Item = &SkillMetadata> {
-        snapshot.skills().iter().filter(|s| check_skill_name(&s.name).is_ok())
+        snapshot.skills().iter().filter(|s| servable(s))
+    }
+
+    /// The skill `name`, if it has `skill://` URIs.
+    fn servable_skill<'a>(snapshot: &'a CatalogSnapshot, name: &str) -> Option<&'a SkillMetadata> {
+        snapshot.get(name).filter(|s| servable(s))
     }
 
     fn backend_of(&self, snapshot: &CatalogSnapshot, name: &str) -> Option<(usize, Arc<dyn BackendProtocol>)> {
@@ -125,10 +128,10 @@ impl SkillsServer {
     /// Reads `asked` (relative to the skill's folder) of skill `name`.
     async fn read_file(&self, name: &str, asked: &str) -> Result<(String, Vec<u8>), ReadError> {
         let snapshot = self.snapshot().await;
-        let Some(skill) = snapshot.get(name).filter(|s| check_skill_name(&s.name).is_ok()) else {
+        let Some(skill) = Self::servable_skill(&snapshot, name) else {
             return Err(ReadError::UnknownSkill(format!("no skill named {:?}", shorten(name))));
         };
-        let full = files::contained_path(skill.dir(), asked).map_err(|e| ReadError::Refused(e.to_string()))?;
+        let full = files::contained_path(skill.dir(), asked).map_err(ReadError::Refused)?;
         let Some((_, backend)) = self.backend_of(&snapshot, name) else {
             return Err(ReadError::Failed(format!("the source of {name} is not configured")));
         };
@@ -153,33 +156,9 @@ impl SkillsServer {
         }
     }
 
-    /// What the middleware's `load_skill` tool answers for `name` in a fresh thread:
-    /// `(true, instructions)` or `(false, error text)`.
-    async fn load_skill(&self, name: &str) -> (bool, String) {
-        let skills = &self.inner.skills;
-        let mut state = AgentState::new(vec![Message::user("mcp load_skill")]);
-        match skills.before_agent(&state).await {
-            Ok(Some(update)) => state.apply(update),
-            Ok(None) => {}
-            Err(error) => return (false, format!("Error: {error}")),
-        }
-        let Some(tool) = skills.tools().into_iter().find(|t| t.name() == LOAD_SKILL) else {
-            return (false, format!("Error: the middleware offers no {LOAD_SKILL} tool"));
-        };
-        let runtime = ToolRuntime {
-            state: &state,
-            tool_call_id: "mcp",
-        };
-        let output = tool.call(json!({ "skill_name": name }), runtime).await;
-        match output.tool_message("mcp") {
-            Some(message) => (message.status == ToolStatus::Success, message.content.clone()),
-            None => (false, format!("Error: {LOAD_SKILL} answered without a message")),
-        }
-    }
-
     async fn list_skills_text(&self) -> (String, Value) {
         let snapshot = self.snapshot().await;
-        let skills: Vec<SkillMetadata> = Self::servable(&snapshot).cloned().collect();
+        let skills = snapshot.skills();
         let source_paths: Vec<&str> = self.inner.skills.catalog().sources().iter().map(|s| s.path()).collect();
         let ctx = ListContext {
             loaded: &[],
@@ -187,11 +166,14 @@ impl SkillsServer {
             policy: AllowedToolsPolicy::Recommend,
             source_paths: &source_paths,
         };
-        let text = format_skills_list(&skills, &ctx);
+        let text = format_skills_list(skills, &ctx);
         let structured = json!({
             "skills": skills
                 .iter()
-                .map(|s| json!({ "name": s.name, "description": s.description, "uri": files::skill_md_uri(&s.name) }))
+                .map(|s| {
+                    let uri = servable(s).then(|| files::skill_md_uri(&s.name));
+                    json!({ "name": s.name, "description": s.description, "uri": uri })
+                })
                 .collect::<Vec<_>>()
         });
         (text, structured)
@@ -229,19 +211,34 @@ impl SkillsServer {
             let mut check = tokio::time::interval(std::time::Duration::from_secs(30));
             loop {
                 tokio::select! {
-                    event = events.recv() => match event {
-                        Ok(event) if !lists_change(&event) => continue,
-                        Ok(_) | Err(RecvError::Lagged(_)) => {
-                            if peer.is_transport_closed() || peer.notify_resource_list_changed().await.is_err() {
-                                break;
-                            }
+                    changed = next_list_change(&mut events) => {
+                        if !changed || peer.is_transport_closed() || peer.notify_resource_list_changed().await.is_err() {
+                            break;
                         }
-                        Err(RecvError::Closed) => break,
-                    },
+                    }
                     _ = check.tick() => if peer.is_transport_closed() { break },
                 }
             }
         });
+    }
+}
+
+/// Whether a skill can be named by a `skill://` URI: every valid name. A lenient catalog
+/// may hold others (uppercase ones, which URI authorities fold); those are left out of
+/// the URIs rather than mangled, and stay reachable through the tools.
+fn servable(skill: &SkillMetadata) -> bool {
+    check_skill_name(&skill.name).is_ok()
+}
+
+/// Waits for the next catalog event that changes a listing (a missed event counts as
+/// one); `false` once the catalog is gone. Cancel-safe.
+async fn next_list_change(events: &mut broadcast::Receiver<CatalogEvent>) -> bool {
+    loop {
+        match events.recv().await {
+            Ok(event) if !lists_change(&event) => {}
+            Ok(_) | Err(RecvError::Lagged(_)) => return true,
+            Err(RecvError::Closed) => return false,
+        }
     }
 }
 
@@ -435,15 +432,11 @@ impl ServerHandler for SkillsServer {
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
-                event = events.recv() => match event {
-                    Ok(event) if !lists_change(&event) => {}
-                    Ok(_) | Err(RecvError::Lagged(_)) => {
-                        if context.sink().notify_resource_list_changed().await.is_err() {
-                            return Ok(());
-                        }
+                changed = next_list_change(&mut events) => {
+                    if !changed || context.sink().notify_resource_list_changed().await.is_err() {
+                        return Ok(());
                     }
-                    Err(RecvError::Closed) => return Ok(()),
-                },
+                }
             }
         }
     }
@@ -551,7 +544,7 @@ impl ServerHandler for SkillsServer {
         };
         let snapshot = self.snapshot().await;
         let (Some(skill), Some((_, backend))) = (
-            snapshot.get(&skill_name).filter(|s| check_skill_name(&s.name).is_ok()),
+            Self::servable_skill(&snapshot, &skill_name),
             self.backend_of(&snapshot, &skill_name),
         ) else {
             return Err(ErrorData::resource_not_found(
@@ -560,9 +553,7 @@ impl ServerHandler for SkillsServer {
             ));
         };
         let dir = match &rel {
-            Some(rel) => {
-                files::contained_path(skill.dir(), rel).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?
-            }
+            Some(rel) => files::contained_path(skill.dir(), rel).map_err(|e| ErrorData::invalid_params(e, None))?,
             None => skill.dir().to_owned(),
         };
         let entries = backend
@@ -615,9 +606,7 @@ impl ServerHandler for SkillsServer {
     ) -> Result<GetSkillResult, ErrorData> {
         let snapshot = self.snapshot().await;
         let found = match files::parse_uri(&request.uri) {
-            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => {
-                snapshot.get(&skill).filter(|s| check_skill_name(&s.name).is_ok())
-            }
+            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => Self::servable_skill(&snapshot, &skill),
             _ => None,
         };
         let Some(skill) = found else {
@@ -658,11 +647,14 @@ impl ServerHandler for SkillsServer {
             }
             LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
                 Ok(args) => {
-                    let (ok, text) = self.load_skill(&args.name).await;
-                    if ok {
-                        CallToolResult::success(vec![ContentBlock::text(text)])
+                    let message = crate::agent::load_answer(&self.inner.skills, &args.name)
+                        .await
+                        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+                    let content = vec![ContentBlock::text(message.content)];
+                    if message.status == ToolStatus::Success {
+                        CallToolResult::success(content)
                     } else {
-                        CallToolResult::error(vec![ContentBlock::text(text)])
+                        CallToolResult::error(content)
                     }
                 }
                 Err(result) => result,
