@@ -139,15 +139,16 @@ fn conformance(args: &[String]) -> Result<(), String> {
     if selected.is_empty() {
         return Err(format!("unknown backend {backend:?}\n{USAGE}"));
     }
-    let tools = if selected.iter().any(|(name, _)| *name == "s3") {
-        Some(test_tools()?)
+    // Only the S3 suite needs a tool: the moto server.
+    let moto = if selected.iter().any(|(name, _)| *name == "s3") {
+        Some(moto_server()?)
     } else {
         None
     };
     for (name, package) in selected {
         let mut command = cargo();
-        if let Some(tools) = &tools {
-            command.envs(tools.env());
+        if let Some(moto) = &moto {
+            command.env(MOTO_SERVER_ENV, moto);
         }
         command.args([
             "test",
@@ -164,6 +165,9 @@ fn conformance(args: &[String]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Where moto's server program sits in the test venv.
+const MOTO_IN_VENV: &str = "bin/moto_server";
 
 /// The variable through which tests find the moto server.
 const MOTO_SERVER_ENV: &str = "SKILLS_TEST_MOTO_SERVER";
@@ -188,7 +192,7 @@ impl TestTools {
     /// The variables the tests read.
     fn env(&self) -> [(&'static str, PathBuf); 3] {
         [
-            (MOTO_SERVER_ENV, self.venv.join("bin/moto_server")),
+            (MOTO_SERVER_ENV, self.venv.join(MOTO_IN_VENV)),
             (PYTHON_ENV, self.venv.join("bin/python")),
             (INSPECTOR_ENV, self.inspector.clone()),
         ]
@@ -206,6 +210,11 @@ fn test_tools() -> Result<TestTools, String> {
 /// `target/test-venv` with [`PYTHON_TOOLS`]; returns the venv's path.
 fn python_tools() -> Result<PathBuf, String> {
     venv("test-venv", PYTHON_TOOLS, "the S3 and MCP tests")
+}
+
+/// The moto server of the test venv (installed if needed).
+fn moto_server() -> Result<PathBuf, String> {
+    Ok(python_tools()?.join(MOTO_IN_VENV))
 }
 
 /// A Python virtual environment `target/NAME` with `packages` installed, unless it is
@@ -276,7 +285,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         let mut command = cargo();
         command.args(["bench", "-p", package, "--bench", target]);
         if *name == "s3" {
-            command.env(MOTO_SERVER_ENV, python_tools()?.join("bin/moto_server"));
+            command.env(MOTO_SERVER_ENV, moto_server()?);
         }
         step(&format!("bench {name}"), command)?;
     }

@@ -111,3 +111,50 @@ pub(crate) fn map_io_error(error: io::Error, path: &str) -> BackendError {
         },
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::os::unix::fs::symlink;
+
+    use super::*;
+
+    /// What the fast path decides for `rel`: opened (`Some(Ok)`), refused (`Some(Err)`),
+    /// or left to hand resolution (`None`).
+    fn decide(root: &Path, rel: &str) -> Option<Result<(), BackendError>> {
+        let dir = RootDir::open(root).expect("the root opens");
+        open_beneath(Some(&dir), Path::new(rel), rel).map(|r| r.map(|_| ()))
+    }
+
+    #[test]
+    fn the_fast_path_opens_plain_and_inward_paths_and_defers_the_rest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        std::fs::create_dir_all(root.join("skills/web")).unwrap();
+        std::fs::create_dir_all(root.join("shared")).unwrap();
+        std::fs::write(root.join("skills/web/SKILL.md"), "x").unwrap();
+        std::fs::write(root.join("shared/guide.md"), "x").unwrap();
+        std::fs::write(tmp.path().join("secret"), "x").unwrap();
+        let root = std::fs::canonicalize(root).unwrap();
+        symlink("../../shared", root.join("skills/web/refs")).unwrap();
+        symlink(root.join("shared"), root.join("skills/web/absolute")).unwrap();
+        symlink("../../../secret", root.join("skills/web/out")).unwrap();
+        symlink("../../shared/guide.md", root.join("skills/web/guide.md")).unwrap();
+
+        assert!(matches!(decide(&root, "skills/web/SKILL.md"), Some(Ok(()))));
+        assert!(
+            matches!(decide(&root, "skills/web/refs/guide.md"), Some(Ok(()))),
+            "a relative link inward"
+        );
+        assert!(matches!(
+            decide(&root, "skills/web/missing.md"),
+            Some(Err(BackendError::NotFound { .. }))
+        ));
+        // Left to hand resolution, which has the last word on each.
+        assert!(
+            decide(&root, "skills/web/absolute/guide.md").is_none(),
+            "an absolute link"
+        );
+        assert!(decide(&root, "skills/web/out").is_none(), "a link leading out");
+        assert!(decide(&root, "skills/web/guide.md").is_none(), "a final link");
+    }
+}
