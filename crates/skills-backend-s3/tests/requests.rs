@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{CountingConnector, CountingStore, library};
+use common::{CountingStore, counted_backend, library};
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 use skills_backend_s3::ObjectStoreBackend;
@@ -32,13 +32,7 @@ async fn discovery_costs_pages_and_one_get_per_changed_skill() {
     )
     .await;
 
-    let connector = CountingConnector::default();
-    let requests = Arc::clone(&connector.requests);
-    let s3 = server
-        .backend_builder("team", "")
-        .http_connector(connector)
-        .build()
-        .unwrap();
+    let (s3, requests) = counted_backend(&server, "team", "");
     let store = Arc::new(CountingStore::new(Arc::clone(s3.store())));
     let calls = Arc::clone(&store.calls);
     let backend = ObjectStoreBackend::new(store).with_prefix("library").unwrap();
@@ -104,13 +98,7 @@ async fn an_oversized_skill_md_is_never_fetched() {
     )
     .await;
 
-    let connector = CountingConnector::default();
-    let requests = Arc::clone(&connector.requests);
-    let backend = server
-        .backend_builder("team", "library")
-        .http_connector(connector)
-        .build()
-        .unwrap();
+    let (backend, requests) = counted_backend(&server, "team", "library");
     let backend: Arc<dyn BackendProtocol> = Arc::new(backend);
 
     // Asked for directly, before any listing: the size comes from a HEAD.
@@ -152,14 +140,8 @@ async fn an_object_that_grew_after_listing_is_refused_from_its_headers() {
     server.create_bucket("team");
     let uploader = server.store("team");
     upload(&*uploader, "", [("web/SKILL.md", b"small".to_vec())]).await;
-    let connector = CountingConnector::default();
-    let requests = Arc::clone(&connector.requests);
-    let backend = server
-        .backend_builder("team", "")
-        .http_connector(connector)
-        .build()
-        .unwrap()
-        .with_max_file_size(1024);
+    let (backend, requests) = counted_backend(&server, "team", "");
+    let backend = backend.with_max_file_size(1024);
     assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);
     uploader
         .put(&Path::from("web/SKILL.md"), vec![b'x'; 4096].into())
@@ -197,14 +179,8 @@ async fn downloads_run_concurrently_up_to_the_limit() {
     let paths: Vec<String> = files.iter().map(|(p, _)| format!("/{p}")).collect();
 
     for limit in [1, 4] {
-        let connector = CountingConnector::default();
-        let requests = Arc::clone(&connector.requests);
-        let backend = server
-            .backend_builder("team", "")
-            .http_connector(connector)
-            .build()
-            .unwrap()
-            .with_concurrency(limit);
+        let (backend, requests) = counted_backend(&server, "team", "");
+        let backend = backend.with_concurrency(limit);
         backend.walk("/", 1).await.unwrap();
         requests.clear();
         let answers = backend.download_files(&paths).await;

@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::CountingConnector;
+use common::counted_backend;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use skills_backend_s3::test_server::{S3TestServer, upload};
@@ -68,14 +68,8 @@ async fn polls_report_changed_paths_and_download_nothing() {
     server.create_bucket("team");
     let uploader = server.store("team");
     upload(&*uploader, "lib", [("web/SKILL.md", skill("web", "Search"))]).await;
-    let connector = CountingConnector::default();
-    let requests = Arc::clone(&connector.requests);
-    let backend = server
-        .backend_builder("team", "lib")
-        .http_connector(connector)
-        .build()
-        .unwrap()
-        .with_poll_interval(POLL);
+    let (backend, requests) = counted_backend(&server, "team", "lib");
+    let backend = backend.with_poll_interval(POLL);
 
     // A reader discovers the library, then the bucket changes before the watch starts.
     assert_eq!(backend.walk("/", 3).await.unwrap().entries.len(), 2);

@@ -218,6 +218,22 @@ impl HttpService for CountingService {
     }
 }
 
+/// A backend on `bucket`/`prefix` of the test server whose HTTP requests are recorded.
+pub fn counted_backend(
+    server: &skills_backend_s3::test_server::S3TestServer,
+    bucket: &str,
+    prefix: &str,
+) -> (skills_backend_s3::ObjectStoreBackend, Arc<Requests>) {
+    let connector = CountingConnector::default();
+    let requests = Arc::clone(&connector.requests);
+    let backend = server
+        .backend_builder(bucket, prefix)
+        .http_connector(connector)
+        .build()
+        .unwrap();
+    (backend, requests)
+}
+
 /// A library of `count` skills (`skill-0000`...), each with a SKILL.md (its body after
 /// the frontmatter) and three resources: `(relative path, content)`.
 pub fn library(count: usize, body: &str) -> Vec<(String, Vec<u8>)> {
