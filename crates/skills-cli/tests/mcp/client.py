@@ -24,6 +24,7 @@ from mcp.client.stdio import StdioServerParameters
 from pydantic import TypeAdapter
 
 NOTIFICATION_TIMEOUT = 30.0
+ADDED = "gamma"
 
 
 class ListSkillsRequest(types.PaginatedRequest[Literal["skills/list"]]):
@@ -132,7 +133,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         )
 
         if mode == "legacy":
-            add_skill(library, "gamma")
+            add_skill(library, ADDED)
             try:
                 await asyncio.wait_for(changed.wait(), NOTIFICATION_TIMEOUT)
                 report["list_changed"] = True
@@ -141,7 +142,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         else:
             async with client.listen(resources_list_changed=True) as subscription:
                 report["listen_honored"] = str(subscription.honored)
-                add_skill(library, "gamma")
+                add_skill(library, ADDED)
                 try:
                     async with asyncio.timeout(NOTIFICATION_TIMEOUT):
                         async for event in subscription:
