@@ -29,12 +29,13 @@ mod resolve;
 mod watch;
 
 use std::fs::{File, Metadata};
-use std::io::Read;
+use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures_util::future::join_all;
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
     Walk, Watch, WatchGuard, path,
@@ -67,6 +68,17 @@ struct Inner {
     virtual_mode: bool,
     max_file_size: u64,
     debounce: Duration,
+    /// The most threads one listing or batch of reads spreads over.
+    parallelism: usize,
+}
+
+/// The fewest paths or directories a thread is given: below this, a second thread costs
+/// more than it saves.
+const MIN_PER_THREAD: usize = 64;
+
+/// The default of [`FilesystemBackend::with_parallelism`]: the machine's cores, at most 8.
+fn default_parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
 /// Why a root directory cannot serve as a backend.
@@ -100,6 +112,7 @@ impl FilesystemBackend {
                 virtual_mode: true,
                 max_file_size: DEFAULT_MAX_FILE_SIZE,
                 debounce: watch::DEFAULT_DEBOUNCE,
+                parallelism: default_parallelism(),
             }),
         })
     }
@@ -128,6 +141,22 @@ impl FilesystemBackend {
     /// [`ChangeEvent`](skills_core::ChangeEvent) (default [`DEFAULT_DEBOUNCE`], 100 ms).
     pub fn with_debounce(self, quiet: Duration) -> Self {
         self.with_inner(|inner| inner.debounce = quiet)
+    }
+
+    /// Sets how many threads one large listing or batch of reads may spread over
+    /// (default: the number of cores, at most 8; `0` counts as `1`). A [`walk`] shares
+    /// out the sub-directories of its first level, [`download_files`] its paths, each
+    /// thread taking at least 64; smaller jobs stay on one thread.
+    ///
+    /// [`walk`]: BackendProtocol::walk
+    /// [`download_files`]: BackendProtocol::download_files
+    pub fn with_parallelism(self, threads: usize) -> Self {
+        self.with_inner(|inner| inner.parallelism = threads.max(1))
+    }
+
+    /// How many threads one large listing or batch of reads may spread over.
+    pub fn parallelism(&self) -> usize {
+        self.inner.parallelism
     }
 
     fn with_inner(self, change: impl FnOnce(&mut Inner)) -> Self {
@@ -232,13 +261,7 @@ impl Inner {
                 // A directory's metadata says nothing discovery uses: skip the stat.
                 out.push(Entry {
                     host: entry.path(),
-                    info: FileInfo {
-                        path: entry_path,
-                        is_dir: true,
-                        size: 0,
-                        modified_at: None,
-                        etag: None,
-                    },
+                    info: dir_info(entry_path),
                 });
                 continue;
             } else {
@@ -260,24 +283,37 @@ impl Inner {
         Ok(out)
     }
 
-    fn walk(&self, asked: &str, max_depth: usize) -> Result<Walk, BackendError> {
+    /// Lists the first level of a walk: the root's entries, and the sub-directories to
+    /// descend into when `max_depth` goes deeper.
+    fn walk_first(&self, asked: &str, max_depth: usize) -> Result<(Walk, Vec<(String, PathBuf)>), BackendError> {
         let (normalized, dir) = self.resolve_dir(asked)?;
         let mut walk = Walk::default();
+        let mut below = Vec::new();
         if max_depth == 0 {
-            return Ok(walk);
+            return Ok((walk, below));
         }
-        let mut queue = std::collections::VecDeque::from([(normalized, dir, 1usize)]);
-        let mut first = true;
+        for entry in self.list_dir(&normalized, &dir)? {
+            if entry.info.is_dir && max_depth > 1 {
+                below.push((entry.info.path.clone(), entry.host));
+            }
+            walk.entries.push(entry.info);
+        }
+        Ok((walk, below))
+    }
+
+    /// Walks directories that lie at `depth` (1 = children of the walk's root) down to
+    /// `max_depth`, breadth first; unlisted directories are errors of the walk.
+    fn walk_below(&self, dirs: Vec<(String, PathBuf)>, depth: usize, max_depth: usize) -> Walk {
+        let mut walk = Walk::default();
+        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
         while let Some((dir_path, dir, depth)) = queue.pop_front() {
             let entries = match self.list_dir(&dir_path, &dir) {
                 Ok(entries) => entries,
-                Err(e) if first => return Err(e),
                 Err(e) => {
                     walk.errors.push(e);
                     continue;
                 }
             };
-            first = false;
             for entry in entries {
                 if entry.info.is_dir && depth < max_depth {
                     queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
@@ -285,8 +321,48 @@ impl Inner {
                 walk.entries.push(entry.info);
             }
         }
-        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        Ok(walk)
+        walk
+    }
+
+    /// Looks up `<dir>/<file_name>` in each directory: one stat where listing the
+    /// directory would take four calls. Links are followed inside the root only, as in a
+    /// listing; a directory that cannot be looked into is an error under its own path.
+    fn child_files_in(&self, dirs: Vec<(String, PathBuf)>, file_name: &str) -> Walk {
+        let mut walk = Walk::default();
+        for (dir_path, dir) in dirs {
+            let entry_path = path::join(&dir_path, file_name);
+            let host = dir.join(file_name);
+            let meta = match std::fs::symlink_metadata(&host) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let target = resolve::contained(&self.root, &host, &entry_path)
+                        .and_then(|resolved| std::fs::metadata(resolved).map_err(|e| map_io_error(e, &entry_path)));
+                    match target {
+                        Ok(meta) => meta,
+                        Err(e) => {
+                            tracing::debug!(path = entry_path, "skipping a link: {e}");
+                            continue;
+                        }
+                    }
+                }
+                Ok(meta) => meta,
+                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => continue,
+                Err(e) => {
+                    walk.errors.push(map_io_error(e, &dir_path));
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                walk.entries.push(dir_info(entry_path));
+            } else if meta.is_file() {
+                walk.entries.push(file_info(entry_path, &meta));
+            }
+        }
+        walk
+    }
+
+    /// How many threads a job of `items` gets.
+    fn threads_for(&self, items: usize) -> usize {
+        (items / MIN_PER_THREAD).clamp(1, self.parallelism)
     }
 
     /// Opens a normalized path for reading, contained in the root: one `openat2` when
@@ -341,10 +417,11 @@ impl Inner {
         if meta.len() > limit {
             return too_large(meta.len());
         }
-        // The file may grow between the stat and the read: never read past the limit.
+        // The length the file had when it was opened (at most the limit): a file that
+        // grows meanwhile is read as it was, and an unchanged one costs a single read,
+        // where reading to the end would take a second to see the end.
         let mut content = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        match read_at_most(file, limit.saturating_add(1), &mut content) {
-            Ok(n) if n > limit => too_large(n),
+        match file.take(meta.len()).read_to_end(&mut content) {
             Ok(_) => FileDownloadResponse::ok(asked, content),
             Err(e) => fail(map_io_error(e, &normalized)),
         }
@@ -356,8 +433,16 @@ struct Entry {
     info: FileInfo,
 }
 
-fn read_at_most(file: File, limit: u64, buf: &mut Vec<u8>) -> std::io::Result<u64> {
-    file.take(limit).read_to_end(buf).map(|n| n as u64)
+/// A directory's entry: listings do not stat directories (their metadata says nothing
+/// discovery uses).
+fn dir_info(path: String) -> FileInfo {
+    FileInfo {
+        path,
+        is_dir: true,
+        size: 0,
+        modified_at: None,
+        etag: None,
+    }
 }
 
 fn file_info(path: String, meta: &Metadata) -> FileInfo {
@@ -420,21 +505,28 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        let (inner, owned) = (Arc::clone(&self.inner), paths.to_vec());
-        let failed = |message: String| {
-            paths
-                .iter()
-                .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
-                .collect()
-        };
-        blocking(
-            move || {
-                let root = RootDir::open(&inner.root);
-                owned.iter().map(|p| inner.download(p, root.as_ref())).collect()
-            },
-            failed,
-        )
-        .await
+        let threads = self.inner.threads_for(paths.len());
+        let per_thread = paths.len().div_ceil(threads).max(1);
+        let reads = paths.chunks(per_thread).map(|chunk| {
+            let (inner, owned) = (Arc::clone(&self.inner), chunk.to_vec());
+            let failed = |message: String| {
+                chunk
+                    .iter()
+                    .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
+                    .collect()
+            };
+            blocking(
+                move || {
+                    let root = RootDir::open(&inner.root);
+                    owned
+                        .iter()
+                        .map(|p| inner.download(p, root.as_ref()))
+                        .collect::<Vec<_>>()
+                },
+                failed,
+            )
+        });
+        join_all(reads).await.into_iter().flatten().collect()
     }
 
     fn max_file_size(&self) -> u64 {
@@ -446,14 +538,57 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let failed = |message| {
-            Err(BackendError::Other {
-                path: path.to_owned(),
-                message,
-            })
+        self.two_stage(path, max_depth, move |inner, dirs| inner.walk_below(dirs, 1, max_depth))
+            .await
+    }
+
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        let name = file_name.to_owned();
+        self.two_stage(path, 2, move |inner, dirs| inner.child_files_in(dirs, &name))
+            .await
+    }
+}
+
+impl FilesystemBackend {
+    /// Lists the directory at `path` (the first `max_depth` level), then hands its
+    /// sub-directories to `below`, spread over up to [`parallelism`](Self::parallelism)
+    /// threads; the result is sorted by path.
+    async fn two_stage(
+        &self,
+        path: &str,
+        max_depth: usize,
+        below: impl Fn(&Inner, Vec<(String, PathBuf)>) -> Walk + Clone + Send + 'static,
+    ) -> Result<Walk, BackendError> {
+        let failed = |message| BackendError::Other {
+            path: path.to_owned(),
+            message,
         };
-        blocking(move || inner.walk(&owned, max_depth), failed).await
+        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
+        let (mut walk, dirs) = blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
+        if !dirs.is_empty() {
+            let threads = self.inner.threads_for(dirs.len());
+            let per_thread = dirs.len().div_ceil(threads);
+            let mut groups = Vec::with_capacity(threads);
+            let mut dirs = dirs.into_iter().peekable();
+            while dirs.peek().is_some() {
+                groups.push(dirs.by_ref().take(per_thread).collect::<Vec<_>>());
+            }
+            let parts = groups.into_iter().map(|group| {
+                let (inner, below) = (Arc::clone(&self.inner), below.clone());
+                let failed = |message| Walk {
+                    entries: Vec::new(),
+                    errors: vec![failed(message)],
+                };
+                blocking(move || below(&inner, group), failed)
+            });
+            for part in join_all(parts).await {
+                walk.entries.extend(part.entries);
+                walk.errors.extend(part.errors);
+            }
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(walk)
     }
 }
 

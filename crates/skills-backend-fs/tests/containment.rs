@@ -289,3 +289,30 @@ fn poll_to_completion<F: std::future::Future>(future: F) -> F::Output {
         }
     }
 }
+
+#[tokio::test]
+async fn a_skill_md_link_counts_only_inside_the_root() {
+    let t = tree();
+    let root = t.root.path();
+    std::fs::create_dir_all(root.join("skills/leak")).unwrap();
+    symlink(t.outside.join("evil/SKILL.md"), root.join("skills/leak/SKILL.md")).unwrap();
+    write(root, "shared/docs.md", "---\nname: docs\ndescription: Shared\n---\n");
+    std::fs::create_dir_all(root.join("skills/docs")).unwrap();
+    symlink("../../shared/docs.md", root.join("skills/docs/SKILL.md")).unwrap();
+    std::fs::create_dir_all(root.join("skills/loop")).unwrap();
+    symlink("SKILL.md", root.join("skills/loop/SKILL.md")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+
+    let found = backend.child_files("/skills", "SKILL.md").await.unwrap();
+    let files: Vec<_> = found
+        .entries
+        .iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| e.path.as_str())
+        .collect();
+    assert_eq!(files, ["/skills/docs/SKILL.md", "/skills/web/SKILL.md"]);
+    let listing = list_skills(&backend, "/skills").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["docs", "web"]);
+    assert!(listing.diagnostics.is_empty(), "{:?}", listing.diagnostics);
+}

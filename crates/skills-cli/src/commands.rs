@@ -100,8 +100,14 @@ impl<'a> SkillJson<'a> {
     }
 }
 
+/// Writes `value` as pretty JSON to stdout, streamed: a large catalog is never held as
+/// one string.
 fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
-    println!("{}", serde_json::to_string_pretty(value)?);
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 

@@ -42,6 +42,10 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 ///   by path, plus the errors of sub-directories that could not be listed.
 /// - The provided implementation lists directory by directory; backends that can list a
 ///   whole prefix at once (S3, git) override it, so a remote source costs O(pages).
+///
+/// ## `child_files`
+/// - The same entries as `walk(path, 2)` filtered to the children and the second-level
+///   entries with the asked name; the same errors for the root.
 #[async_trait]
 pub trait BackendProtocol: Send + Sync + Debug {
     /// Lists the immediate children of the directory at `path`, sorted by path.
@@ -111,6 +115,22 @@ pub trait BackendProtocol: Send + Sync + Debug {
             }
         }
         walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+
+    /// The children of the directory at `path`, plus `<child>/<file_name>` of every child
+    /// directory that has one: a [`walk`](Self::walk) of two levels that keeps, on the
+    /// second level, only entries named `file_name`. Sorted by path; a child directory
+    /// that cannot be looked into is reported in [`Walk::errors`] under its own path.
+    ///
+    /// Discovery finds each source's `SKILL.md` files with it. The provided
+    /// implementation filters `walk(path, 2)`; a backend where looking up one name is
+    /// cheaper than listing a directory (local disk) overrides it.
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        let mut walk = self.walk(path, 2).await?;
+        let root = path::normalize(path)?;
+        walk.entries
+            .retain(|e| path::parent(&e.path) == root || path::file_name(&e.path) == file_name);
         Ok(walk)
     }
 }

@@ -132,6 +132,7 @@ cases![
     walk_returns_whole_tree_sorted,
     walk_respects_max_depth,
     walk_missing_root_is_not_found,
+    child_files_is_a_filtered_two_level_walk,
     list_skills_parses_fixture_source,
     list_skills_missing_or_file_source_is_source_error,
 ];
@@ -378,6 +379,41 @@ async fn walk_missing_root_is_not_found(b: &dyn BackendProtocol, root: &str) -> 
     let result = b.walk(&join(root, "nope"), 3).await;
     ensure(matches!(result, Err(BackendError::NotFound { .. })), || {
         format!("expected NotFound, got {result:?}")
+    })
+}
+
+async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, root: &str) -> CaseResult {
+    let source = join(root, "skills");
+    let found = b.child_files(&source, "SKILL.md").await.map_err(|e| e.to_string())?;
+    let got: Vec<_> = found.entries.iter().map(|e| (e.path.clone(), e.is_dir)).collect();
+    let mut expected: Vec<_> = ["README.md", "alpha/SKILL.md", "beta/SKILL.md", "broken/SKILL.md"]
+        .into_iter()
+        .chain(["gamma/SKILL.md", "huge/SKILL.md"])
+        .map(|p| (join(&source, p), false))
+        .chain(
+            ["alpha", "beta", "broken", "gamma", "huge", "no-skill"]
+                .into_iter()
+                .map(|p| (join(&source, p), true)),
+        )
+        .collect();
+    expected.sort();
+    ensure_eq(got, expected, "child_files of the skills source")?;
+    ensure(found.errors.is_empty(), || {
+        format!("child_files errors: {:?}", found.errors)
+    })?;
+    // The files carry what a listing says of them: size and etag.
+    let walk = b.walk(&source, 2).await.map_err(|e| e.to_string())?;
+    let facts = |entries: &[crate::FileInfo]| {
+        entries
+            .iter()
+            .filter(|e| e.path.ends_with("/SKILL.md"))
+            .map(|e| (e.path.clone(), e.size, e.etag.clone()))
+            .collect::<Vec<_>>()
+    };
+    ensure_eq(facts(&found.entries), facts(&walk.entries), "SKILL.md sizes and etags")?;
+    let missing = b.child_files(&join(root, "nope"), "SKILL.md").await;
+    ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
+        format!("missing root: expected NotFound, got {missing:?}")
     })
 }
 

@@ -2,6 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use futures_util::future::join;
+
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
@@ -91,7 +93,11 @@ impl SourceError {
 /// # }
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
-    let (root, walk) = walk_source(backend, source, 2).await?;
+    let root = path::normalize(source).map_err(|e| SourceError::from_backend(source, e))?;
+    let walk = backend
+        .child_files(&root, SKILL_FILE)
+        .await
+        .map_err(|e| SourceError::from_backend(source, e))?;
     let mut listing = read_skills(backend, &root, &walk, None).await;
     listing.diagnostics.extend(stale(backend, &root));
     Ok(listing)
@@ -138,7 +144,7 @@ async fn discover_inner(
     source: &str,
     cache: Option<&mut ParseCache>,
 ) -> Result<SourceDiscovery, SourceError> {
-    let (root, walk) = walk_source(backend, source, 3).await?;
+    let (root, walk) = walk_source(backend, source).await?;
     let mut listing = read_skills(backend, &root, &walk, cache).await;
     listing.diagnostics.extend(stale(backend, &root));
     let mut resources = BTreeMap::new();
@@ -160,10 +166,10 @@ fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
     &entries[start..start + len]
 }
 
-async fn walk_source(backend: &dyn BackendProtocol, source: &str, depth: usize) -> Result<(String, Walk), SourceError> {
+async fn walk_source(backend: &dyn BackendProtocol, source: &str) -> Result<(String, Walk), SourceError> {
     let root = path::normalize(source).map_err(|e| SourceError::from_backend(source, e))?;
     let walk = backend
-        .walk(&root, depth)
+        .walk(&root, 3)
         .await
         .map_err(|e| SourceError::from_backend(source, e))?;
     Ok((root, walk))
@@ -171,7 +177,7 @@ async fn walk_source(backend: &dyn BackendProtocol, source: &str, depth: usize) 
 
 /// How many `SKILL.md` files discovery downloads at once: enough for a remote backend's
 /// concurrency, few enough that a large source never sits in memory whole.
-const READ_CHUNK: usize = 512;
+const READ_CHUNK: usize = 256;
 
 /// How one `SKILL.md` of a walk is obtained.
 enum Read {
@@ -281,55 +287,33 @@ async fn read_skills(
             .retain(|path, _| walk.entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
-    // Read in chunks and parse each before the next: memory stays bounded by one chunk of
-    // files, not the whole source.
+    // Read in chunks and parse each while the next one downloads: memory stays bounded by
+    // two chunks of files, not the whole source, and parsing overlaps the backend's I/O.
+    let mut chunks = Vec::new();
     let mut candidates = candidates.into_iter().peekable();
     while candidates.peek().is_some() {
-        let chunk: Vec<(&FileInfo, Read)> = candidates.by_ref().take(READ_CHUNK).collect();
-        let paths: Vec<String> = chunk
-            .iter()
-            .filter(|(_, read)| matches!(read, Read::Pending))
-            .map(|(entry, _)| entry.path.clone())
-            .collect();
-        let mut responses = if paths.is_empty() {
-            Vec::new().into_iter()
-        } else {
-            backend.download_files(&paths).await.into_iter()
+        chunks.push(candidates.by_ref().take(READ_CHUNK).collect::<Vec<(&FileInfo, Read)>>());
+    }
+    let mut chunks = chunks.into_iter();
+    let mut next = chunks.next();
+    let mut responses = match &next {
+        Some(chunk) => download_pending(backend, chunk).await,
+        None => Vec::new(),
+    };
+    while let Some(chunk) = next.take() {
+        next = chunks.next();
+        let download = async {
+            match &next {
+                Some(chunk) => download_pending(backend, chunk).await,
+                None => Vec::new(),
+            }
         };
-        for (entry, read) in chunk {
-            let md_path = &entry.path;
-            let outcome = match read {
-                Read::Problem(diagnostic) => {
-                    listing.diagnostics.push(diagnostic);
-                    continue;
-                }
-                Read::Parsed(outcome) => outcome,
-                Read::Pending => {
-                    let response = responses.next().unwrap_or_else(|| {
-                        FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
-                    });
-                    let content = match response.into_result() {
-                        Ok(content) => content,
-                        // Deleted between the listing and the read: as if it had never been there.
-                        Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
-                        Err(e) => {
-                            let (kind, message) = match e.kind {
-                                FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
-                                _ => (DiagnosticKind::ReadFailed, e.to_string()),
-                            };
-                            listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
-                            continue;
-                        }
-                    };
-                    let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
-                    if let Some(cache) = cache.as_deref_mut() {
-                        cache.store(entry, &outcome);
-                    }
-                    outcome
-                }
-            };
-            add_skill(&mut listing, &mut index, outcome);
-        }
+        let parse = async {
+            parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
+        };
+        // `join` polls the download first, so a backend that hands its reads to other
+        // threads is already reading the next chunk while this one is parsed.
+        (responses, ()) = join(download, parse).await;
     }
     // A resource directory only matters when its folder turned out to be a skill.
     for error in resource_errors {
@@ -343,6 +327,65 @@ async fn read_skills(
     }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     listing
+}
+
+/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order.
+async fn download_pending(backend: &dyn BackendProtocol, chunk: &[(&FileInfo, Read)]) -> Vec<FileDownloadResponse> {
+    let paths: Vec<String> = chunk
+        .iter()
+        .filter(|(_, read)| matches!(read, Read::Pending))
+        .map(|(entry, _)| entry.path.clone())
+        .collect();
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    backend.download_files(&paths).await
+}
+
+/// Parses a chunk with its downloads (one response per pending file, in order) into the
+/// listing.
+fn parse_chunk(
+    chunk: Vec<(&FileInfo, Read)>,
+    responses: Vec<FileDownloadResponse>,
+    listing: &mut SkillListing,
+    index: &mut HashMap<String, usize>,
+    mut cache: Option<&mut ParseCache>,
+) {
+    let mut responses = responses.into_iter();
+    for (entry, read) in chunk {
+        let md_path = &entry.path;
+        let outcome = match read {
+            Read::Problem(diagnostic) => {
+                listing.diagnostics.push(diagnostic);
+                continue;
+            }
+            Read::Parsed(outcome) => outcome,
+            Read::Pending => {
+                let response = responses.next().unwrap_or_else(|| {
+                    FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
+                });
+                let content = match response.into_result() {
+                    Ok(content) => content,
+                    // Deleted between the listing and the read: as if it had never been there.
+                    Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
+                    Err(e) => {
+                        let (kind, message) = match e.kind {
+                            FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
+                            _ => (DiagnosticKind::ReadFailed, e.to_string()),
+                        };
+                        listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
+                        continue;
+                    }
+                };
+                let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.store(entry, &outcome);
+                }
+                outcome
+            }
+        };
+        add_skill(listing, index, outcome);
+    }
 }
 
 /// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
