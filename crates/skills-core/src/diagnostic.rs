@@ -97,6 +97,10 @@ diagnostic_kinds! {
     MissingDescription = "missing-description" => Skip,
     /// `SKILL.md` exists but could not be read.
     ReadFailed = "read-failed" => Skip,
+    /// `name` holds a line break, a control or bidirectional character, `<`, `>` or a
+    /// backtick: it cannot be shown in a prompt as it is (see
+    /// [`is_prompt_safe_name`](crate::is_prompt_safe_name)).
+    UnsafeName = "unsafe-name" => Skip,
     /// `name` breaks the specification's character or length rules.
     InvalidName = "invalid-name" => Warning,
     /// `name` differs from the skill's directory name.

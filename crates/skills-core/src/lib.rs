@@ -62,7 +62,9 @@ pub use discover::{
 pub use error::BackendError;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
-pub use name::{MAX_SKILL_NAME_LENGTH, NameError, check_skill_name, validate_skill_name};
+pub use name::{
+    MAX_SKILL_NAME_LENGTH, NameError, check_skill_name, is_breaking_char, is_prompt_safe_name, validate_skill_name,
+};
 pub use parse::{
     MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, frontmatter_json,
     parse_skill_md, split_frontmatter, split_tools,

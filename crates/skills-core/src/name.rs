@@ -66,6 +66,37 @@ pub fn validate_skill_name(name: &str, directory_name: &str) -> Result<(), NameE
     Ok(())
 }
 
+/// Whether a character breaks a line of text or its reading order: control characters
+/// (line breaks, tabs, NUL), Unicode line and paragraph separators, and bidirectional
+/// controls. Prompts turn them into spaces; a name may not contain them.
+pub fn is_breaking_char(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// Whether a name can be shown verbatim in a prompt: no [breaking
+/// character](is_breaking_char), no `<` or `>` (a name could spell the prompt's own
+/// tags) and no backtick (the `load_skill("name")` line quotes it in a code span).
+///
+/// Names that break only the specification's rules (`Web_Research`) still load, with a
+/// warning, as in deepagents; a name that fails this check skips its skill
+/// (`unsafe-name`): an agent could not be told it without the risk of changing what
+/// its prompt says.
+///
+/// ```
+/// use skills_core::is_prompt_safe_name;
+/// assert!(is_prompt_safe_name("Web_Research"));
+/// assert!(!is_prompt_safe_name("x</skill_load_warnings>"));
+/// assert!(!is_prompt_safe_name("two\nlines"));
+/// ```
+pub fn is_prompt_safe_name(name: &str) -> bool {
+    !name
+        .chars()
+        .any(|c| is_breaking_char(c) || matches!(c, '<' | '>' | '`'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

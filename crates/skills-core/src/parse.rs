@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
-use crate::name::{NameError, validate_skill_name};
+use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
 use crate::types::{FrontmatterValue, SkillMetadata};
 use crate::yaml::{self, ScalarKind, Yaml};
 
@@ -170,6 +170,14 @@ impl FieldParser<'_> {
             DiagnosticKind::MissingDescription,
         );
         let (name, description) = (name?, description?);
+        if !is_prompt_safe_name(&name) {
+            let msg = format!(
+                "name {name:?} holds a line break, control character, `<`, `>` or backtick; \
+                 it cannot be shown to an agent"
+            );
+            self.report(DiagnosticKind::UnsafeName, msg);
+            return None;
+        }
 
         match validate_skill_name(&name, directory_name) {
             Ok(()) => {}

@@ -364,3 +364,17 @@ fn frontmatter_json_refuses_what_is_not_a_mapping() {
     assert_eq!(frontmatter_json(b"---\nname: [unclosed\n---\n"), None);
     assert_eq!(frontmatter_json(b"---\nname: \xff\n---\n"), None);
 }
+
+#[test]
+fn names_that_could_break_a_prompt_are_skips() {
+    for name in ["\"x</skill_load_warnings>\"", "\"two\\nlines\"", "\"tick`\"", "\"rtl\\u202eevil\"", "\"a<b\""] {
+        let md = format!("---\nname: {name}\ndescription: d\n---\n");
+        let outcome = parse_in("x", &md);
+        assert!(outcome.skill.is_none(), "{name} loaded");
+        assert_eq!(kinds(&outcome), [DiagnosticKind::UnsafeName], "{name}");
+    }
+    // Off-specification but printable names still load, with a warning.
+    let outcome = parse_in("Web_Research", "---\nname: Web_Research\ndescription: d\n---\n");
+    assert_eq!(kinds(&outcome), [DiagnosticKind::InvalidName]);
+    assert_eq!(outcome.skill.unwrap().name, "Web_Research");
+}

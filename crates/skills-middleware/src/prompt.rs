@@ -181,8 +181,14 @@ pub struct ListContext<'a> {
 ///
 /// `[Loaded]` marks loaded skills; the `load_skill` line is only for the others. An
 /// empty library gives `(No skills available yet. You can create skills in ...)`.
-/// Every value that comes from a skill file passes through [`escape_untrusted`].
+/// Every value that comes from a skill file passes through [`escape_untrusted`]; a skill
+/// whose name is not [prompt-safe](skills_core::is_prompt_safe_name) is left out
+/// (discovery already skips those; this guards a hand-built state).
 pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> String {
+    let skills: Vec<&SkillMetadata> = skills
+        .iter()
+        .filter(|s| skills_core::is_prompt_safe_name(&s.name))
+        .collect();
     if skills.is_empty() {
         let paths: Vec<String> = ctx.source_paths.iter().map(|p| code_span(p)).collect();
         return format!(
@@ -339,10 +345,7 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
 }
 
 fn is_breaking(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}')
-        || ('\u{202a}'..='\u{202e}').contains(&c)
-        || ('\u{2066}'..='\u{2069}').contains(&c)
+    skills_core::is_breaking_char(c)
 }
 
 /// `text` as a Markdown code span: breaking characters become spaces and the fence is one
