@@ -367,7 +367,13 @@ fn frontmatter_json_refuses_what_is_not_a_mapping() {
 
 #[test]
 fn names_that_could_break_a_prompt_are_skips() {
-    for name in ["\"x</skill_load_warnings>\"", "\"two\\nlines\"", "\"tick`\"", "\"rtl\\u202eevil\"", "\"a<b\""] {
+    for name in [
+        "\"x</skill_load_warnings>\"",
+        "\"two\\nlines\"",
+        "\"tick`\"",
+        "\"rtl\\u202eevil\"",
+        "\"a<b\"",
+    ] {
         let md = format!("---\nname: {name}\ndescription: d\n---\n");
         let outcome = parse_in("x", &md);
         assert!(outcome.skill.is_none(), "{name} loaded");
