@@ -261,7 +261,7 @@ impl Inner {
                 // A directory's metadata says nothing discovery uses: skip the stat.
                 out.push(Entry {
                     host: entry.path(),
-                    info: dir_info(entry_path),
+                    info: FileInfo::directory(entry_path),
                 });
                 continue;
             } else {
@@ -352,7 +352,7 @@ impl Inner {
                 }
             };
             if meta.is_dir() {
-                walk.entries.push(dir_info(entry_path));
+                walk.entries.push(FileInfo::directory(entry_path));
             } else if meta.is_file() {
                 walk.entries.push(file_info(entry_path, &meta));
             }
@@ -431,18 +431,6 @@ impl Inner {
 struct Entry {
     host: PathBuf,
     info: FileInfo,
-}
-
-/// A directory's entry: listings do not stat directories (their metadata says nothing
-/// discovery uses).
-fn dir_info(path: String) -> FileInfo {
-    FileInfo {
-        path,
-        is_dir: true,
-        size: 0,
-        modified_at: None,
-        etag: None,
-    }
 }
 
 fn file_info(path: String, meta: &Metadata) -> FileInfo {

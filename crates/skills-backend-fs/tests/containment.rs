@@ -5,6 +5,9 @@
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+mod common;
+
+use common::poll_to_completion;
 use skills_backend_fs::FilesystemBackend;
 use skills_core::{BackendError, BackendProtocol, FileErrorKind, SourceError, list_skills};
 
@@ -276,18 +279,6 @@ fn works_on_any_runtime_and_without_one() {
     // No runtime at all: a hand-rolled executor polls the future.
     let listing = poll_to_completion(list_skills(&backend, "/skills")).unwrap();
     assert_eq!(listing.skills[0].name, "web");
-}
-
-/// Polls a future that never waits on I/O readiness (no runtime is needed) to the end.
-fn poll_to_completion<F: std::future::Future>(future: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut future = std::pin::pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
 }
 
 #[tokio::test]

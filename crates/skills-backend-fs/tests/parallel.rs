@@ -6,6 +6,9 @@
 use std::os::unix::fs::symlink;
 use std::path::Path;
 
+mod common;
+
+use common::poll_to_completion;
 use skills_backend_fs::FilesystemBackend;
 use skills_core::{BackendProtocol, FileDownloadResponse, Walk, discover_source};
 
@@ -132,16 +135,4 @@ fn spread_over_threads_works_on_any_runtime_and_without_one() {
     let found = poll_to_completion(discover_source(&backend, "/src")).unwrap();
     assert_eq!(found.listing.skills.len(), expected);
     assert_eq!(found.resources["s299"].len(), 1);
-}
-
-/// Polls a future that never waits on I/O readiness (no runtime is needed) to the end.
-fn poll_to_completion<F: std::future::Future>(future: F) -> F::Output {
-    use std::task::{Context, Poll, Waker};
-    let mut future = std::pin::pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
-            return value;
-        }
-    }
 }

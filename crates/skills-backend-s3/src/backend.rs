@@ -392,7 +392,7 @@ impl BackendProtocol for ObjectStoreBackend {
             .collect();
         self.note_listed(&files, None);
         let mut entries = files;
-        entries.extend(dirs.into_iter().map(directory));
+        entries.extend(dirs.into_iter().map(FileInfo::directory));
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         match key {
             // The root always exists: an empty prefix is an empty library.
@@ -444,7 +444,7 @@ impl BackendProtocol for ObjectStoreBackend {
         }
         // A key that is also a prefix is served as the directory.
         entries.retain(|file| !dirs.contains(&file.path));
-        entries.extend(dirs.into_iter().map(directory));
+        entries.extend(dirs.into_iter().map(FileInfo::directory));
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(Walk {
             entries,
@@ -472,16 +472,6 @@ pub(crate) fn fingerprint(file: &FileInfo) -> String {
     match &file.etag {
         Some(etag) => etag.clone(),
         None => format!("{}-{:?}", file.size, file.modified_at),
-    }
-}
-
-fn directory(path: String) -> FileInfo {
-    FileInfo {
-        path,
-        is_dir: true,
-        size: 0,
-        modified_at: None,
-        etag: None,
     }
 }
 

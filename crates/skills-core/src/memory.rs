@@ -145,13 +145,7 @@ impl BackendProtocol for MemoryBackend {
                 Some((dir_name, _)) => {
                     let dir_path = path::join(&path, dir_name);
                     if out.last().is_none_or(|last| last.path != dir_path) {
-                        out.push(FileInfo {
-                            path: dir_path,
-                            is_dir: true,
-                            size: 0,
-                            modified_at: None,
-                            etag: None,
-                        });
+                        out.push(FileInfo::directory(dir_path));
                     }
                 }
                 None => out.push(FileInfo {

@@ -140,6 +140,20 @@ pub struct FileInfo {
     pub etag: Option<String>,
 }
 
+impl FileInfo {
+    /// A directory's entry: no size, time or fingerprint (listings need none of them for
+    /// a directory).
+    pub fn directory(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            is_dir: true,
+            size: 0,
+            modified_at: None,
+            etag: None,
+        }
+    }
+}
+
 /// The answer for one path of [`download_files`](crate::BackendProtocol::download_files).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileDownloadResponse {
