@@ -360,9 +360,18 @@ impl Inner {
         walk
     }
 
-    /// How many threads a job of `items` gets.
-    fn threads_for(&self, items: usize) -> usize {
-        (items / MIN_PER_THREAD).clamp(1, self.parallelism)
+    /// Splits a job into one share per thread, in order: as many shares as
+    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
+    /// small job, none for an empty one).
+    fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
+        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
+        let per_thread = items.len().div_ceil(threads).max(1);
+        let mut shares = Vec::with_capacity(threads);
+        let mut items = items.into_iter().peekable();
+        while items.peek().is_some() {
+            shares.push(items.by_ref().take(per_thread).collect());
+        }
+        shares
     }
 
     /// Opens a normalized path for reading, contained in the root: one `openat2` when
@@ -493,20 +502,20 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        let threads = self.inner.threads_for(paths.len());
-        let per_thread = paths.len().div_ceil(threads).max(1);
-        let reads = paths.chunks(per_thread).map(|chunk| {
-            let (inner, owned) = (Arc::clone(&self.inner), chunk.to_vec());
-            let failed = |message: String| {
-                chunk
+        let reads = self.inner.shares(paths.to_vec()).into_iter().map(|share| {
+            let share: Arc<[String]> = share.into();
+            let failed_paths = Arc::clone(&share);
+            let failed = move |message: String| {
+                failed_paths
                     .iter()
                     .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
                     .collect()
             };
+            let inner = Arc::clone(&self.inner);
             blocking(
                 move || {
                     let root = RootDir::open(&inner.root);
-                    owned
+                    share
                         .iter()
                         .map(|p| inner.download(p, root.as_ref()))
                         .collect::<Vec<_>>()
@@ -553,26 +562,17 @@ impl FilesystemBackend {
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
         let (mut walk, dirs) = blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
-        if !dirs.is_empty() {
-            let threads = self.inner.threads_for(dirs.len());
-            let per_thread = dirs.len().div_ceil(threads);
-            let mut groups = Vec::with_capacity(threads);
-            let mut dirs = dirs.into_iter().peekable();
-            while dirs.peek().is_some() {
-                groups.push(dirs.by_ref().take(per_thread).collect::<Vec<_>>());
-            }
-            let parts = groups.into_iter().map(|group| {
-                let (inner, below) = (Arc::clone(&self.inner), below.clone());
-                let failed = |message| Walk {
-                    entries: Vec::new(),
-                    errors: vec![failed(message)],
-                };
-                blocking(move || below(&inner, group), failed)
-            });
-            for part in join_all(parts).await {
-                walk.entries.extend(part.entries);
-                walk.errors.extend(part.errors);
-            }
+        let parts = self.inner.shares(dirs).into_iter().map(|share| {
+            let (inner, below) = (Arc::clone(&self.inner), below.clone());
+            let failed = |message| Walk {
+                entries: Vec::new(),
+                errors: vec![failed(message)],
+            };
+            blocking(move || below(&inner, share), failed)
+        });
+        for part in join_all(parts).await {
+            walk.entries.extend(part.entries);
+            walk.errors.extend(part.errors);
         }
         walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
@@ -588,5 +588,30 @@ impl Watch for FilesystemBackend {
     fn watch(&self, path: &str, sink: ChangeSink) -> Result<WatchGuard, BackendError> {
         let (normalized, dir) = self.inner.resolve_dir(path)?;
         watch::start(dir, normalized, self.inner.debounce, sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn backend(threads: usize) -> FilesystemBackend {
+        let root = std::env::temp_dir();
+        FilesystemBackend::new(root).unwrap().with_parallelism(threads)
+    }
+
+    #[test]
+    fn large_jobs_are_shared_out_in_order_and_small_ones_are_not() {
+        let sizes = |threads: usize, items: usize| -> Vec<usize> {
+            let shares = backend(threads).inner.shares((0..items).collect::<Vec<_>>());
+            assert_eq!(shares.concat(), (0..items).collect::<Vec<_>>(), "order kept");
+            shares.iter().map(Vec::len).collect()
+        };
+        assert_eq!(sizes(4, 300), [75, 75, 75, 75]);
+        assert_eq!(sizes(2, 10_000), [5_000, 5_000]);
+        assert_eq!(sizes(4, 130), [65, 65]); // at least 64 each
+        assert_eq!(sizes(4, 100), [100]);
+        assert_eq!(sizes(1, 10_000), [10_000]);
+        assert!(sizes(4, 0).is_empty());
     }
 }
