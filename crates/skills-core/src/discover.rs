@@ -93,11 +93,9 @@ impl SourceError {
 /// # }
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
-    let root = path::normalize(source).map_err(|e| SourceError::from_backend(source, e))?;
-    let walk = backend
-        .child_files(&root, SKILL_FILE)
-        .await
-        .map_err(|e| SourceError::from_backend(source, e))?;
+    let failed = |e| SourceError::from_backend(source, e);
+    let root = path::normalize(source).map_err(failed)?;
+    let walk = backend.child_files(&root, SKILL_FILE).await.map_err(failed)?;
     let mut listing = read_skills(backend, &root, &walk, None).await;
     listing.diagnostics.extend(stale(backend, &root));
     Ok(listing)
@@ -144,7 +142,9 @@ async fn discover_inner(
     source: &str,
     cache: Option<&mut ParseCache>,
 ) -> Result<SourceDiscovery, SourceError> {
-    let (root, walk) = walk_source(backend, source).await?;
+    let failed = |e| SourceError::from_backend(source, e);
+    let root = path::normalize(source).map_err(failed)?;
+    let walk = backend.walk(&root, 3).await.map_err(failed)?;
     let mut listing = read_skills(backend, &root, &walk, cache).await;
     listing.diagnostics.extend(stale(backend, &root));
     let mut resources = BTreeMap::new();
@@ -164,15 +164,6 @@ fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
     let start = entries.partition_point(|e| e.path.as_str() < prefix.as_str());
     let len = entries[start..].partition_point(|e| e.path.starts_with(&prefix));
     &entries[start..start + len]
-}
-
-async fn walk_source(backend: &dyn BackendProtocol, source: &str) -> Result<(String, Walk), SourceError> {
-    let root = path::normalize(source).map_err(|e| SourceError::from_backend(source, e))?;
-    let walk = backend
-        .walk(&root, 3)
-        .await
-        .map_err(|e| SourceError::from_backend(source, e))?;
-    Ok((root, walk))
 }
 
 /// How many `SKILL.md` files discovery downloads at once: enough for a remote backend's
@@ -294,20 +285,10 @@ async fn read_skills(
     while candidates.peek().is_some() {
         chunks.push(candidates.by_ref().take(READ_CHUNK).collect::<Vec<(&FileInfo, Read)>>());
     }
-    let mut chunks = chunks.into_iter();
-    let mut next = chunks.next();
-    let mut responses = match &next {
-        Some(chunk) => download_pending(backend, chunk).await,
-        None => Vec::new(),
-    };
-    while let Some(chunk) = next.take() {
-        next = chunks.next();
-        let download = async {
-            match &next {
-                Some(chunk) => download_pending(backend, chunk).await,
-                None => Vec::new(),
-            }
-        };
+    let mut chunks = chunks.into_iter().peekable();
+    let mut responses = download_pending(backend, chunks.peek()).await;
+    while let Some(chunk) = chunks.next() {
+        let download = download_pending(backend, chunks.peek());
         let parse = async {
             parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
         };
@@ -329,10 +310,15 @@ async fn read_skills(
     listing
 }
 
-/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order.
-async fn download_pending(backend: &dyn BackendProtocol, chunk: &[(&FileInfo, Read)]) -> Vec<FileDownloadResponse> {
+/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order
+/// (nothing for no chunk).
+async fn download_pending(
+    backend: &dyn BackendProtocol,
+    chunk: Option<&Vec<(&FileInfo, Read)>>,
+) -> Vec<FileDownloadResponse> {
     let paths: Vec<String> = chunk
-        .iter()
+        .into_iter()
+        .flatten()
         .filter(|(_, read)| matches!(read, Read::Pending))
         .map(|(entry, _)| entry.path.clone())
         .collect();

@@ -336,7 +336,7 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
                 out.push(c);
             }
             '*' if star_run => out.push_str("\\*"),
-            c if is_breaking(c) => out.push(' '),
+            c if skills_core::is_breaking_char(c) => out.push(' '),
             c => out.push(c),
         }
         prev = Some(c);
@@ -344,14 +344,13 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
     out
 }
 
-fn is_breaking(c: char) -> bool {
-    skills_core::is_breaking_char(c)
-}
-
 /// `text` as a Markdown code span: breaking characters become spaces and the fence is one
 /// backtick longer than the longest run inside, so the text cannot end the span.
 pub fn code_span(text: &str) -> String {
-    let clean: String = text.chars().map(|c| if is_breaking(c) { ' ' } else { c }).collect();
+    let clean: String = text
+        .chars()
+        .map(|c| if skills_core::is_breaking_char(c) { ' ' } else { c })
+        .collect();
     let mut longest = 0;
     let mut run = 0;
     for c in clean.chars() {
