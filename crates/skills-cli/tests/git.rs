@@ -5,16 +5,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{lines, stderr, stdout, strings, verify_served};
+use common::{Watcher, md, stderr, stdout, strings, verify_served};
 use serde_json::Value;
 use skills_backend_git::test_support::{GitDaemon, TestRepo};
-
-fn md(name: &str, description: &str) -> String {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
-}
 
 fn skills(cache: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skills"))
@@ -24,9 +20,10 @@ fn skills(cache: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The JSON on stdout of a command that succeeded.
 fn json(output: &Output) -> Value {
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).unwrap()
+    assert!(output.status.success(), "{}", stderr(output));
+    common::json(output)
 }
 
 #[test]
@@ -150,25 +147,14 @@ fn every_command_reads_a_git_source() {
     assert_eq!(reports.len(), 2);
 
     // watch: a commit on the followed branch is one line.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(["watch", "--json", "--source", &source])
-        .env("SKILLS_GIT_CACHE", cache.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = lines(child.stdout.take().unwrap());
-    let err = lines(child.stderr.take().unwrap());
-    while !err
-        .recv_timeout(Duration::from_secs(30))
-        .unwrap()
-        .starts_with("watching ")
-    {}
+    let (watcher, _) = Watcher::start(
+        &["--json", "--source", &source],
+        &[("SKILLS_GIT_CACHE", cache.path())],
+        Duration::from_secs(30),
+    );
     repo.write("skills/sql/SKILL.md", md("sql", "Review SQL"));
     repo.commit("main", "add sql");
-    let line = out.recv_timeout(Duration::from_secs(30)).unwrap();
-    let _ = child.kill();
-    let _ = child.wait();
+    let line = watcher.next_line(Duration::from_secs(30));
     let event: Value = serde_json::from_str(&line).unwrap();
     assert_eq!(
         (event["change"].as_str(), event["name"].as_str()),

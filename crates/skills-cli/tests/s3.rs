@@ -6,12 +6,11 @@ mod common;
 
 use std::process::{Command, Output};
 
-use common::{stderr, stdout, strings, verify_served};
-use serde_json::Value;
+use common::{json, stderr, stdout, strings, verify_served};
 use skills_backend_s3::test_server::{S3TestServer, upload};
 
 fn md(name: &str, description: &str) -> Vec<u8> {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n").into_bytes()
+    common::md(name, description).into_bytes()
 }
 
 /// The AWS environment pointing at the test server.
@@ -31,11 +30,6 @@ fn skills(server: &S3TestServer, args: &[&str]) -> Output {
         .envs(aws_env(server))
         .output()
         .unwrap()
-}
-
-fn json(output: &Output) -> Value {
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{self, Receiver};
 
 use serde_json::Value;
@@ -145,4 +145,45 @@ pub fn verify_served(source: &str, server_env: &[(&str, &str)]) -> Vec<Value> {
         assert_eq!(report["ok"], Value::Bool(true), "{report}");
     }
     reports
+}
+
+/// A running `skills watch`: its output lines, killed when dropped (also when a test
+/// fails halfway).
+pub struct Watcher {
+    child: Child,
+    out: Receiver<String>,
+}
+
+impl Watcher {
+    /// Starts `skills watch ARGS` with the given environment and waits for its
+    /// `watching ...` line, which it returns.
+    pub fn start(args: &[&str], env: &[(&str, &Path)], timeout: std::time::Duration) -> (Self, String) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+        command.arg("watch").args(args);
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let out = lines(child.stdout.take().unwrap());
+        let err = lines(child.stderr.take().unwrap());
+        let watcher = Self { child, out };
+        loop {
+            let line = err.recv_timeout(timeout).unwrap();
+            if line.starts_with("watching ") {
+                return (watcher, line);
+            }
+        }
+    }
+
+    /// The next line on stdout.
+    pub fn next_line(&self, timeout: std::time::Duration) -> String {
+        self.out.recv_timeout(timeout).unwrap()
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
