@@ -70,6 +70,8 @@ struct Inner {
     debounce: Duration,
     /// The most threads one listing or batch of reads spreads over.
     parallelism: usize,
+    /// Whether files with more than one hard link are read.
+    hard_links: bool,
 }
 
 /// The fewest paths or directories a thread is given: below this, a second thread costs
@@ -113,6 +115,7 @@ impl FilesystemBackend {
                 max_file_size: DEFAULT_MAX_FILE_SIZE,
                 debounce: watch::DEFAULT_DEBOUNCE,
                 parallelism: default_parallelism(),
+                hard_links: false,
             }),
         })
     }
@@ -152,6 +155,17 @@ impl FilesystemBackend {
     /// [`download_files`]: BackendProtocol::download_files
     pub fn with_parallelism(self, threads: usize) -> Self {
         self.with_inner(|inner| inner.parallelism = threads.max(1))
+    }
+
+    /// Whether files with more than one hard link are read (default `false`).
+    ///
+    /// A hard link is the same file under a second name, and nothing tells which name
+    /// is the original: a link inside the root may be a file from anywhere else on the
+    /// same file system (`/etc/shadow`, another user's key). So by default such a file
+    /// is listed but not read (`InvalidPath`, saying why). Turn this on for a root you
+    /// made yourself with hard-linked copies (`cp -al`, some package stores).
+    pub fn with_hard_links(self, allowed: bool) -> Self {
+        self.with_inner(|inner| inner.hard_links = allowed)
     }
 
     /// How many threads one large listing or batch of reads may spread over.
@@ -415,6 +429,14 @@ impl Inner {
         if !meta.is_file() {
             return FileDownloadResponse::err(asked, FileErrorKind::Other, "not a regular file");
         }
+        let links = hard_links(&meta);
+        if links > 1 && !self.hard_links {
+            let msg = format!(
+                "{normalized} has {links} hard links and may be a file from outside the root; \
+                 not read (FilesystemBackend::with_hard_links)"
+            );
+            return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, msg);
+        }
         let limit = self.max_file_size;
         let too_large = |size: u64| {
             FileDownloadResponse::err(
@@ -473,6 +495,16 @@ fn inode(meta: &Metadata) -> u64 {
 #[cfg(not(unix))]
 fn inode(_meta: &Metadata) -> u64 {
     0
+}
+
+#[cfg(unix)]
+fn hard_links(meta: &Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(meta)
+}
+
+#[cfg(not(unix))]
+fn hard_links(_meta: &Metadata) -> u64 {
+    1
 }
 
 /// Runs blocking disk work on tokio's blocking pool when there is a runtime, and in

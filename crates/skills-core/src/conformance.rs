@@ -128,6 +128,7 @@ cases![
     download_files_directory_is_is_directory,
     download_files_too_large_is_refused,
     invalid_paths_are_refused,
+    lookalike_and_outside_paths_are_not_found,
     files_have_stable_distinct_etags,
     walk_returns_whole_tree_sorted,
     walk_respects_max_depth,
@@ -299,27 +300,100 @@ async fn download_files_too_large_is_refused(b: &dyn BackendProtocol, root: &str
     })
 }
 
-async fn invalid_paths_are_refused(b: &dyn BackendProtocol, root: &str) -> CaseResult {
-    let escapes = [
-        format!("{}/../../etc", join(root, "skills")),
-        join(root, "skills/../skills/alpha"),
+/// Path attacks in every form, each relative to the fixture's root: `..` at the start,
+/// middle and end, backslashes, NUL and other control characters, percent-encoded dots
+/// and separators, relative paths.
+fn attack_paths(root: &str) -> Vec<String> {
+    let skills = join(root, "skills");
+    let mut attacks: Vec<String> = [
+        "/..",
+        "/../etc/passwd",
+        "/skills/..",
+        "/skills/../skills/alpha",
+        "/skills/alpha/../../..",
+        "/skills/alpha/scripts/../../beta",
+        "/skills/alpha/..",
+        "/skills\\..\\other",
+        "/skills\\alpha",
+        "/skills/%2e%2e/other",
+        "/skills/%2E%2E",
+        "/skills/.%2e/other",
+        "/skills%2falpha",
+        "/skills%5calpha",
+        "/skills/al\0pha",
+        "/skills/alpha\0",
+        "/skills/al\npha",
+        "/skills/al%00pha",
+    ]
+    .iter()
+    .map(|attack| format!("{}{attack}", root.trim_end_matches('/')))
+    .collect();
+    attacks.extend([
+        format!("{skills}/../../etc"),
         "skills/alpha".to_owned(),
-        join(root, "skills/al\0pha"),
-        join(root, "skills\\..\\other"),
-        join(root, "skills/%2e%2e/other"),
-    ];
-    for path in &escapes {
+        "./skills".to_owned(),
+        "../etc/passwd".to_owned(),
+        "..".to_owned(),
+        String::new(),
+    ]);
+    attacks
+}
+
+async fn invalid_paths_are_refused(b: &dyn BackendProtocol, root: &str) -> CaseResult {
+    for path in &attack_paths(root) {
         let listed = b.ls_info(path).await;
         ensure(matches!(listed, Err(BackendError::InvalidPath { .. })), || {
             format!("ls_info({path:?}): expected InvalidPath, got {listed:?}")
         })?;
-        let file = format!("{path}/SKILL.md");
-        let downloaded = b.download_files(std::slice::from_ref(&file)).await;
-        let kind = downloaded.first().and_then(|r| r.error.as_ref()).map(|e| e.kind);
-        ensure_eq(
-            kind,
-            Some(FileErrorKind::InvalidPath),
-            &format!("download_files({file:?})"),
+        let walked = b.walk(path, 3).await;
+        ensure(matches!(walked, Err(BackendError::InvalidPath { .. })), || {
+            format!("walk({path:?}): expected InvalidPath, got {walked:?}")
+        })?;
+        let children = b.child_files(path, "SKILL.md").await;
+        ensure(matches!(children, Err(BackendError::InvalidPath { .. })), || {
+            format!("child_files({path:?}): expected InvalidPath, got {children:?}")
+        })?;
+        // The path itself and a file below it (the empty path has no "below").
+        let below = (!path.is_empty()).then(|| format!("{path}/SKILL.md"));
+        for file in std::iter::once(path.clone()).chain(below) {
+            let downloaded = b.download_files(std::slice::from_ref(&file)).await;
+            let refused = downloaded
+                .first()
+                .is_some_and(|r| r.content.is_none() && r.error.as_ref().map(|e| e.kind) == Some(FileErrorKind::InvalidPath));
+            ensure(refused, || format!("download_files({file:?}): expected InvalidPath, got {downloaded:?}"))?;
+        }
+    }
+    Ok(())
+}
+
+async fn lookalike_and_outside_paths_are_not_found(b: &dyn BackendProtocol, root: &str) -> CaseResult {
+    // Absolute paths to the host's files, names that only look like `..` (fullwidth
+    // dots, a two-dot leader, double percent-encoding) and `...`: either refused or
+    // plain names that do not exist; never a file outside the fixture.
+    let lookalikes = [
+        "/etc/passwd".to_owned(),
+        "/proc/self/environ".to_owned(),
+        join(root, "skills/\u{ff0e}\u{ff0e}/other/top.txt"),
+        join(root, "skills/\u{2025}/other/top.txt"),
+        join(root, "skills/%252e%252e/other/top.txt"),
+        join(root, "skills/.../other/top.txt"),
+    ];
+    for path in &lookalikes {
+        let dir = b.ls_info(path).await;
+        ensure(
+            matches!(
+                dir,
+                Err(BackendError::NotFound { .. } | BackendError::InvalidPath { .. })
+            ),
+            || format!("ls_info({path:?}): expected NotFound or InvalidPath, got {dir:?}"),
+        )?;
+        let file = b.download_files(std::slice::from_ref(path)).await;
+        let first = file.first();
+        let kind = first.and_then(|r| r.error.as_ref()).map(|e| e.kind);
+        ensure(
+            first.is_some_and(|r| r.content.is_none())
+                && matches!(kind, Some(FileErrorKind::FileNotFound | FileErrorKind::InvalidPath)),
+            || format!("download_files({path:?}): expected FileNotFound or InvalidPath, got {file:?}"),
         )?;
     }
     Ok(())

@@ -101,6 +101,9 @@ diagnostic_kinds! {
     /// backtick: it cannot be shown in a prompt as it is (see
     /// [`is_prompt_safe_name`](crate::is_prompt_safe_name)).
     UnsafeName = "unsafe-name" => Skip,
+    /// The source goes beyond one of the [`DiscoveryLimits`](crate::DiscoveryLimits)
+    /// (skills, entries of a directory, bytes); what lies beyond was not read.
+    LimitExceeded = "limit-exceeded" => Skip,
     /// `name` breaks the specification's character or length rules.
     InvalidName = "invalid-name" => Warning,
     /// `name` differs from the skill's directory name.

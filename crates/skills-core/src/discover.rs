@@ -4,9 +4,10 @@ use std::collections::{BTreeMap, HashMap};
 
 use futures_util::future::join;
 
-use crate::backend::{BackendProtocol, Walk};
+use crate::backend::BackendProtocol;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
+use crate::limits::{DiscoveryLimits, cap_directories};
 use crate::parse::{ParseOutcome, parse_skill_md};
 use crate::path;
 use crate::resources::resources_from_entries;
@@ -93,11 +94,23 @@ impl SourceError {
 /// # }
 /// ```
 pub async fn list_skills(backend: &dyn BackendProtocol, source: &str) -> Result<SkillListing, SourceError> {
+    list_skills_with(backend, source, &DiscoveryLimits::default()).await
+}
+
+/// [`list_skills`] within the given [`DiscoveryLimits`] (`list_skills` uses the defaults).
+pub async fn list_skills_with(
+    backend: &dyn BackendProtocol,
+    source: &str,
+    limits: &DiscoveryLimits,
+) -> Result<SkillListing, SourceError> {
     let failed = |e| SourceError::from_backend(source, e);
     let root = path::normalize(source).map_err(failed)?;
     let walk = backend.child_files(&root, SKILL_FILE).await.map_err(failed)?;
-    let mut listing = read_skills(backend, &root, &walk, None).await;
+    let (entries, capped) = cap_directories(&walk, limits.max_dir_entries());
+    let mut listing = read_skills(backend, &root, &walk.errors, &entries, limits, None).await;
+    listing.diagnostics.extend(capped);
     listing.diagnostics.extend(stale(backend, &root));
+    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(listing)
 }
 
@@ -123,7 +136,7 @@ pub struct SourceDiscovery {
 /// A resource directory that cannot be listed is a `resources-unlisted` warning and the
 /// skill keeps the resources that could be seen.
 pub async fn discover_source(backend: &dyn BackendProtocol, source: &str) -> Result<SourceDiscovery, SourceError> {
-    discover_inner(backend, source, None).await
+    discover_source_with(backend, source, &DiscoveryLimits::default(), None).await
 }
 
 /// [`discover_source`] with a [`ParseCache`]: a `SKILL.md` whose listed etag matches the
@@ -134,25 +147,32 @@ pub async fn discover_source_cached(
     source: &str,
     cache: &mut ParseCache,
 ) -> Result<SourceDiscovery, SourceError> {
-    discover_inner(backend, source, Some(cache)).await
+    discover_source_with(backend, source, &DiscoveryLimits::default(), Some(cache)).await
 }
 
-async fn discover_inner(
+/// [`discover_source`] within the given [`DiscoveryLimits`], with a [`ParseCache`] when
+/// one is given (see [`discover_source_cached`]). A limit that is exceeded is one
+/// `limit-exceeded` diagnostic; the skills within the limits load.
+pub async fn discover_source_with(
     backend: &dyn BackendProtocol,
     source: &str,
+    limits: &DiscoveryLimits,
     cache: Option<&mut ParseCache>,
 ) -> Result<SourceDiscovery, SourceError> {
     let failed = |e| SourceError::from_backend(source, e);
     let root = path::normalize(source).map_err(failed)?;
     let walk = backend.walk(&root, 3).await.map_err(failed)?;
-    let mut listing = read_skills(backend, &root, &walk, cache).await;
+    let (entries, capped) = cap_directories(&walk, limits.max_dir_entries());
+    let mut listing = read_skills(backend, &root, &walk.errors, &entries, limits, cache).await;
+    listing.diagnostics.extend(capped);
     listing.diagnostics.extend(stale(backend, &root));
+    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     let mut resources = BTreeMap::new();
     for skill in &listing.skills {
         let dir = skill.dir();
         resources.insert(
             skill.name.clone(),
-            resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir)),
+            resources_from_entries(dir, &skill.name, entries_under(&entries, dir)),
         );
     }
     Ok(SourceDiscovery { listing, resources })
@@ -165,10 +185,6 @@ fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
     let len = entries[start..].partition_point(|e| e.path.starts_with(&prefix));
     &entries[start..start + len]
 }
-
-/// How many `SKILL.md` files discovery downloads at once: enough for a remote backend's
-/// concurrency, few enough that a large source never sits in memory whole.
-const READ_CHUNK: usize = 256;
 
 /// How one `SKILL.md` of a walk is obtained.
 enum Read {
@@ -225,16 +241,19 @@ impl ParseCache {
     }
 }
 
-/// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw.
+/// Reads and parses every `<root>/<dir>/SKILL.md` among a walk's `entries`, within
+/// `limits`.
 async fn read_skills(
     backend: &dyn BackendProtocol,
     root: &str,
-    walk: &Walk,
+    walk_errors: &[BackendError],
+    entries: &[FileInfo],
+    limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
 ) -> SkillListing {
     let mut listing = SkillListing::default();
     let mut resource_errors = Vec::new();
-    for error in &walk.errors {
+    for error in walk_errors {
         let error_path = error.path();
         let dir = path::parent(error_path);
         if dir == root || error_path == root {
@@ -250,7 +269,8 @@ async fn read_skills(
     let max_size = backend.max_file_size();
     let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
     let mut to_download = 0usize;
-    for entry in &walk.entries {
+    let mut budget = Budget::new(limits);
+    for entry in entries {
         let dir = path::parent(&entry.path);
         if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
             continue;
@@ -261,6 +281,8 @@ async fn read_skills(
         } else if entry.size > max_size {
             let msg = format!("file is {} bytes, over the {max_size}-byte limit; not read", entry.size);
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
+        } else if !budget.admit(entry) {
+            continue;
         } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
             Read::Parsed(outcome)
         } else {
@@ -269,13 +291,14 @@ async fn read_skills(
         };
         candidates.push((entry, read));
     }
+    listing.diagnostics.extend(budget.into_diagnostics(root));
 
     if let Some(cache) = cache.as_deref_mut() {
         cache.files_read += to_download as u64;
         // Forget files that are gone (walk entries are sorted by path).
         cache
             .entries
-            .retain(|path, _| walk.entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+            .retain(|path, _| entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
     // Read in chunks and parse each while the next one downloads: memory stays bounded by
@@ -283,7 +306,7 @@ async fn read_skills(
     let mut chunks = Vec::new();
     let mut candidates = candidates.into_iter().peekable();
     while candidates.peek().is_some() {
-        chunks.push(candidates.by_ref().take(READ_CHUNK).collect::<Vec<(&FileInfo, Read)>>());
+        chunks.push(candidates.by_ref().take(limits.read_batch()).collect::<Vec<(&FileInfo, Read)>>());
     }
     let mut chunks = chunks.into_iter().peekable();
     let mut responses = download_pending(backend, chunks.peek()).await;
@@ -306,8 +329,71 @@ async fn read_skills(
                 .push(Diagnostic::new(error.path(), DiagnosticKind::ResourcesUnlisted, msg));
         }
     }
-    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     listing
+}
+
+/// Counts `SKILL.md` files and their listed bytes against [`DiscoveryLimits`], in path
+/// order, and remembers what it had to refuse.
+struct Budget {
+    max_skills: usize,
+    max_bytes: u64,
+    skills: usize,
+    bytes: u64,
+    over_count: Vec<String>,
+    over_bytes: Vec<String>,
+}
+
+impl Budget {
+    fn new(limits: &DiscoveryLimits) -> Self {
+        Self {
+            max_skills: limits.max_skills(),
+            max_bytes: limits.max_bytes(),
+            skills: 0,
+            bytes: 0,
+            over_count: Vec::new(),
+            over_bytes: Vec::new(),
+        }
+    }
+
+    /// Whether `entry` (a `SKILL.md`) fits; counts it if it does.
+    fn admit(&mut self, entry: &FileInfo) -> bool {
+        if self.skills >= self.max_skills {
+            self.over_count.push(entry.path.clone());
+            return false;
+        }
+        let bytes = self.bytes.saturating_add(entry.size);
+        if bytes > self.max_bytes {
+            self.over_bytes.push(entry.path.clone());
+            return false;
+        }
+        self.skills += 1;
+        self.bytes = bytes;
+        true
+    }
+
+    fn into_diagnostics(self, root: &str) -> Vec<Diagnostic> {
+        let mut diagnostics = Vec::new();
+        let first = |paths: &[String]| paths.first().cloned().unwrap_or_default();
+        if !self.over_count.is_empty() {
+            let msg = format!(
+                "source has more than {} SKILL.md files (DiscoveryLimits::max_skills); {} not read, from {}",
+                self.max_skills,
+                self.over_count.len(),
+                first(&self.over_count)
+            );
+            diagnostics.push(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg));
+        }
+        if !self.over_bytes.is_empty() {
+            let msg = format!(
+                "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes); {} not read, from {}",
+                self.max_bytes,
+                self.over_bytes.len(),
+                first(&self.over_bytes)
+            );
+            diagnostics.push(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg));
+        }
+        diagnostics
+    }
 }
 
 /// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order

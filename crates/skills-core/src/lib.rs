@@ -41,6 +41,7 @@ pub mod conformance;
 mod diagnostic;
 mod discover;
 mod error;
+mod limits;
 mod memory;
 mod merge;
 mod name;
@@ -57,9 +58,10 @@ pub use backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use discover::{
     ParseCache, SKILL_FILE, SkillListing, SourceDiscovery, SourceError, discover_source, discover_source_cached,
-    list_skills,
+    discover_source_with, list_skills, list_skills_with,
 };
 pub use error::BackendError;
+pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
 pub use name::{

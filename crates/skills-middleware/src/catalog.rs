@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skills_core::{
-    ChangeEvent, Diagnostic, DiagnosticKind, ParseCache, ResourceMetadata, Severity, ShadowedSkill, SkillMetadata,
-    SkillsState, SourceDiscovery, SourceError, WatchGuard, discover_source_cached, merge_last_wins,
+    ChangeEvent, Diagnostic, DiagnosticKind, DiscoveryLimits, ParseCache, ResourceMetadata, Severity, ShadowedSkill, SkillMetadata,
+    SkillsState, SourceDiscovery, SourceError, WatchGuard, discover_source_with, merge_last_wins,
 };
 use tokio::sync::{Mutex, broadcast, mpsc};
 use tracing::{debug, warn};
@@ -143,6 +143,7 @@ struct SourceWork {
 #[derive(Debug)]
 pub struct SkillCatalog {
     sources: Vec<SkillSource>,
+    limits: DiscoveryLimits,
     current: RwLock<Arc<CatalogSnapshot>>,
     work: Mutex<Option<Vec<SourceWork>>>,
     events: broadcast::Sender<CatalogEvent>,
@@ -155,12 +156,24 @@ impl SkillCatalog {
     pub fn new(sources: Vec<SkillSource>) -> Self {
         Self {
             sources,
+            limits: DiscoveryLimits::default(),
             current: RwLock::new(Arc::default()),
             work: Mutex::new(None),
             events: broadcast::channel(64).0,
             reloads: AtomicU64::new(0),
             files_read: AtomicU64::new(0),
         }
+    }
+
+    /// The catalog with `limits` on each source's discovery instead of the defaults.
+    pub fn with_limits(mut self, limits: DiscoveryLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits on each source's discovery.
+    pub fn limits(&self) -> &DiscoveryLimits {
+        &self.limits
     }
 
     /// The sources, in priority order.
@@ -212,7 +225,8 @@ impl SkillCatalog {
                 continue;
             };
             let before = state.cache.files_read();
-            let result = discover_source_cached(&**source.backend(), source.path(), &mut state.cache).await;
+            let result =
+                discover_source_with(&**source.backend(), source.path(), &self.limits, Some(&mut state.cache)).await;
             self.files_read
                 .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
             apply_discovery(state, result);

@@ -80,6 +80,7 @@ pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use skills::{BuildError, ReloadPolicy, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
+pub use skills_core::DiscoveryLimits;
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
 pub use tool::{Command, FnTool, Tool, ToolOutput, ToolRuntime, ToolSpec};

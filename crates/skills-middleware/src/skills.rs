@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use skills_core::{BackendProtocol, Diagnostic, ResourceMetadata, SkillMetadata, SkillsState, path};
+use skills_core::{BackendProtocol, Diagnostic, DiscoveryLimits, ResourceMetadata, SkillMetadata, SkillsState, path};
 
 use crate::catalog::{CatalogEvent, CatalogSnapshot, SkillCatalog, WatchError, WatchHandle};
 use crate::load_skill::LoadSkillTool;
@@ -240,6 +240,7 @@ pub struct SkillsMiddlewareBuilder {
     policy: AllowedToolsPolicy,
     reload: ReloadPolicy,
     template: Option<String>,
+    limits: DiscoveryLimits,
 }
 
 impl SkillsMiddlewareBuilder {
@@ -270,6 +271,13 @@ impl SkillsMiddlewareBuilder {
     /// When threads see catalog changes (default [`ReloadPolicy::Live`]).
     pub fn reload_policy(mut self, policy: ReloadPolicy) -> Self {
         self.reload = policy;
+        self
+    }
+
+    /// Bounds on each source's discovery (default [`DiscoveryLimits::default`]): skills
+    /// per source, entries per directory, bytes read, files per read batch.
+    pub fn limits(mut self, limits: DiscoveryLimits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -308,7 +316,7 @@ impl SkillsMiddlewareBuilder {
         let locations = format_skills_locations(&locations);
         Ok(SkillsMiddleware {
             config: Arc::new(SkillsConfig {
-                catalog: Arc::new(SkillCatalog::new(sources)),
+                catalog: Arc::new(SkillCatalog::new(sources).with_limits(self.limits)),
                 locations,
                 policy: self.policy,
                 reload: self.reload,

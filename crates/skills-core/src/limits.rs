@@ -1,0 +1,223 @@
+//! Bounds on the work one discovery of one source may cost.
+//!
+//! A skill source is untrusted: a bucket or repository can hold a million folders, a
+//! directory with a million files, or thousands of `SKILL.md` files at the size limit.
+//! Discovery takes what fits within these limits, in path order, and reports the rest as
+//! one `limit-exceeded` diagnostic per limit instead of failing or growing without bound.
+
+use std::collections::HashMap;
+
+use crate::backend::Walk;
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::path;
+use crate::types::FileInfo;
+
+/// Limits of one discovery of one source; [`Default`] holds safe defaults.
+///
+/// ```
+/// use skills_core::DiscoveryLimits;
+/// let limits = DiscoveryLimits::default().with_max_skills(500).with_max_bytes(8 << 20);
+/// assert_eq!(limits.max_skills(), 500);
+/// assert_eq!(limits.max_dir_entries(), DiscoveryLimits::DEFAULT_MAX_DIR_ENTRIES);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DiscoveryLimits {
+    max_skills: usize,
+    max_dir_entries: usize,
+    max_bytes: u64,
+    read_batch: usize,
+}
+
+impl DiscoveryLimits {
+    /// Default of [`max_skills`](Self::max_skills): 10,000 `SKILL.md` files per source.
+    pub const DEFAULT_MAX_SKILLS: usize = 10_000;
+    /// Default of [`max_dir_entries`](Self::max_dir_entries): 20,000 entries per directory.
+    pub const DEFAULT_MAX_DIR_ENTRIES: usize = 20_000;
+    /// Default of [`max_bytes`](Self::max_bytes): 256 MiB of `SKILL.md` per source.
+    pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+    /// Default of [`read_batch`](Self::read_batch): 256 files per request to the backend.
+    pub const DEFAULT_READ_BATCH: usize = 256;
+
+    /// The most `SKILL.md` files one source may offer; the ones after it, in path order,
+    /// are not read.
+    pub fn max_skills(&self) -> usize {
+        self.max_skills
+    }
+
+    /// The most entries of one directory discovery looks at (the source folder, a skill
+    /// folder, a resource folder); the ones after it, in path order, are left out.
+    pub fn max_dir_entries(&self) -> usize {
+        self.max_dir_entries
+    }
+
+    /// The most `SKILL.md` bytes one discovery of a source takes in, counted from the
+    /// listed sizes in path order (files served from the parse cache count too, so the
+    /// same library gives the same skills however warm the cache is); the files after the
+    /// budget is spent are not read.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
+    }
+
+    /// How many `SKILL.md` files discovery asks the backend for at once. Two batches are
+    /// in flight (one parsing, one reading), so this bounds discovery's memory; a
+    /// backend's own concurrency (S3 requests, disk threads) applies within a batch.
+    pub fn read_batch(&self) -> usize {
+        self.read_batch
+    }
+
+    /// Sets [`max_skills`](Self::max_skills).
+    pub fn with_max_skills(mut self, max_skills: usize) -> Self {
+        self.max_skills = max_skills;
+        self
+    }
+
+    /// Sets [`max_dir_entries`](Self::max_dir_entries).
+    pub fn with_max_dir_entries(mut self, max_dir_entries: usize) -> Self {
+        self.max_dir_entries = max_dir_entries;
+        self
+    }
+
+    /// Sets [`max_bytes`](Self::max_bytes).
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+
+    /// Sets [`read_batch`](Self::read_batch) (at least 1).
+    pub fn with_read_batch(mut self, read_batch: usize) -> Self {
+        self.read_batch = read_batch.max(1);
+        self
+    }
+}
+
+impl Default for DiscoveryLimits {
+    fn default() -> Self {
+        Self {
+            max_skills: Self::DEFAULT_MAX_SKILLS,
+            max_dir_entries: Self::DEFAULT_MAX_DIR_ENTRIES,
+            max_bytes: Self::DEFAULT_MAX_BYTES,
+            read_batch: Self::DEFAULT_READ_BATCH,
+        }
+    }
+}
+
+/// The entries of `walk` with at most `limit` per directory (the first ones in path
+/// order), and everything below a left-out directory left out too; one `limit-exceeded`
+/// diagnostic per directory that had more. Borrows the walk when nothing is over.
+pub(crate) fn cap_directories<'w>(walk: &'w Walk, limit: usize) -> (std::borrow::Cow<'w, [FileInfo]>, Vec<Diagnostic>) {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for entry in &walk.entries {
+        *counts.entry(path::parent(&entry.path)).or_default() += 1;
+    }
+    let mut over: Vec<(&str, usize)> = counts.into_iter().filter(|&(_, n)| n > limit).collect();
+    if over.is_empty() {
+        return (std::borrow::Cow::Borrowed(&walk.entries), Vec::new());
+    }
+    over.sort_unstable();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut dropped_dirs: Vec<&str> = Vec::new();
+    let mut kept = Vec::new();
+    for entry in &walk.entries {
+        let below_dropped = dropped_dirs
+            .iter()
+            .any(|dir| entry.path.len() > dir.len() && entry.path.starts_with(dir) && entry.path.as_bytes()[dir.len()] == b'/');
+        if below_dropped {
+            continue;
+        }
+        let n = seen.entry(path::parent(&entry.path)).or_default();
+        *n += 1;
+        if *n > limit {
+            if entry.is_dir {
+                dropped_dirs.push(&entry.path);
+            }
+            continue;
+        }
+        kept.push(entry.clone());
+    }
+    let diagnostics = over
+        .into_iter()
+        .map(|(dir, n)| {
+            let msg = format!(
+                "directory has {n} entries, over the limit of {limit} (DiscoveryLimits::max_dir_entries); \
+                 only the first {limit} in path order are used"
+            );
+            Diagnostic::new(dir, DiagnosticKind::LimitExceeded, msg)
+        })
+        .collect();
+    (std::borrow::Cow::Owned(kept), diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(path: &str, is_dir: bool) -> FileInfo {
+        if is_dir {
+            FileInfo::directory(path.to_owned())
+        } else {
+            FileInfo {
+                path: path.to_owned(),
+                is_dir: false,
+                size: 1,
+                modified_at: None,
+                etag: None,
+            }
+        }
+    }
+
+    fn walk(entries: &[(&str, bool)]) -> Walk {
+        let mut entries: Vec<FileInfo> = entries.iter().map(|&(p, d)| entry(p, d)).collect();
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        Walk {
+            entries,
+            errors: Vec::new(),
+        }
+    }
+
+    fn kept(walk: &Walk, limit: usize) -> (Vec<String>, Vec<String>) {
+        let (entries, diagnostics) = cap_directories(walk, limit);
+        (
+            entries.iter().map(|e| e.path.clone()).collect(),
+            diagnostics.iter().map(|d| d.path.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn directories_within_the_limit_are_borrowed_unchanged() {
+        let w = walk(&[("/s/a", true), ("/s/a/SKILL.md", false), ("/s/b", true)]);
+        let (entries, diagnostics) = cap_directories(&w, 2);
+        assert!(matches!(entries, std::borrow::Cow::Borrowed(_)));
+        assert!(diagnostics.is_empty());
+    }
+
+    #[test]
+    fn each_directory_keeps_its_first_entries_and_drops_what_lies_below_the_rest() {
+        let w = walk(&[
+            ("/s/a", true),
+            ("/s/a/SKILL.md", false),
+            ("/s/a/x", false),
+            ("/s/a/y", false),
+            ("/s/a-b", true),
+            ("/s/b", true),
+            ("/s/b/SKILL.md", false),
+            ("/s/b/scripts", true),
+            ("/s/b/scripts/run.sh", false),
+        ]);
+        let (entries, diagnostics) = kept(&w, 2);
+        assert_eq!(
+            entries,
+            ["/s/a", "/s/a-b", "/s/a/SKILL.md", "/s/a/x"],
+            "/s/a keeps two of three, /s keeps a and a-b, and b's whole subtree goes"
+        );
+        assert_eq!(diagnostics, ["/s", "/s/a"]);
+    }
+
+    #[test]
+    fn defaults_and_setters() {
+        let limits = DiscoveryLimits::default();
+        assert_eq!(limits.max_skills(), 10_000);
+        assert_eq!(limits.max_bytes(), 256 << 20);
+        assert_eq!(limits.with_read_batch(0).read_batch(), 1, "a batch holds at least one file");
+        assert_eq!(limits.with_max_dir_entries(3).max_dir_entries(), 3);
+    }
+}
