@@ -8,13 +8,25 @@ use skills_core::BackendError;
 
 /// Resolves `host` (following every link) and checks that it lies under `root`, which
 /// is itself resolved. `path` is the backend path, for errors.
+///
+/// A path that does not resolve (a missing file) is `InvalidPath` when its deepest
+/// existing ancestor already lies outside the root, and `NotFound` only inside it: the
+/// answer never tells whether a file exists outside the root.
 pub(crate) fn contained(root: &Path, host: &Path, path: &str) -> Result<PathBuf, BackendError> {
-    let resolved = std::fs::canonicalize(host).map_err(|e| map_io_error(e, path))?;
+    let outside = || BackendError::invalid_path(path, "a symbolic link leads outside the root directory");
+    let resolved = match std::fs::canonicalize(host) {
+        Ok(resolved) => resolved,
+        Err(error) => {
+            let escapes = host
+                .ancestors()
+                .skip(1)
+                .find_map(|ancestor| std::fs::canonicalize(ancestor).ok())
+                .is_some_and(|ancestor| !ancestor.starts_with(root));
+            return Err(if escapes { outside() } else { map_io_error(error, path) });
+        }
+    };
     if !resolved.starts_with(root) {
-        return Err(BackendError::invalid_path(
-            path,
-            "a symbolic link leads outside the root directory",
-        ));
+        return Err(outside());
     }
     Ok(resolved)
 }

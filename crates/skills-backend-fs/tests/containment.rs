@@ -307,3 +307,95 @@ async fn a_skill_md_link_counts_only_inside_the_root() {
     assert_eq!(names, ["docs", "web"]);
     assert!(listing.diagnostics.is_empty(), "{:?}", listing.diagnostics);
 }
+
+#[tokio::test]
+async fn hard_links_are_listed_but_never_read_unless_allowed() {
+    let t = tree();
+    let root = t.root.path();
+    // Both temporary directories live on one file system, as a hard link needs.
+    std::fs::hard_link(t.outside.join("secret.txt"), root.join("skills/web/notes.txt")).unwrap();
+    std::fs::create_dir_all(root.join("skills/evil")).unwrap();
+    std::fs::hard_link(t.outside.join("evil/SKILL.md"), root.join("skills/evil/SKILL.md")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+    assert!(
+        listed(&backend, "/skills/web")
+            .await
+            .contains(&"/skills/web/notes.txt".to_owned())
+    );
+    let answer = backend
+        .download_files(&["/skills/web/notes.txt".into()])
+        .await
+        .remove(0);
+    let error = answer.error.unwrap();
+    assert_eq!(error.kind, FileErrorKind::InvalidPath);
+    assert!(error.message.contains("2 hard links"), "{}", error.message);
+    assert!(answer.content.is_none());
+
+    // A hard-linked SKILL.md is a skipped skill whose diagnostic says why.
+    let listing = list_skills(&backend, "/skills").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["web"]);
+    assert_eq!(listing.diagnostics.len(), 1, "{:?}", listing.diagnostics);
+    assert_eq!(listing.diagnostics[0].path, "/skills/evil/SKILL.md");
+    assert!(listing.diagnostics[0].message.contains("hard links"));
+
+    // Opting in reads them (for roots made of hard-linked copies on purpose).
+    let trusting = FilesystemBackend::new(root).unwrap().with_hard_links(true);
+    let answer = trusting
+        .download_files(&["/skills/web/notes.txt".into()])
+        .await
+        .remove(0);
+    assert_eq!(answer.content.as_deref(), Some(&b"secret"[..]));
+}
+
+#[tokio::test]
+async fn a_skill_directory_linked_to_the_file_system_root_is_neither_listed_nor_read() {
+    let t = tree();
+    let root = t.root.path();
+    symlink("/", root.join("skills/rootfs")).unwrap();
+    symlink("/etc", root.join("skills/web/etc")).unwrap();
+    for virtual_mode in [true, false] {
+        let backend = FilesystemBackend::new(root)
+            .unwrap()
+            .with_virtual_mode(virtual_mode)
+            .unwrap();
+        let base = if virtual_mode {
+            String::new()
+        } else {
+            root.canonicalize().unwrap().to_str().unwrap().to_owned()
+        };
+        let skills = format!("{base}/skills");
+        assert!(!listed(&backend, &skills).await.iter().any(|p| p.ends_with("rootfs")));
+        let walk = backend.walk(&skills, 3).await.unwrap();
+        assert!(
+            walk.entries
+                .iter()
+                .all(|e| !e.path.contains("rootfs") && !e.path.contains("/etc")),
+            "{:?}",
+            walk.entries
+        );
+        for path in ["rootfs", "rootfs/etc", "web/etc"] {
+            assert!(
+                matches!(
+                    backend.ls_info(&format!("{skills}/{path}")).await,
+                    Err(BackendError::InvalidPath { .. })
+                ),
+                "{path}"
+            );
+        }
+        for file in [
+            "rootfs/etc/passwd",
+            "rootfs/proc/self/environ",
+            "web/etc/passwd",
+            "rootfs/SKILL.md",
+        ] {
+            assert_eq!(
+                download_kind(&backend, &format!("{skills}/{file}")).await,
+                Some(FileErrorKind::InvalidPath),
+                "{file}"
+            );
+        }
+        let listing = list_skills(&backend, &skills).await.unwrap();
+        assert_eq!(listing.skills.len(), 1);
+    }
+}

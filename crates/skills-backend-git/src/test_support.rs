@@ -1,7 +1,7 @@
 //! Test infrastructure (feature `test-support`): repositories built with git2 in temp
 //! directories, and a real `git daemon` on 127.0.0.1.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -16,6 +16,8 @@ use git2::{Oid, Repository, Signature};
 pub struct TestRepo {
     dir: tempfile::TempDir,
     files: BTreeMap<String, Vec<u8>>,
+    /// Paths of `files` committed as symbolic links (their content is the target).
+    links: BTreeSet<String>,
 }
 
 impl TestRepo {
@@ -30,6 +32,7 @@ impl TestRepo {
         Self {
             dir,
             files: BTreeMap::new(),
+            links: BTreeSet::new(),
         }
     }
 
@@ -58,11 +61,20 @@ impl TestRepo {
         self
     }
 
+    /// Sets a symbolic link of the next commit (mode `120000`, pointing at `target`).
+    pub fn link(&mut self, path: &str, target: &str) -> &mut Self {
+        let path = path.trim_start_matches('/').to_owned();
+        self.links.insert(path.clone());
+        self.files.insert(path, target.as_bytes().to_vec());
+        self
+    }
+
     /// Removes a file, or every file under a directory, from the next commit.
     pub fn remove(&mut self, path: &str) -> &mut Self {
         let path = path.trim_matches('/');
         let dir = format!("{path}/");
         self.files.retain(|p, _| p != path && !p.starts_with(&dir));
+        self.links.retain(|p| p != path && !p.starts_with(&dir));
         self
     }
 
@@ -72,7 +84,7 @@ impl TestRepo {
     /// On git errors.
     pub fn commit(&self, branch: &str, message: &str) -> Oid {
         let repo = self.repo();
-        let tree = build_tree(&repo, &self.files, "");
+        let tree = build_tree(&repo, &self.files, &self.links, "");
         let tree = repo.find_tree(tree).expect("the tree just written");
         let refname = format!("refs/heads/{branch}");
         let parent = repo.find_reference(&refname).and_then(|r| r.peel_to_commit()).ok();
@@ -89,7 +101,7 @@ impl TestRepo {
     /// On git errors.
     pub fn commit_unrelated(&self, branch: &str, message: &str) -> Oid {
         let repo = self.repo();
-        let tree = build_tree(&repo, &self.files, "");
+        let tree = build_tree(&repo, &self.files, &self.links, "");
         let tree = repo.find_tree(tree).expect("the tree just written");
         let me = Signature::now("Skills Test", "test@example.com").expect("a signature");
         let id = repo.commit(None, &me, &me, message, &tree, &[]).expect("a commit");
@@ -127,7 +139,7 @@ impl Default for TestRepo {
 }
 
 /// Writes the tree of the files under `prefix`, recursively; returns its id.
-fn build_tree(repo: &Repository, files: &BTreeMap<String, Vec<u8>>, prefix: &str) -> Oid {
+fn build_tree(repo: &Repository, files: &BTreeMap<String, Vec<u8>>, links: &BTreeSet<String>, prefix: &str) -> Oid {
     let mut builder = repo.treebuilder(None).expect("a tree builder");
     let mut subdirs = Vec::new();
     for (path, content) in files
@@ -138,14 +150,15 @@ fn build_tree(repo: &Repository, files: &BTreeMap<String, Vec<u8>>, prefix: &str
         match rest.split_once('/') {
             None => {
                 let blob = repo.blob(content).expect("a blob");
-                builder.insert(rest, blob, 0o100644).expect("a tree entry");
+                let mode = if links.contains(path) { 0o120000 } else { 0o100644 };
+                builder.insert(rest, blob, mode).expect("a tree entry");
             }
             Some((dir, _)) if subdirs.last() != Some(&dir) => subdirs.push(dir),
             Some(_) => {}
         }
     }
     for dir in subdirs {
-        let id = build_tree(repo, files, &format!("{prefix}{dir}/"));
+        let id = build_tree(repo, files, links, &format!("{prefix}{dir}/"));
         builder.insert(dir, id, 0o040000).expect("a tree entry");
     }
     builder.write().expect("a tree")

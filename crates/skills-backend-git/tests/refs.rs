@@ -204,3 +204,38 @@ fn opening_errors_are_clear_and_hide_passwords() {
     assert!(!text.contains("tok3n-value"), "{text}");
     assert!(text.contains("127.0.0.1:1"), "{text}");
 }
+
+#[tokio::test]
+async fn symbolic_links_in_a_tree_are_never_listed_or_followed() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "in"));
+    repo.link("skills/rootfs", "/");
+    repo.link("skills/web/passwd", "/etc/passwd");
+    repo.link("skills/web/up", "../../..");
+    repo.link("skills/evil/SKILL.md", "/etc/passwd");
+    repo.commit("main", "links");
+    let backend = open(&repo, GitRef::Branch("main".into()));
+    let walk = backend.walk("/", 3).await.unwrap();
+    let paths: Vec<_> = walk.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/evil", "/web", "/web/SKILL.md"], "links are not served");
+    for path in [
+        "/rootfs",
+        "/rootfs/etc/passwd",
+        "/web/passwd",
+        "/web/up",
+        "/web/up/etc/passwd",
+        "/evil/SKILL.md",
+    ] {
+        let answer = backend.download_files(&[path.to_owned()]).await.remove(0);
+        let kind = answer.error.as_ref().map(|e| e.kind);
+        assert!(
+            matches!(kind, Some(FileErrorKind::InvalidPath | FileErrorKind::FileNotFound)),
+            "{path}: {answer:?}"
+        );
+        assert!(answer.content.is_none());
+    }
+    assert!(backend.ls_info("/rootfs").await.is_err());
+    let listing = list_skills(&backend, "/").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["web"]);
+}

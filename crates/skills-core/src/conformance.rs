@@ -357,10 +357,12 @@ async fn invalid_paths_are_refused(b: &dyn BackendProtocol, root: &str) -> CaseR
         let below = (!path.is_empty()).then(|| format!("{path}/SKILL.md"));
         for file in std::iter::once(path.clone()).chain(below) {
             let downloaded = b.download_files(std::slice::from_ref(&file)).await;
-            let refused = downloaded
-                .first()
-                .is_some_and(|r| r.content.is_none() && r.error.as_ref().map(|e| e.kind) == Some(FileErrorKind::InvalidPath));
-            ensure(refused, || format!("download_files({file:?}): expected InvalidPath, got {downloaded:?}"))?;
+            let refused = downloaded.first().is_some_and(|r| {
+                r.content.is_none() && r.error.as_ref().map(|e| e.kind) == Some(FileErrorKind::InvalidPath)
+            });
+            ensure(refused, || {
+                format!("download_files({file:?}): expected InvalidPath, got {downloaded:?}")
+            })?;
         }
     }
     Ok(())

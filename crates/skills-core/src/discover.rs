@@ -306,7 +306,12 @@ async fn read_skills(
     let mut chunks = Vec::new();
     let mut candidates = candidates.into_iter().peekable();
     while candidates.peek().is_some() {
-        chunks.push(candidates.by_ref().take(limits.read_batch()).collect::<Vec<(&FileInfo, Read)>>());
+        chunks.push(
+            candidates
+                .by_ref()
+                .take(limits.read_batch())
+                .collect::<Vec<(&FileInfo, Read)>>(),
+        );
     }
     let mut chunks = chunks.into_iter().peekable();
     let mut responses = download_pending(backend, chunks.peek()).await;

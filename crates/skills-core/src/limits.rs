@@ -118,9 +118,9 @@ pub(crate) fn cap_directories<'w>(walk: &'w Walk, limit: usize) -> (std::borrow:
     let mut dropped_dirs: Vec<&str> = Vec::new();
     let mut kept = Vec::new();
     for entry in &walk.entries {
-        let below_dropped = dropped_dirs
-            .iter()
-            .any(|dir| entry.path.len() > dir.len() && entry.path.starts_with(dir) && entry.path.as_bytes()[dir.len()] == b'/');
+        let below_dropped = dropped_dirs.iter().any(|dir| {
+            entry.path.len() > dir.len() && entry.path.starts_with(dir) && entry.path.as_bytes()[dir.len()] == b'/'
+        });
         if below_dropped {
             continue;
         }
@@ -217,7 +217,11 @@ mod tests {
         let limits = DiscoveryLimits::default();
         assert_eq!(limits.max_skills(), 10_000);
         assert_eq!(limits.max_bytes(), 256 << 20);
-        assert_eq!(limits.with_read_batch(0).read_batch(), 1, "a batch holds at least one file");
+        assert_eq!(
+            limits.with_read_batch(0).read_batch(),
+            1,
+            "a batch holds at least one file"
+        );
         assert_eq!(limits.with_max_dir_entries(3).max_dir_entries(), 3);
     }
 }

@@ -14,7 +14,8 @@ fn md(name: &str) -> String {
 fn library(count: usize) -> MemoryBackend {
     let b = MemoryBackend::new();
     for i in 0..count {
-        b.insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}"))).unwrap();
+        b.insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}")))
+            .unwrap();
         b.insert(&format!("/src/s{i:02}/scripts/run.sh"), "echo").unwrap();
     }
     b
@@ -49,7 +50,11 @@ async fn skills_over_the_count_limit_are_not_read_and_reported_once() {
         list_skills_with(&b, "/src", &limits).await.unwrap(),
         discover_source_with(&b, "/src", &limits, None).await.unwrap().listing,
     ] {
-        assert_eq!(names(&listing), ["s00", "s01", "s02", "s03"], "the first ones in path order");
+        assert_eq!(
+            names(&listing),
+            ["s00", "s01", "s02", "s03"],
+            "the first ones in path order"
+        );
         let limited = limit_messages(&listing);
         assert_eq!(limited.len(), 1, "{limited:?}");
         assert_eq!(limited[0].0, "/src");
@@ -81,8 +86,12 @@ async fn the_byte_budget_stops_reading_and_counts_cached_files_the_same() {
 
     // A warm cache does not stretch the budget: the same library, the same skills.
     let mut cache = ParseCache::new();
-    let cold = discover_source_with(&b, "/src", &limits, Some(&mut cache)).await.unwrap();
-    let warm = discover_source_with(&b, "/src", &limits, Some(&mut cache)).await.unwrap();
+    let cold = discover_source_with(&b, "/src", &limits, Some(&mut cache))
+        .await
+        .unwrap();
+    let warm = discover_source_with(&b, "/src", &limits, Some(&mut cache))
+        .await
+        .unwrap();
     assert_eq!(cold, warm);
     assert_eq!(cache.files_read(), 3, "the second discovery read nothing");
 }
@@ -99,7 +108,11 @@ async fn a_directory_over_the_entry_limit_keeps_its_first_entries() {
     let limited = limit_messages(&found.listing);
     let dirs: Vec<&str> = limited.iter().map(|(path, _)| *path).collect();
     assert_eq!(dirs, ["/src", "/src/s01/assets"], "{limited:?}");
-    assert!(limited[0].1.contains("5 entries, over the limit of 3"), "{}", limited[0].1);
+    assert!(
+        limited[0].1.contains("5 entries, over the limit of 3"),
+        "{}",
+        limited[0].1
+    );
     let assets: Vec<&str> = found.resources["s01"]
         .iter()
         .filter(|r| r.kind == ResourceKind::Asset)
@@ -107,7 +120,11 @@ async fn a_directory_over_the_entry_limit_keeps_its_first_entries() {
         .collect();
     assert_eq!(
         assets,
-        ["/src/s01/assets/a0.txt", "/src/s01/assets/a1.txt", "/src/s01/assets/a2.txt"]
+        [
+            "/src/s01/assets/a0.txt",
+            "/src/s01/assets/a1.txt",
+            "/src/s01/assets/a2.txt"
+        ]
     );
 
     let listed = list_skills_with(&b, "/src", &limits).await.unwrap();
@@ -137,7 +154,9 @@ impl BackendProtocol for Batches {
 async fn the_read_batch_bounds_how_many_files_are_asked_for_at_once() {
     let b = Batches::default();
     for i in 0..23 {
-        b.inner.insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}"))).unwrap();
+        b.inner
+            .insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}")))
+            .unwrap();
     }
     let limits = DiscoveryLimits::default().with_read_batch(5);
     let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
@@ -159,6 +178,10 @@ async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
     let limits = DiscoveryLimits::default().with_max_bytes(8 << 20);
     let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
     let read: usize = b.sizes.lock().unwrap().iter().sum();
-    assert_eq!((listing.skills.len(), read), (7, 7), "7 files of just over 1 MiB fit in 8 MiB");
+    assert_eq!(
+        (listing.skills.len(), read),
+        (7, 7),
+        "7 files of just over 1 MiB fit in 8 MiB"
+    );
     assert_eq!(limit_messages(&listing).len(), 1);
 }

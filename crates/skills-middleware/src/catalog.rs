@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skills_core::{
-    ChangeEvent, Diagnostic, DiagnosticKind, DiscoveryLimits, ParseCache, ResourceMetadata, Severity, ShadowedSkill, SkillMetadata,
-    SkillsState, SourceDiscovery, SourceError, WatchGuard, discover_source_with, merge_last_wins,
+    ChangeEvent, Diagnostic, DiagnosticKind, DiscoveryLimits, ParseCache, ResourceMetadata, Severity, ShadowedSkill,
+    SkillMetadata, SkillsState, SourceDiscovery, SourceError, WatchGuard, discover_source_with, merge_last_wins,
 };
 use tokio::sync::{Mutex, broadcast, mpsc};
 use tracing::{debug, warn};
