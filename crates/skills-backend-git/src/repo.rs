@@ -399,7 +399,10 @@ impl GitBackend {
                 etag: None,
             }),
             (ObjectType::Blob, 0o100644 | 0o100755) => {
-                let size = odb.read_header(entry.id()).ok()?.0 as u64;
+                // A damaged or missing blob is still listed (size 0), so reading it fails
+                // with a typed error and a skill it belongs to keeps its last good
+                // version, instead of vanishing from the listing as if deleted.
+                let size = odb.read_header(entry.id()).map_or(0, |(size, _)| size as u64);
                 Some(FileInfo {
                     path: path.to_owned(),
                     is_dir: false,

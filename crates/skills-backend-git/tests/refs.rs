@@ -239,3 +239,85 @@ async fn symbolic_links_in_a_tree_are_never_listed_or_followed() {
     let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["web"]);
 }
+
+/// The file of a loose object in a bare repository.
+fn loose_object(repo: &TestRepo, spec: &str) -> std::path::PathBuf {
+    let id = repo.repo().revparse_single(spec).unwrap().id().to_string();
+    repo.path().join("objects").join(&id[..2]).join(&id[2..])
+}
+
+/// Replaces a file's bytes (loose objects are read-only); returns the old bytes.
+fn overwrite(path: &std::path::Path, bytes: &[u8]) -> Vec<u8> {
+    let old = std::fs::read(path).unwrap();
+    let mut permissions = std::fs::metadata(path).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)] // The test owns the file.
+    permissions.set_readonly(false);
+    std::fs::set_permissions(path, permissions).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    old
+}
+
+#[tokio::test]
+async fn a_corrupted_object_keeps_the_last_good_skill_and_a_repair_is_picked_up() {
+    use skills_middleware::{CatalogChange, SkillCatalog, SkillSource};
+    let mut repo = TestRepo::new();
+    repo.write("skills/alpha/SKILL.md", skill("alpha", "A1"));
+    repo.write("skills/beta/SKILL.md", skill("beta", "B1"));
+    repo.commit("main", "one");
+    let backend = std::sync::Arc::new(open(&repo, GitRef::Branch("main".into())));
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/")]);
+    assert_eq!(catalog.ensure_loaded().await.skills().len(), 2);
+
+    // The next commit's beta blob is damaged on disk.
+    repo.write("skills/beta/SKILL.md", skill("beta", "B2"));
+    repo.commit("main", "two");
+    let blob = loose_object(&repo, "main:skills/beta/SKILL.md");
+    let good = overwrite(&blob, b"\x78\x9c garbage, not zlib");
+    backend.refresh().unwrap();
+    let event = catalog.reload().await.expect("the damage is news");
+    let snapshot = catalog.snapshot();
+    assert_eq!(snapshot.get("beta").unwrap().description, "B1", "the last good version");
+    assert!(
+        event
+            .changes
+            .iter()
+            .any(|c| matches!(c, CatalogChange::KeptLastGood { name, .. } if name == "beta")),
+        "{:?}",
+        event.changes
+    );
+    let problem = snapshot
+        .diagnostics()
+        .iter()
+        .find(|d| d.kind == skills_core::DiagnosticKind::ReadFailed)
+        .expect("a typed read failure");
+    assert_eq!(problem.path, "/beta/SKILL.md");
+
+    // The object is repaired (restored from a good copy): the next reload serves it.
+    overwrite(&blob, &good);
+    catalog.reload().await.expect("the repair is news");
+    let snapshot = catalog.snapshot();
+    assert_eq!(snapshot.get("beta").unwrap().description, "B2");
+    assert!(snapshot.diagnostics().is_empty(), "{:?}", snapshot.diagnostics());
+}
+
+#[test]
+fn a_repository_with_a_damaged_commit_or_no_objects_is_a_typed_opening_error() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", skill("web", "Web"));
+    repo.commit("main", "one");
+    let commit = loose_object(&repo, "main");
+    overwrite(&commit, b"not an object");
+    let error = GitBackend::open(repo.path()).open().unwrap_err();
+    assert!(
+        matches!(error, GitError::Git { .. } | GitError::Resolve { .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("repo.git"), "names the repository: {error}");
+
+    std::fs::remove_dir_all(repo.path().join("objects")).unwrap();
+    let error = GitBackend::open(repo.path()).open().unwrap_err();
+    assert!(
+        matches!(error, GitError::Git { .. } | GitError::Resolve { .. }),
+        "{error:?}"
+    );
+}

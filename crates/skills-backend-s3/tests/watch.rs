@@ -11,8 +11,11 @@ use std::time::Duration;
 use common::counted_backend;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
+use skills_backend_s3::ObjectStoreBackend;
 use skills_backend_s3::test_server::{S3TestServer, upload};
-use skills_core::{BackendProtocol, ChangeEvent, DiagnosticKind, Watch};
+use skills_core::{
+    BackendError, BackendProtocol, ChangeEvent, DiagnosticKind, FileDownloadResponse, FileInfo, Walk, Watch,
+};
 use skills_middleware::{CatalogChange, CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
 use tokio::sync::{broadcast, mpsc};
 
@@ -200,5 +203,106 @@ async fn a_stopped_server_keeps_the_last_good_catalog_and_recovery_is_automatic(
     })
     .await;
     assert_eq!(names(&snapshot), ["alpha", "beta", "delta"]);
+    assert!(snapshot.diagnostics().is_empty(), "{:?}", snapshot.diagnostics());
+}
+
+/// An S3 backend whose server is killed when the next batch of reads starts: after the
+/// listing of a discovery, before its GETs.
+#[derive(Debug)]
+struct DiesBeforeReads {
+    inner: ObjectStoreBackend,
+    server: Arc<std::sync::Mutex<S3TestServer>>,
+    armed: std::sync::atomic::AtomicBool,
+}
+
+#[skills_core::async_trait]
+impl BackendProtocol for DiesBeforeReads {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.inner.ls_info(path).await
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.inner.walk(path, max_depth).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            self.server.lock().unwrap().stop();
+        }
+        self.inner.download_files(paths).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_during_discovery_keeps_the_last_good_skills_and_recovers() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    upload(
+        &*server.store("team"),
+        "lib",
+        [
+            ("alpha/SKILL.md", skill("alpha", "A1")),
+            ("beta/SKILL.md", skill("beta", "B1")),
+        ],
+    )
+    .await;
+    let inner = server
+        .backend_builder("team", "lib")
+        .connect_timeout(Duration::from_millis(500))
+        .build()
+        .unwrap();
+    let server = Arc::new(std::sync::Mutex::new(server));
+    let backend = Arc::new(DiesBeforeReads {
+        inner,
+        server: server.clone(),
+        armed: false.into(),
+    });
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/")]);
+    assert_eq!(names(&*catalog.ensure_loaded().await), ["alpha", "beta"]);
+
+    // Both skills are edited; the reload lists the new ETags, then the server dies.
+    let store = server.lock().unwrap().store("team");
+    put(&*store, "lib/alpha/SKILL.md", skill("alpha", "A2")).await;
+    put(&*store, "lib/beta/SKILL.md", skill("beta", "B2")).await;
+    backend.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    let event = catalog.reload().await.expect("the failed reads are news");
+    let snapshot = catalog.snapshot();
+    assert_eq!(names(&snapshot), ["alpha", "beta"], "nothing is lost");
+    assert_eq!(
+        snapshot.get("alpha").unwrap().description,
+        "A1",
+        "the last good version"
+    );
+    let kept: Vec<_> = event
+        .changes
+        .iter()
+        .filter(|c| matches!(c, CatalogChange::KeptLastGood { .. }))
+        .collect();
+    assert_eq!(kept.len(), 2, "{:?}", event.changes);
+    let read_failed = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ReadFailed)
+        .count();
+    assert_eq!(read_failed, 2, "typed and visible: {:?}", snapshot.diagnostics());
+
+    // A reload while the server is down keeps everything (the listing fails now).
+    catalog.reload().await;
+    assert_eq!(names(&catalog.snapshot()), ["alpha", "beta"]);
+    assert!(unreadable(&catalog.snapshot()));
+
+    // The server comes back with the edits: the next reload serves them, problems gone.
+    let store = {
+        let mut server = server.lock().unwrap();
+        server.restart();
+        server.create_bucket("team");
+        server.store("team")
+    };
+    put(&*store, "lib/alpha/SKILL.md", skill("alpha", "A2")).await;
+    put(&*store, "lib/beta/SKILL.md", skill("beta", "B2")).await;
+    catalog.reload().await.expect("recovery is a change");
+    let snapshot = catalog.snapshot();
+    assert_eq!(snapshot.get("alpha").unwrap().description, "A2");
+    assert_eq!(snapshot.get("beta").unwrap().description, "B2");
     assert!(snapshot.diagnostics().is_empty(), "{:?}", snapshot.diagnostics());
 }
