@@ -377,27 +377,23 @@ impl Budget {
     }
 
     fn into_diagnostics(self, root: &str) -> Vec<Diagnostic> {
-        let mut diagnostics = Vec::new();
-        let first = |paths: &[String]| paths.first().cloned().unwrap_or_default();
-        if !self.over_count.is_empty() {
-            let msg = format!(
-                "source has more than {} SKILL.md files (DiscoveryLimits::max_skills); {} not read, from {}",
-                self.max_skills,
-                self.over_count.len(),
-                first(&self.over_count)
-            );
-            diagnostics.push(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg));
-        }
-        if !self.over_bytes.is_empty() {
-            let msg = format!(
-                "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes); {} not read, from {}",
-                self.max_bytes,
-                self.over_bytes.len(),
-                first(&self.over_bytes)
-            );
-            diagnostics.push(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg));
-        }
-        diagnostics
+        let over = |paths: &[String], what: String| {
+            let first = paths.first()?;
+            let msg = format!("{what}; {} not read, from {first}", paths.len());
+            Some(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg))
+        };
+        let count = format!(
+            "source has more than {} SKILL.md files (DiscoveryLimits::max_skills)",
+            self.max_skills
+        );
+        let bytes = format!(
+            "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes)",
+            self.max_bytes
+        );
+        over(&self.over_count, count)
+            .into_iter()
+            .chain(over(&self.over_bytes, bytes))
+            .collect()
     }
 }
 

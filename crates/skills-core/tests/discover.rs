@@ -228,3 +228,43 @@ async fn a_large_source_is_read_in_bounded_chunks_with_nothing_lost() {
     assert_eq!(sizes.iter().sum::<usize>(), count + 1, "{sizes:?}");
     assert!(sizes.len() >= 6 && sizes.iter().all(|&n| n <= 256), "{sizes:?}");
 }
+
+#[tokio::test]
+async fn the_read_batch_bounds_how_many_files_are_asked_for_at_once() {
+    let b = Batches::default();
+    for i in 0..23 {
+        b.inner
+            .insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}"), "x"))
+            .unwrap();
+    }
+    let limits = DiscoveryLimits::default().with_read_batch(5);
+    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
+    assert_eq!(listing.skills.len(), 23);
+    assert_eq!(*b.sizes.lock().unwrap(), [5, 5, 5, 5, 3]);
+}
+
+#[tokio::test]
+async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
+    // 40 files of 1 MiB against an 8 MiB budget: 8 are read, 32 never leave the backend.
+    let b = Batches::default();
+    let body = "x".repeat(1 << 20);
+    for i in 0..40 {
+        let name = format!("big{i:02}");
+        b.inner
+            .insert(&format!("/src/{name}/SKILL.md"), format!("{}{body}", md(&name, "big")))
+            .unwrap();
+    }
+    let limits = DiscoveryLimits::default().with_max_bytes(8 << 20);
+    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
+    let read: usize = b.sizes.lock().unwrap().iter().sum();
+    assert_eq!(
+        (listing.skills.len(), read),
+        (7, 7),
+        "7 files of just over 1 MiB fit in 8 MiB"
+    );
+    let limited = listing
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::LimitExceeded);
+    assert_eq!(limited.count(), 1);
+}

@@ -3,8 +3,6 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
-use std::sync::Mutex;
-
 use skills_core::*;
 
 fn md(name: &str) -> String {
@@ -129,59 +127,4 @@ async fn a_directory_over_the_entry_limit_keeps_its_first_entries() {
 
     let listed = list_skills_with(&b, "/src", &limits).await.unwrap();
     assert_eq!(names(&listed), ["s00", "s01", "s02"]);
-}
-
-/// A memory backend that records the size of every `download_files` batch.
-#[derive(Debug, Default)]
-struct Batches {
-    inner: MemoryBackend,
-    sizes: Mutex<Vec<usize>>,
-}
-
-#[async_trait]
-impl BackendProtocol for Batches {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        self.sizes.lock().unwrap().push(paths.len());
-        self.inner.download_files(paths).await
-    }
-}
-
-#[tokio::test]
-async fn the_read_batch_bounds_how_many_files_are_asked_for_at_once() {
-    let b = Batches::default();
-    for i in 0..23 {
-        b.inner
-            .insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}")))
-            .unwrap();
-    }
-    let limits = DiscoveryLimits::default().with_read_batch(5);
-    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
-    assert_eq!(listing.skills.len(), 23);
-    assert_eq!(*b.sizes.lock().unwrap(), [5, 5, 5, 5, 3]);
-}
-
-#[tokio::test]
-async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
-    // 40 files of 1 MiB against an 8 MiB budget: 8 are read, 32 never leave the backend.
-    let b = Batches::default();
-    let body = "x".repeat(1 << 20);
-    for i in 0..40 {
-        let name = format!("big{i:02}");
-        b.inner
-            .insert(&format!("/src/{name}/SKILL.md"), format!("{}{body}", md(&name)))
-            .unwrap();
-    }
-    let limits = DiscoveryLimits::default().with_max_bytes(8 << 20);
-    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
-    let read: usize = b.sizes.lock().unwrap().iter().sum();
-    assert_eq!(
-        (listing.skills.len(), read),
-        (7, 7),
-        "7 files of just over 1 MiB fit in 8 MiB"
-    );
-    assert_eq!(limit_messages(&listing).len(), 1);
 }
