@@ -166,15 +166,29 @@ impl S3TestServer {
 
     /// One bodiless HTTP/1.1 request; returns the status code (0 when there was none).
     fn request(&self, method: &str, target: &str) -> u16 {
+        self.send(method, target, b"")
+    }
+
+    /// Stores `body` under the object named by `target` exactly as written, not
+    /// normalized by any client: `/bucket/a/../b`, `/bucket/a//b`, percent escapes the
+    /// server decodes. For keys a hostile library could hold. Returns the HTTP status.
+    pub fn put_raw(&self, target: &str, body: &[u8]) -> u16 {
+        self.send("PUT", target, body)
+    }
+
+    fn send(&self, method: &str, target: &str, body: &[u8]) -> u16 {
         let Ok(mut stream) = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)) else {
             return 0;
         };
         let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-        let request = format!(
-            "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
-        );
-        if stream.write_all(request.as_bytes()).is_err() {
+        let mut request = format!(
+            "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
+        )
+        .into_bytes();
+        request.extend_from_slice(body);
+        if stream.write_all(&request).is_err() {
             return 0;
         }
         let mut response = String::new();
@@ -232,7 +246,7 @@ fn program() -> PathBuf {
     if !program.exists() {
         panic!(
             "the S3 tests need the moto server: run them with `cargo xtask test`, or install it \
-             once with `cargo xtask s3-server` (or set {MOTO_SERVER_ENV})"
+             once with `cargo xtask test-tools` (or set {MOTO_SERVER_ENV})"
         );
     }
     program

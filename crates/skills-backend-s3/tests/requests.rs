@@ -202,3 +202,50 @@ async fn downloads_run_concurrently_up_to_the_limit() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_that_are_not_backend_paths_are_never_served() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let skill = |name: &str| format!("---\nname: {name}\ndescription: Skill {name}\n---\n").into_bytes();
+    assert_eq!(server.put_raw("/team/lib/ok/SKILL.md", &skill("ok")), 200);
+    // Keys a client library could not even write; the server takes them as they come.
+    for target in [
+        "/team/lib/back%5Cslash/SKILL.md",
+        "/team/lib/pct%252e%252e/SKILL.md",
+        "/team/lib/sep%252f/SKILL.md",
+    ] {
+        assert_eq!(server.put_raw(target, &skill("evil")), 200, "{target}");
+    }
+    let backend = server.backend("team", "lib");
+    let walk = backend.walk("/", 3).await.unwrap();
+    let listed: Vec<_> = walk.entries.iter().map(|e| e.path.as_str()).collect();
+    for path in &listed {
+        assert_eq!(skills_core::path::normalize(path).as_deref(), Ok(*path), "{listed:?}");
+    }
+    assert!(listed.contains(&"/ok/SKILL.md"), "{listed:?}");
+    let listing = skills_core::list_skills(&backend, "/").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["ok"], "{listed:?}");
+
+    // Keys with `.`, `..`, empty segments or control characters make object_store refuse
+    // the whole listing page: a typed error that names the key (the catalog then keeps
+    // its last listing).
+    for target in [
+        "/team/lib/ctl%01/SKILL.md",
+        "/team/lib/evil/../../escape/SKILL.md",
+        "/team/lib/dots/%2E%2E/SKILL.md",
+        "/team/lib/a//b/SKILL.md",
+        "/team/lib/./dot/SKILL.md",
+    ] {
+        let fresh = S3TestServer::start();
+        fresh.create_bucket("team");
+        assert_eq!(fresh.put_raw("/team/lib/ok/SKILL.md", &skill("ok")), 200);
+        assert_eq!(fresh.put_raw(target, &skill("evil")), 200, "{target}");
+        let error = fresh.backend("team", "lib").walk("/", 3).await.unwrap_err();
+        assert!(
+            matches!(error, skills_core::BackendError::Other { .. }) && error.to_string().contains("invalid path"),
+            "{target}: {error:?}"
+        );
+    }
+}
