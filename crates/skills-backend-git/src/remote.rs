@@ -152,3 +152,23 @@ mod tests {
         assert!(!cache_name("https://me:tok3n@example.com/r.git").contains("tok3n"));
     }
 }
+
+/// Sets libgit2's network timeouts for the whole process: `connect` to open a
+/// connection, `io` for each read or write on it. A remote that accepts a connection and
+/// then stalls fails the fetch (and the backend keeps serving its last good commit)
+/// instead of holding it forever. libgit2's defaults are no limit.
+///
+/// # Safety
+/// libgit2 keeps these in process-wide C globals without synchronization
+/// ([`git2::opts::set_server_timeout_in_milliseconds`]): call this before any thread
+/// that may use libgit2 exists, at the top of `main`.
+#[allow(unsafe_code)]
+pub unsafe fn set_network_timeouts(connect: std::time::Duration, io: std::time::Duration) -> Result<(), GitError> {
+    let millis = |d: std::time::Duration| std::ffi::c_int::try_from(d.as_millis()).unwrap_or(std::ffi::c_int::MAX);
+    let failed = |e: git2::Error| GitError::git("libgit2 options", &e);
+    // SAFETY: the caller guarantees no other thread uses libgit2 yet.
+    unsafe {
+        git2::opts::set_server_connect_timeout_in_milliseconds(millis(connect)).map_err(failed)?;
+        git2::opts::set_server_timeout_in_milliseconds(millis(io)).map_err(failed)
+    }
+}

@@ -23,7 +23,8 @@ Sources, in priority order (for one name, the last source wins):
                              are cloned into $SKILLS_GIT_CACHE (default
                              ~/.cache/agent-skills/git); https credentials from
                              SKILLS_GIT_TOKEN or git's credential helper, ssh from
-                             the agent or SKILLS_GIT_SSH_KEY
+                             the agent or SKILLS_GIT_SSH_KEY; a remote that does not
+                             answer for SKILLS_GIT_TIMEOUT seconds (default 30) fails
   LABEL=SOURCE               the same, shown as LABEL
 A skills.toml lists sources as [[source]] tables (location = \"...\", optional
 label = \"...\"), lowest priority first; relative paths are relative to the file.

@@ -162,3 +162,50 @@ fn every_command_reads_a_git_source() {
         "{line}"
     );
 }
+
+#[test]
+fn a_remote_that_accepts_and_never_answers_times_out_with_exit_2() {
+    // A server that takes the connection and says nothing, as a stalled remote does.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        // Hold it open until the client gives up (it closes its end).
+        let _ = std::io::Read::read(&mut &stream, &mut [0u8; 1024]);
+        std::thread::sleep(Duration::from_secs(5));
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["list", "--source", &format!("git+git://127.0.0.1:{port}/team.git")])
+        .env("SKILLS_GIT_CACHE", cache.path())
+        .env("SKILLS_GIT_TIMEOUT", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded: without the timeout the command would wait forever; give it 60 s.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("skills list hung on a silent remote");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains(&format!("127.0.0.1:{port}")) && text.contains("timed out"),
+        "{text}"
+    );
+    let _ = held.join();
+
+    let bad = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["list"])
+        .env("SKILLS_GIT_TIMEOUT", "soon")
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("SKILLS_GIT_TIMEOUT"), "{}", stderr(&bad));
+}
