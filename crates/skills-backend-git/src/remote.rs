@@ -137,22 +137,6 @@ fn cache_name(url: &str) -> String {
     format!("{readable}-{hash:016x}.git")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cache_names_are_stable_safe_and_distinct() {
-        let a = cache_name("https://example.com/team/skills.git");
-        assert!(a.starts_with("skills-") && a.ends_with(".git"), "{a}");
-        assert_eq!(a, cache_name("https://example.com/team/skills.git"));
-        assert_ne!(a, cache_name("https://example.com/other/skills.git"));
-        let odd = cache_name("file:///tmp/../we ird/");
-        assert!(!odd.contains(['/', ' ', '.']) || odd.ends_with(".git"), "{odd}");
-        assert!(!cache_name("https://me:tok3n@example.com/r.git").contains("tok3n"));
-    }
-}
-
 /// Sets libgit2's network timeouts for the whole process: `connect` to open a
 /// connection, `io` for each read or write on it. A remote that accepts a connection and
 /// then stalls fails the fetch (and the backend keeps serving its last good commit)
@@ -170,5 +154,21 @@ pub unsafe fn set_network_timeouts(connect: std::time::Duration, io: std::time::
     unsafe {
         git2::opts::set_server_connect_timeout_in_milliseconds(millis(connect)).map_err(failed)?;
         git2::opts::set_server_timeout_in_milliseconds(millis(io)).map_err(failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_names_are_stable_safe_and_distinct() {
+        let a = cache_name("https://example.com/team/skills.git");
+        assert!(a.starts_with("skills-") && a.ends_with(".git"), "{a}");
+        assert_eq!(a, cache_name("https://example.com/team/skills.git"));
+        assert_ne!(a, cache_name("https://example.com/other/skills.git"));
+        let odd = cache_name("file:///tmp/../we ird/");
+        assert!(!odd.contains(['/', ' ', '.']) || odd.ends_with(".git"), "{odd}");
+        assert!(!cache_name("https://me:tok3n@example.com/r.git").contains("tok3n"));
     }
 }
