@@ -1,10 +1,11 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in one batch, parse.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use futures_util::future::join;
 
-use crate::backend::BackendProtocol;
+use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::limits::{DiscoveryLimits, cap_directories};
@@ -106,12 +107,7 @@ pub async fn list_skills_with(
     let failed = |e| SourceError::from_backend(source, e);
     let root = path::normalize(source).map_err(failed)?;
     let walk = backend.child_files(&root, SKILL_FILE).await.map_err(failed)?;
-    let (entries, capped) = cap_directories(&walk, limits.max_dir_entries());
-    let mut listing = read_skills(backend, &root, &walk.errors, &entries, limits, None).await;
-    listing.diagnostics.extend(capped);
-    listing.diagnostics.extend(stale(backend, &root));
-    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(listing)
+    Ok(read_skills(backend, &root, &walk, limits, None).await.0)
 }
 
 /// The `source-stale` warning of a backend that serves old content.
@@ -162,11 +158,7 @@ pub async fn discover_source_with(
     let failed = |e| SourceError::from_backend(source, e);
     let root = path::normalize(source).map_err(failed)?;
     let walk = backend.walk(&root, 3).await.map_err(failed)?;
-    let (entries, capped) = cap_directories(&walk, limits.max_dir_entries());
-    let mut listing = read_skills(backend, &root, &walk.errors, &entries, limits, cache).await;
-    listing.diagnostics.extend(capped);
-    listing.diagnostics.extend(stale(backend, &root));
-    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    let (listing, entries) = read_skills(backend, &root, &walk, limits, cache).await;
     let mut resources = BTreeMap::new();
     for skill in &listing.skills {
         let dir = skill.dir();
@@ -241,19 +233,24 @@ impl ParseCache {
     }
 }
 
-/// Reads and parses every `<root>/<dir>/SKILL.md` among a walk's `entries`, within
-/// `limits`.
-async fn read_skills(
+/// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw, within `limits`;
+/// returns the listing (diagnostics sorted by path, the backend's `source-stale` warning
+/// included) and the walk's entries as capped by
+/// [`max_dir_entries`](DiscoveryLimits::max_dir_entries).
+async fn read_skills<'w>(
     backend: &dyn BackendProtocol,
     root: &str,
-    walk_errors: &[BackendError],
-    entries: &[FileInfo],
+    walk: &'w Walk,
     limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
-) -> SkillListing {
-    let mut listing = SkillListing::default();
+) -> (SkillListing, Cow<'w, [FileInfo]>) {
+    let (entries, capped) = cap_directories(walk, limits.max_dir_entries());
+    let mut listing = SkillListing {
+        skills: Vec::new(),
+        diagnostics: capped,
+    };
     let mut resource_errors = Vec::new();
-    for error in walk_errors {
+    for error in &walk.errors {
         let error_path = error.path();
         let dir = path::parent(error_path);
         if dir == root || error_path == root {
@@ -270,7 +267,7 @@ async fn read_skills(
     let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
-    for entry in entries {
+    for entry in entries.iter() {
         let dir = path::parent(&entry.path);
         if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
             continue;
@@ -334,18 +331,40 @@ async fn read_skills(
                 .push(Diagnostic::new(error.path(), DiagnosticKind::ResourcesUnlisted, msg));
         }
     }
-    listing
+    listing.diagnostics.extend(stale(backend, root));
+    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    (listing, entries)
 }
 
 /// Counts `SKILL.md` files and their listed bytes against [`DiscoveryLimits`], in path
-/// order, and remembers what it had to refuse.
+/// order, and what it had to refuse for each limit.
 struct Budget {
     max_skills: usize,
     max_bytes: u64,
     skills: usize,
     bytes: u64,
-    over_count: Vec<String>,
-    over_bytes: Vec<String>,
+    over_count: Refused,
+    over_bytes: Refused,
+}
+
+/// How many files one limit kept out, and the first of them.
+#[derive(Default)]
+struct Refused {
+    count: usize,
+    first: Option<String>,
+}
+
+impl Refused {
+    fn add(&mut self, path: &str) {
+        self.count += 1;
+        self.first.get_or_insert_with(|| path.to_owned());
+    }
+
+    fn into_diagnostic(self, root: &str, what: String) -> Option<Diagnostic> {
+        let first = self.first?;
+        let msg = format!("{what}; {} not read, from {first}", self.count);
+        Some(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg))
+    }
 }
 
 impl Budget {
@@ -355,20 +374,20 @@ impl Budget {
             max_bytes: limits.max_bytes(),
             skills: 0,
             bytes: 0,
-            over_count: Vec::new(),
-            over_bytes: Vec::new(),
+            over_count: Refused::default(),
+            over_bytes: Refused::default(),
         }
     }
 
     /// Whether `entry` (a `SKILL.md`) fits; counts it if it does.
     fn admit(&mut self, entry: &FileInfo) -> bool {
         if self.skills >= self.max_skills {
-            self.over_count.push(entry.path.clone());
+            self.over_count.add(&entry.path);
             return false;
         }
         let bytes = self.bytes.saturating_add(entry.size);
         if bytes > self.max_bytes {
-            self.over_bytes.push(entry.path.clone());
+            self.over_bytes.add(&entry.path);
             return false;
         }
         self.skills += 1;
@@ -376,12 +395,7 @@ impl Budget {
         true
     }
 
-    fn into_diagnostics(self, root: &str) -> Vec<Diagnostic> {
-        let over = |paths: &[String], what: String| {
-            let first = paths.first()?;
-            let msg = format!("{what}; {} not read, from {first}", paths.len());
-            Some(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg))
-        };
+    fn into_diagnostics(self, root: &str) -> impl Iterator<Item = Diagnostic> {
         let count = format!(
             "source has more than {} SKILL.md files (DiscoveryLimits::max_skills)",
             self.max_skills
@@ -390,10 +404,10 @@ impl Budget {
             "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes)",
             self.max_bytes
         );
-        over(&self.over_count, count)
+        let over_count = self.over_count.into_diagnostic(root, count);
+        over_count
             .into_iter()
-            .chain(over(&self.over_bytes, bytes))
-            .collect()
+            .chain(self.over_bytes.into_diagnostic(root, bytes))
     }
 }
 

@@ -5,7 +5,8 @@
 //! Discovery takes what fits within these limits, in path order, and reports the rest as
 //! one `limit-exceeded` diagnostic per limit instead of failing or growing without bound.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use crate::backend::Walk;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
@@ -104,31 +105,34 @@ impl Default for DiscoveryLimits {
 /// The entries of `walk` with at most `limit` per directory (the first ones in path
 /// order), and everything below a left-out directory left out too; one `limit-exceeded`
 /// diagnostic per directory that had more. Borrows the walk when nothing is over.
-pub(crate) fn cap_directories<'w>(walk: &'w Walk, limit: usize) -> (std::borrow::Cow<'w, [FileInfo]>, Vec<Diagnostic>) {
+pub(crate) fn cap_directories(walk: &Walk, limit: usize) -> (Cow<'_, [FileInfo]>, Vec<Diagnostic>) {
+    // No directory can hold more entries than the whole walk: the common case costs nothing.
+    if walk.entries.len() <= limit {
+        return (Cow::Borrowed(&walk.entries), Vec::new());
+    }
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for entry in &walk.entries {
         *counts.entry(path::parent(&entry.path)).or_default() += 1;
     }
     let mut over: Vec<(&str, usize)> = counts.into_iter().filter(|&(_, n)| n > limit).collect();
     if over.is_empty() {
-        return (std::borrow::Cow::Borrowed(&walk.entries), Vec::new());
+        return (Cow::Borrowed(&walk.entries), Vec::new());
     }
     over.sort_unstable();
     let mut seen: HashMap<&str, usize> = HashMap::new();
-    let mut dropped_dirs: Vec<&str> = Vec::new();
+    // Directories left out; an entry goes with them when one of its ancestors is here.
+    let mut dropped: HashSet<&str> = HashSet::new();
     let mut kept = Vec::new();
     for entry in &walk.entries {
-        let below_dropped = dropped_dirs.iter().any(|dir| {
-            entry.path.len() > dir.len() && entry.path.starts_with(dir) && entry.path.as_bytes()[dir.len()] == b'/'
-        });
-        if below_dropped {
+        let parent = path::parent(&entry.path);
+        if ancestors(parent).any(|dir| dropped.contains(dir)) {
             continue;
         }
-        let n = seen.entry(path::parent(&entry.path)).or_default();
+        let n = seen.entry(parent).or_default();
         *n += 1;
         if *n > limit {
             if entry.is_dir {
-                dropped_dirs.push(&entry.path);
+                dropped.insert(&entry.path);
             }
             continue;
         }
@@ -144,7 +148,12 @@ pub(crate) fn cap_directories<'w>(walk: &'w Walk, limit: usize) -> (std::borrow:
             Diagnostic::new(dir, DiagnosticKind::LimitExceeded, msg)
         })
         .collect();
-    (std::borrow::Cow::Owned(kept), diagnostics)
+    (Cow::Owned(kept), diagnostics)
+}
+
+/// `dir` and each directory above it, up to and including `/`.
+fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
+    std::iter::successors(Some(dir), |&d| (d != "/").then(|| path::parent(d)))
 }
 
 #[cfg(test)]
@@ -186,7 +195,7 @@ mod tests {
     fn directories_within_the_limit_are_borrowed_unchanged() {
         let w = walk(&[("/s/a", true), ("/s/a/SKILL.md", false), ("/s/b", true)]);
         let (entries, diagnostics) = cap_directories(&w, 2);
-        assert!(matches!(entries, std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(entries, Cow::Borrowed(_)));
         assert!(diagnostics.is_empty());
     }
 
