@@ -5,12 +5,13 @@
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use agent_skills::DiagnosticKind;
 use agent_skills::fs::FilesystemBackend;
 use agent_skills::middleware::*;
-use agent_skills::{BackendError, BackendProtocol, DiagnosticKind, FileDownloadResponse, FileInfo, Walk, async_trait};
+use skills_core::conformance::BeforeReads;
 
 fn md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
@@ -34,42 +35,19 @@ fn kinds(snapshot: &CatalogSnapshot) -> Vec<(String, DiagnosticKind)> {
         .collect()
 }
 
-/// The filesystem backend, deleting the given files from disk once the next batch of
-/// reads is asked for: after the listing, before the read.
-#[derive(Debug)]
-struct DeletesBeforeReads {
-    inner: FilesystemBackend,
-    doomed: Mutex<Vec<PathBuf>>,
-}
-
-#[async_trait]
-impl BackendProtocol for DeletesBeforeReads {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        self.inner.walk(path, max_depth).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        for file in self.doomed.lock().unwrap().drain(..) {
-            std::fs::remove_file(file).unwrap();
-        }
-        self.inner.download_files(paths).await
-    }
-}
-
 #[tokio::test]
 async fn a_skill_md_deleted_between_listing_and_reading_is_a_deletion_not_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, "skills/alpha/SKILL.md", &md("alpha", "A1"));
     write(root, "skills/beta/SKILL.md", &md("beta", "B1"));
-    let backend = Arc::new(DeletesBeforeReads {
-        inner: FilesystemBackend::new(root).unwrap(),
-        doomed: Mutex::new(vec![root.join("skills/beta/SKILL.md")]),
-    });
+    // beta's SKILL.md is deleted from disk when the first reads start: after the listing.
+    let doomed = Mutex::new(vec![root.join("skills/beta/SKILL.md")]);
+    let backend = Arc::new(BeforeReads::new(FilesystemBackend::new(root).unwrap(), move |_| {
+        for file in doomed.lock().unwrap().drain(..) {
+            std::fs::remove_file(file).unwrap();
+        }
+    }));
     let skills = SkillsMiddleware::new(backend.clone(), ["/skills"]).unwrap();
     let snapshot = skills.catalog().ensure_loaded().await;
     assert_eq!(names(&snapshot), ["alpha"], "beta was gone by the time it was read");

@@ -5,17 +5,16 @@
 
 mod common;
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::counted_backend;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
-use skills_backend_s3::ObjectStoreBackend;
 use skills_backend_s3::test_server::{S3TestServer, upload};
-use skills_core::{
-    BackendError, BackendProtocol, ChangeEvent, DiagnosticKind, FileDownloadResponse, FileInfo, Walk, Watch,
-};
+use skills_core::conformance::BeforeReads;
+use skills_core::{BackendProtocol, ChangeEvent, DiagnosticKind, Watch};
 use skills_middleware::{CatalogChange, CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
 use tokio::sync::{broadcast, mpsc};
 
@@ -206,33 +205,6 @@ async fn a_stopped_server_keeps_the_last_good_catalog_and_recovery_is_automatic(
     assert!(snapshot.diagnostics().is_empty(), "{:?}", snapshot.diagnostics());
 }
 
-/// An S3 backend whose server is killed when the next batch of reads starts: after the
-/// listing of a discovery, before its GETs.
-#[derive(Debug)]
-struct DiesBeforeReads {
-    inner: ObjectStoreBackend,
-    server: Arc<std::sync::Mutex<S3TestServer>>,
-    armed: std::sync::atomic::AtomicBool,
-}
-
-#[skills_core::async_trait]
-impl BackendProtocol for DiesBeforeReads {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        self.inner.walk(path, max_depth).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
-            self.server.lock().unwrap().stop();
-        }
-        self.inner.download_files(paths).await
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_during_discovery_keeps_the_last_good_skills_and_recovers() {
     let server = S3TestServer::start();
@@ -251,12 +223,18 @@ async fn a_server_killed_during_discovery_keeps_the_last_good_skills_and_recover
         .connect_timeout(Duration::from_millis(500))
         .build()
         .unwrap();
-    let server = Arc::new(std::sync::Mutex::new(server));
-    let backend = Arc::new(DiesBeforeReads {
-        inner,
-        server: server.clone(),
-        armed: false.into(),
-    });
+    let server = Arc::new(Mutex::new(server));
+    // Armed, the backend kills the server when the next batch of reads starts: after a
+    // discovery's listing, before its GETs.
+    let armed = Arc::new(AtomicBool::new(false));
+    let backend = Arc::new(BeforeReads::new(inner, {
+        let (server, armed) = (server.clone(), armed.clone());
+        move |_: &[String]| {
+            if armed.swap(false, Ordering::SeqCst) {
+                server.lock().unwrap().stop();
+            }
+        }
+    }));
     let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/")]);
     assert_eq!(names(&*catalog.ensure_loaded().await), ["alpha", "beta"]);
 
@@ -264,7 +242,7 @@ async fn a_server_killed_during_discovery_keeps_the_last_good_skills_and_recover
     let store = server.lock().unwrap().store("team");
     put(&*store, "lib/alpha/SKILL.md", skill("alpha", "A2")).await;
     put(&*store, "lib/beta/SKILL.md", skill("beta", "B2")).await;
-    backend.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    armed.store(true, Ordering::SeqCst);
     let event = catalog.reload().await.expect("the failed reads are news");
     let snapshot = catalog.snapshot();
     assert_eq!(names(&snapshot), ["alpha", "beta"], "nothing is lost");

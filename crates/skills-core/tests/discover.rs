@@ -2,6 +2,8 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+use std::sync::{Arc, Mutex};
+
 use skills_core::*;
 
 fn md(name: &str, description: &str) -> String {
@@ -190,73 +192,64 @@ async fn parse_cache_reads_only_files_whose_etag_changed() {
 }
 
 /// A memory backend that records the size of every `download_files` batch.
-#[derive(Debug, Default)]
-struct Batches {
-    inner: MemoryBackend,
-    sizes: std::sync::Mutex<Vec<usize>>,
-}
-
-#[async_trait]
-impl BackendProtocol for Batches {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        self.sizes.lock().unwrap().push(paths.len());
-        self.inner.download_files(paths).await
-    }
+fn batches() -> (conformance::BeforeReads<MemoryBackend>, Arc<Mutex<Vec<usize>>>) {
+    let sizes = Arc::new(Mutex::new(Vec::new()));
+    let seen = sizes.clone();
+    let backend = conformance::BeforeReads::new(MemoryBackend::new(), move |paths| {
+        seen.lock().unwrap().push(paths.len());
+    });
+    (backend, sizes)
 }
 
 #[tokio::test]
 async fn a_large_source_is_read_in_bounded_chunks_with_nothing_lost() {
-    let b = Batches::default();
+    let (b, sizes) = batches();
     let count = 1_300;
     for i in 0..count {
-        b.inner
+        b.inner()
             .insert(&format!("/src/s{i:04}/SKILL.md"), md(&format!("s{i:04}"), "x"))
             .unwrap();
     }
     // The same name in the first and the last chunk: the later file still wins.
-    b.inner
+    b.inner()
         .insert("/src/zz-late/SKILL.md", md("s0000", "late copy"))
         .unwrap();
     let listing = list_skills(&b, "/src").await.unwrap();
     assert_eq!(listing.skills.len(), count);
     assert_eq!(listing.skills[0].description, "late copy");
-    let sizes = b.sizes.lock().unwrap().clone();
+    let sizes = sizes.lock().unwrap().clone();
     assert_eq!(sizes.iter().sum::<usize>(), count + 1, "{sizes:?}");
     assert!(sizes.len() >= 6 && sizes.iter().all(|&n| n <= 256), "{sizes:?}");
 }
 
 #[tokio::test]
 async fn the_read_batch_bounds_how_many_files_are_asked_for_at_once() {
-    let b = Batches::default();
+    let (b, sizes) = batches();
     for i in 0..23 {
-        b.inner
+        b.inner()
             .insert(&format!("/src/s{i:02}/SKILL.md"), md(&format!("s{i:02}"), "x"))
             .unwrap();
     }
     let limits = DiscoveryLimits::default().with_read_batch(5);
     let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
     assert_eq!(listing.skills.len(), 23);
-    assert_eq!(*b.sizes.lock().unwrap(), [5, 5, 5, 5, 3]);
+    assert_eq!(*sizes.lock().unwrap(), [5, 5, 5, 5, 3]);
 }
 
 #[tokio::test]
 async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
     // 40 files of 1 MiB against an 8 MiB budget: 8 are read, 32 never leave the backend.
-    let b = Batches::default();
+    let (b, sizes) = batches();
     let body = "x".repeat(1 << 20);
     for i in 0..40 {
         let name = format!("big{i:02}");
-        b.inner
+        b.inner()
             .insert(&format!("/src/{name}/SKILL.md"), format!("{}{body}", md(&name, "big")))
             .unwrap();
     }
     let limits = DiscoveryLimits::default().with_max_bytes(8 << 20);
     let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
-    let read: usize = b.sizes.lock().unwrap().iter().sum();
+    let read: usize = sizes.lock().unwrap().iter().sum();
     assert_eq!(
         (listing.skills.len(), read),
         (7, 7),

@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -80,18 +82,7 @@ impl Fixture {
 
     /// The system message the model gets on this thread's next call.
     async fn prompt(&self, state: &AgentState) -> String {
-        let model = ScriptedModel::new().reply("ok");
-        let request = ModelRequest {
-            system_message: None,
-            messages: state.messages.as_slice().into(),
-            tools: Vec::new().into(),
-            state,
-        };
-        self.mw
-            .wrap_model_call(request, ModelNext::new(&[], &model))
-            .await
-            .unwrap();
-        model.seen()[0].system_message.clone().unwrap()
+        common::system_prompt(&self.mw, state).await
     }
 
     async fn load(&self, state: &mut AgentState, name: &str) -> ToolOutput {

@@ -7,6 +7,8 @@
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 #![allow(unsafe_code)] // The counting allocator below; nothing else.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
@@ -89,18 +91,7 @@ fn version_shown(text: &str) -> u64 {
 async fn agent_thread(skills: SkillsMiddleware, thread: usize, state: &mut AgentState, last_seen: &mut u64) {
     let tool = skills.tools().pop().unwrap();
     for call in 0..CALLS_PER_ROUND {
-        let model = ScriptedModel::new().reply("ok");
-        let request = ModelRequest {
-            system_message: None,
-            messages: state.messages.as_slice().into(),
-            tools: Vec::new().into(),
-            state,
-        };
-        skills
-            .wrap_model_call(request, ModelNext::new(&[], &model))
-            .await
-            .unwrap();
-        let prompt = model.seen()[0].system_message.clone().unwrap();
+        let prompt = common::system_prompt(&skills, state).await;
         let version = version_shown(&prompt);
         assert!(
             version >= *last_seen,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend};
-use skills_middleware::{AgentMiddleware, AgentState, FnTool};
+use skills_middleware::{AgentMiddleware, AgentState, FnTool, ModelNext, ModelRequest, ScriptedModel};
 
 /// A `SKILL.md` with the given frontmatter lines after name and description.
 pub fn md(name: &str, description: &str, extra: &str) -> String {
@@ -84,4 +84,20 @@ impl BackendProtocol for FailingListings {
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
         self.inner.download_files(paths).await
     }
+}
+
+/// The system message a model gets from `middleware` on `state`'s next call.
+pub async fn system_prompt(middleware: &dyn AgentMiddleware, state: &AgentState) -> String {
+    let model = ScriptedModel::new().reply("ok");
+    let request = ModelRequest {
+        system_message: None,
+        messages: state.messages.as_slice().into(),
+        tools: Vec::new().into(),
+        state,
+    };
+    middleware
+        .wrap_model_call(request, ModelNext::new(&[], &model))
+        .await
+        .unwrap();
+    model.seen()[0].system_message.clone().unwrap()
 }
