@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use agent_skills::fs::FilesystemBackend;
 use agent_skills::middleware::*;
+use agent_skills::{AllowedToolsPolicy, SkillSource};
 use serde_json::json;
 
 /// Prints what passes through the agent: the skills list the model is shown, its tool

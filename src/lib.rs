@@ -28,6 +28,7 @@
 
 #![warn(missing_docs)]
 
+pub use skills_catalog::*;
 pub use skills_core::*;
 
 /// The local-disk backend.

@@ -25,7 +25,7 @@
 //! .unwrap();
 //! let options = OpenOptions::new(env!("CARGO_MANIFEST_DIR"));
 //! let opened = config.open(&options).unwrap();
-//! assert_eq!(opened[0].label, "examples");
+//! assert_eq!(opened[0].label(), "examples");
 //! ```
 
 use std::fmt;
@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
 
+use skills_catalog::SkillSource;
 use skills_core::{BackendProtocol, redact_url as redact};
 
 /// The file a project keeps its sources in.
@@ -82,27 +83,6 @@ impl fmt::Display for SourceSpec {
             write!(f, "{label}=")?;
         }
         f.write_str(&redact(&self.location))
-    }
-}
-
-/// A source ready to be read.
-#[derive(Debug, Clone)]
-pub struct OpenedSource {
-    /// Short name shown in listings and prompts.
-    pub label: String,
-    /// Where it is, for people (a git source includes the resolved commit).
-    pub location: String,
-    /// The backend serving it.
-    pub backend: Arc<dyn BackendProtocol>,
-    /// The source's path in the backend.
-    pub path: String,
-}
-
-#[cfg(feature = "middleware")]
-impl OpenedSource {
-    /// The middleware's view of this source.
-    pub fn to_skill_source(&self) -> crate::middleware::SkillSource {
-        crate::middleware::SkillSource::new(Arc::clone(&self.backend), self.path.clone()).with_label(self.label.clone())
     }
 }
 
@@ -158,12 +138,14 @@ impl OpenError {
 }
 
 impl SourceSpec {
-    /// Opens the source. Local directories must exist; an S3 source sends nothing yet; a
+    /// Opens the source into the one source type the catalog and every face use, with
+    /// its label (given, or derived from the location) and its location for people.
+    /// Local directories must exist; an S3 source sends nothing yet; a
     /// git source opens (or clones / fetches) its repository and resolves the ref.
-    pub fn open(&self, options: &OpenOptions) -> Result<OpenedSource, OpenError> {
+    pub fn open(&self, options: &OpenOptions) -> Result<SkillSource, OpenError> {
         let fail = |message: &dyn fmt::Display| OpenError::new(&self.to_string(), message);
         let location = self.location.as_str();
-        let (default_label, mut opened) = if location.starts_with("s3://") {
+        let (default_label, opened) = if location.starts_with("s3://") {
             open_s3(location).map_err(|e| fail(&e))?
         } else if location.starts_with("git+") {
             open_git(location, options).map_err(|e| fail(&e))?
@@ -178,13 +160,12 @@ impl SourceSpec {
         } else {
             open_dir(&options.base_dir.join(location)).map_err(|e| fail(&e))?
         };
-        opened.label = self.label.clone().unwrap_or(default_label);
-        Ok(opened)
+        Ok(opened.with_label(self.label.clone().unwrap_or(default_label)))
     }
 }
 
 #[cfg(feature = "fs")]
-fn open_dir(dir: &Path) -> Result<(String, OpenedSource), String> {
+fn open_dir(dir: &Path) -> Result<(String, SkillSource), String> {
     let backend = crate::fs::FilesystemBackend::new(dir)
         .and_then(|b| b.with_virtual_mode(false))
         .map_err(|e| e.to_string())?;
@@ -196,12 +177,12 @@ fn open_dir(dir: &Path) -> Result<(String, OpenedSource), String> {
 }
 
 #[cfg(not(feature = "fs"))]
-fn open_dir(_dir: &Path) -> Result<(String, OpenedSource), String> {
+fn open_dir(_dir: &Path) -> Result<(String, SkillSource), String> {
     Err("local directories need the `fs` feature of agent-skills".into())
 }
 
 #[cfg(feature = "s3")]
-fn open_s3(location: &str) -> Result<(String, OpenedSource), String> {
+fn open_s3(location: &str) -> Result<(String, SkillSource), String> {
     let builder = crate::s3::S3BackendBuilder::new(location).map_err(|e| e.to_string())?;
     let parsed = builder.location().clone();
     let label = parsed
@@ -216,12 +197,12 @@ fn open_s3(location: &str) -> Result<(String, OpenedSource), String> {
 }
 
 #[cfg(not(feature = "s3"))]
-fn open_s3(_location: &str) -> Result<(String, OpenedSource), String> {
+fn open_s3(_location: &str) -> Result<(String, SkillSource), String> {
     Err("s3:// sources need the `s3` feature of agent-skills".into())
 }
 
 #[cfg(feature = "git")]
-fn open_git(location: &str, options: &OpenOptions) -> Result<(String, OpenedSource), String> {
+fn open_git(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
     let spec: crate::git::GitSpec = location.parse().map_err(|e: crate::git::GitError| e.to_string())?;
     let backend = crate::git::GitBackend::from_spec(&spec, &options.git_cache)
         .and_then(|b| b.open())
@@ -245,17 +226,12 @@ fn open_git(location: &str, options: &OpenOptions) -> Result<(String, OpenedSour
 }
 
 #[cfg(not(feature = "git"))]
-fn open_git(_location: &str, _options: &OpenOptions) -> Result<(String, OpenedSource), String> {
+fn open_git(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
     Err("git+ sources need the `git` feature of agent-skills".into())
 }
 
-fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> OpenedSource {
-    OpenedSource {
-        label: String::new(),
-        location,
-        backend,
-        path,
-    }
+fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> SkillSource {
+    SkillSource::new(backend, path).with_location(location)
 }
 
 fn percent_decode(text: &str) -> Result<String, String> {
@@ -336,7 +312,7 @@ impl SourcesConfig {
     }
 
     /// Opens every source, in order; the first failure stops.
-    pub fn open(&self, options: &OpenOptions) -> Result<Vec<OpenedSource>, OpenError> {
+    pub fn open(&self, options: &OpenOptions) -> Result<Vec<SkillSource>, OpenError> {
         self.sources.iter().map(|spec| spec.open(options)).collect()
     }
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use agent_skills::DiagnosticKind;
 use agent_skills::fs::FilesystemBackend;
 use agent_skills::middleware::*;
+use agent_skills::{CatalogChange, CatalogEvent, CatalogSnapshot};
 use skills_core::conformance::BeforeReads;
 
 fn md(name: &str, description: &str) -> String {

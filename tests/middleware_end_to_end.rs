@@ -8,6 +8,7 @@ use std::sync::Arc;
 use agent_skills::SkillsState;
 use agent_skills::fs::FilesystemBackend;
 use agent_skills::middleware::*;
+use agent_skills::{AllowedToolsPolicy, SkillSource};
 use serde_json::json;
 
 /// A stand-in for a real tool: counts its runs and answers a fixed text.

@@ -2,6 +2,8 @@
 //!
 //! - `test`: format check, clippy with `-D warnings`, every test of the workspace (all
 //!   features), and the docs with warnings denied. This is what CI runs.
+//! - `layout`: no source file over 500 lines, no two modules of a crate importing each
+//!   other (directly or around a circle); part of `test`.
 //! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
 //!   table per backend.
 //! - `test-tools`: installs what the tests run besides cargo, pinned: a Python virtual
@@ -19,6 +21,8 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod layout;
+
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
@@ -27,7 +31,9 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  test                                  fmt check, clippy -D warnings, all tests, docs
+  test                                  fmt check, layout, clippy -D warnings, all tests, docs
+  layout                                no source file over 500 lines, no import circle
+                                        between the modules of a crate
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
   test-tools                            install the pinned test tools: moto and the MCP Python SDK
                                         (target/test-venv), the MCP inspector (target/test-npm)
@@ -56,6 +62,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(),
+        Some("layout") if args.len() == 1 => layout::check(&workspace_root()).map(|report| println!("{report}")),
         Some("conformance") => conformance(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("test-tools") if args.len() == 1 => test_tools().map(|tools| {
@@ -317,4 +324,9 @@ fn side_by_side(quick: bool) -> Result<(), String> {
         run.arg("--quick");
     }
     step("side-by-side", run)
+}
+
+/// The workspace root (this crate's parent directory).
+fn workspace_root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }

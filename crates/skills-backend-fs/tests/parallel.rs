@@ -10,7 +10,7 @@ mod common;
 
 use common::poll_to_completion;
 use skills_backend_fs::FilesystemBackend;
-use skills_core::{BackendProtocol, FileDownloadResponse, Walk, discover_source};
+use skills_core::{BackendProtocol, Discovery, FileDownloadResponse, Walk};
 
 const SKILLS: usize = 300;
 
@@ -118,9 +118,12 @@ async fn spread_over_threads_the_answers_match_one_thread() {
     assert!(many[3 * 7 + 1].error.is_some() && many[3 * 7 + 2].error.is_some());
     assert!(many.last().unwrap().content.is_none());
 
-    let discovered = discover_source(&parallel, "/src").await.unwrap();
-    assert_eq!(discovered, discover_source(&serial, "/src").await.unwrap());
-    assert_eq!(discovered.listing.skills.len(), SKILLS);
+    let discovered = Discovery::new(&parallel, "/src").resources(true).run().await.unwrap();
+    assert_eq!(
+        discovered,
+        Discovery::new(&serial, "/src").resources(true).run().await.unwrap()
+    );
+    assert_eq!(discovered.skills.len(), SKILLS);
 }
 
 #[test]
@@ -130,9 +133,11 @@ fn spread_over_threads_works_on_any_runtime_and_without_one() {
     let backend = FilesystemBackend::new(root.path()).unwrap().with_parallelism(4);
     let expected = SKILLS;
     let current = tokio::runtime::Builder::new_current_thread().build().unwrap();
-    let found = current.block_on(discover_source(&backend, "/src")).unwrap();
-    assert_eq!(found.listing.skills.len(), expected);
-    let found = poll_to_completion(discover_source(&backend, "/src")).unwrap();
-    assert_eq!(found.listing.skills.len(), expected);
+    let found = current
+        .block_on(Discovery::new(&backend, "/src").resources(true).run())
+        .unwrap();
+    assert_eq!(found.skills.len(), expected);
+    let found = poll_to_completion(Discovery::new(&backend, "/src").resources(true).run()).unwrap();
+    assert_eq!(found.skills.len(), expected);
     assert_eq!(found.resources["s299"].len(), 1);
 }

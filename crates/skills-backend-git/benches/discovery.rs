@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use skills_backend_git::test_support::{GitDaemon, TestRepo};
 use skills_backend_git::{GitBackend, GitBackendBuilder, GitRef};
-use skills_middleware::{SkillCatalog, SkillSource};
+use skills_catalog::{SkillCatalog, SkillSource};
 
 const SKILLS: usize = 1000;
 const RUNS: usize = 7;

@@ -259,7 +259,7 @@ fn overwrite(path: &std::path::Path, bytes: &[u8]) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_corrupted_object_keeps_the_last_good_skill_and_a_repair_is_picked_up() {
-    use skills_middleware::{CatalogChange, SkillCatalog, SkillSource};
+    use skills_catalog::{CatalogChange, SkillCatalog, SkillSource};
     let mut repo = TestRepo::new();
     repo.write("skills/alpha/SKILL.md", skill("alpha", "A1"));
     repo.write("skills/beta/SKILL.md", skill("beta", "B1"));

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use skills_backend_git::test_support::{GitDaemon, TestRepo};
 use skills_backend_git::{GitBackend, GitRef};
+use skills_catalog::{CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
 use skills_core::DiagnosticKind;
-use skills_middleware::{CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource, SkillsMiddleware};
+use skills_middleware::SkillsMiddleware;
 use tokio::sync::broadcast;
 
 const TIMEOUT: Duration = Duration::from_secs(30);

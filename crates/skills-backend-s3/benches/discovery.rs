@@ -24,7 +24,7 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use skills_backend_s3::test_server::{S3TestServer, upload};
-use skills_middleware::{SkillCatalog, SkillSource};
+use skills_catalog::{SkillCatalog, SkillSource};
 
 const RUNS: usize = 7;
 

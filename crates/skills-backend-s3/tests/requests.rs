@@ -13,8 +13,8 @@ use object_store::ObjectStoreExt;
 use object_store::path::Path;
 use skills_backend_s3::ObjectStoreBackend;
 use skills_backend_s3::test_server::{S3TestServer, upload};
-use skills_core::{BackendProtocol, DiagnosticKind, FileErrorKind};
-use skills_middleware::{SkillCatalog, SkillSource};
+use skills_catalog::{SkillCatalog, SkillSource};
+use skills_core::{BackendExt, BackendProtocol, DiagnosticKind, FileErrorKind};
 
 const SKILLS: usize = 1_000;
 

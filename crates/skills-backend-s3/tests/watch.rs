@@ -13,9 +13,9 @@ use common::counted_backend;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use skills_backend_s3::test_server::{S3TestServer, upload};
+use skills_catalog::{CatalogChange, CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
 use skills_core::conformance::BeforeReads;
 use skills_core::{BackendProtocol, ChangeEvent, DiagnosticKind, Watch};
-use skills_middleware::{CatalogChange, CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
 use tokio::sync::{broadcast, mpsc};
 
 const POLL: Duration = Duration::from_millis(50);

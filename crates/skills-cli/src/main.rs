@@ -3,14 +3,12 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod agent;
 mod cli;
 mod commands;
+mod library;
 mod mcp;
 mod output;
 mod progress;
-mod source;
-mod watch;
 
 use std::process::ExitCode;
 

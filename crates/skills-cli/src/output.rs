@@ -1,6 +1,6 @@
 //! Text output helpers.
 
-use skills_core::{Diagnostic, Severity};
+use agent_skills::{Diagnostic, Severity};
 
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {

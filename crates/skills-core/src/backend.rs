@@ -2,12 +2,13 @@
 
 use std::collections::VecDeque;
 use std::fmt::Debug;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 
 use crate::error::BackendError;
+use crate::file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::path;
-use crate::types::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::watch::Watch;
 
 /// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
@@ -15,7 +16,10 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 
 /// Read access to a tree of files: local disk, object storage, a git tree, memory.
 ///
-/// Object safe: the middleware and the CLI hold backends as `Arc<dyn BackendProtocol>`.
+/// Object safe: the catalog and the CLI hold backends as `Arc<dyn BackendProtocol>`, and
+/// `Arc<T>` of any backend is a backend too. Conveniences built on these methods
+/// ([`BackendExt::download_file`]) live in [`BackendExt`], implemented for every backend,
+/// so implementors cannot get them wrong.
 ///
 /// # Contract
 ///
@@ -53,18 +57,6 @@ pub trait BackendProtocol: Send + Sync + Debug {
 
     /// Reads files; one response per path, in the same order.
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse>;
-
-    /// Reads one file: [`download_files`](Self::download_files) with one path, as a
-    /// `Result`.
-    async fn download_file(&self, path: &str) -> Result<Vec<u8>, FileError> {
-        match self.download_files(&[path.to_owned()]).await.pop() {
-            Some(response) => response.into_result(),
-            None => Err(FileError {
-                kind: FileErrorKind::Other,
-                message: "the backend gave no answer".into(),
-            }),
-        }
-    }
 
     /// The largest file, in bytes, that [`download_files`](Self::download_files) reads.
     fn max_file_size(&self) -> u64 {
@@ -132,6 +124,57 @@ pub trait BackendProtocol: Send + Sync + Debug {
         walk.entries
             .retain(|e| path::parent(&e.path) == root || path::file_name(&e.path) == file_name);
         Ok(walk)
+    }
+}
+
+/// Conveniences over [`BackendProtocol`], for every backend (including
+/// `dyn BackendProtocol`).
+#[async_trait]
+pub trait BackendExt: BackendProtocol {
+    /// Reads one file: [`download_files`](BackendProtocol::download_files) with one path,
+    /// as a `Result`.
+    async fn download_file(&self, path: &str) -> Result<Vec<u8>, FileError> {
+        match self.download_files(&[path.to_owned()]).await.pop() {
+            Some(response) => response.into_result(),
+            None => Err(FileError {
+                kind: FileErrorKind::Other,
+                message: "the backend gave no answer".into(),
+            }),
+        }
+    }
+}
+
+impl<T: BackendProtocol + ?Sized> BackendExt for T {}
+
+/// A shared backend is a backend: every call goes to the one inside.
+#[async_trait]
+impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        (**self).ls_info(path).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        (**self).download_files(paths).await
+    }
+
+    fn max_file_size(&self) -> u64 {
+        (**self).max_file_size()
+    }
+
+    fn as_watch(&self) -> Option<&dyn Watch> {
+        (**self).as_watch()
+    }
+
+    fn stale(&self) -> Option<String> {
+        (**self).stale()
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        (**self).walk(path, max_depth).await
+    }
+
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        (**self).child_files(path, file_name).await
     }
 }
 

@@ -26,8 +26,8 @@ use crate::backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
 use crate::diagnostic::DiagnosticKind;
 use crate::discover::{SourceError, list_skills};
 use crate::error::BackendError;
+use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::path::join;
-use crate::types::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::watch::Watch;
 
 const ALPHA_MD: &str = "---\nname: alpha\ndescription: Alpha skill for conformance tests\nlicense: MIT\nallowed-tools: Read Grep\n---\n# Alpha\n\nUse the script.\n";

@@ -1,6 +1,6 @@
 //! The error type of backend operations.
 
-use crate::types::FileErrorKind;
+use crate::file::FileErrorKind;
 
 /// Why a backend operation on a path failed.
 ///

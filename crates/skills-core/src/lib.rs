@@ -7,8 +7,8 @@
 //!   is an implementation for tests and examples.
 //! - [`parse_skill_md`] and [`validate_skill_name`] apply the Agent Skills rules and
 //!   return typed [`Diagnostic`]s; [`list_skills`] discovers one source and
-//!   [`merge_last_wins`] merges several; [`discover_source`] adds each skill's
-//!   resources ([`resources_from_entries`]).
+//!   [`merge_last_wins`] merges several; [`Discovery`] is the same with limits, a
+//!   parse cache and each skill's resources ([`resources_from_entries`]).
 //! - With the `conformance` feature, [`conformance`] is the behaviour suite every
 //!   backend's tests run.
 //!
@@ -41,26 +41,26 @@ pub mod conformance;
 mod diagnostic;
 mod discover;
 mod error;
+mod file;
 mod limits;
 mod memory;
 mod merge;
 mod name;
 mod parse;
 pub mod path;
+mod read;
 mod resources;
-mod types;
+mod skill;
 mod url;
 mod watch;
 mod yaml;
 
 pub use async_trait::async_trait;
-pub use backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
+pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
-pub use discover::{
-    ParseCache, SKILL_FILE, SkillListing, SourceDiscovery, SourceError, discover_source, discover_source_cached,
-    discover_source_with, list_skills, list_skills_with,
-};
+pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
+pub use file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
@@ -71,10 +71,10 @@ pub use parse::{
     MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, frontmatter_json,
     parse_skill_md, split_frontmatter, split_tools,
 };
+pub use read::ParseCache;
 pub use resources::{discover_resources, resources_from_entries};
-pub use types::{
-    FileDownloadResponse, FileError, FileErrorKind, FileInfo, FrontmatterValue, ResourceKind, ResourceMetadata,
-    SkillMetadata, SkillsState,
+pub use skill::{
+    FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
 };
 pub use url::redact_url;
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

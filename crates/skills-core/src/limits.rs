@@ -10,8 +10,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::backend::Walk;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::file::FileInfo;
 use crate::path;
-use crate::types::FileInfo;
 
 /// Limits of one discovery of one source; [`Default`] holds safe defaults.
 ///

@@ -10,8 +10,8 @@ use async_trait::async_trait;
 
 use crate::backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE};
 use crate::error::BackendError;
+use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::path;
-use crate::types::{FileDownloadResponse, FileErrorKind, FileInfo};
 
 /// A tree of files held in memory. Directories exist implicitly while they hold a file.
 ///

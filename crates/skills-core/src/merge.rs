@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::types::SkillMetadata;
+use crate::skill::SkillMetadata;
 
 /// A skill after merging sources, with the copies it hides.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
-use crate::types::{FrontmatterValue, SkillMetadata};
+use crate::skill::{FrontmatterValue, SkillMetadata};
 use crate::yaml::{self, ScalarKind, Yaml};
 
 /// Largest `SKILL.md` that is parsed, in bytes (10 MiB).

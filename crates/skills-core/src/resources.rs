@@ -3,9 +3,9 @@
 use tracing::warn;
 
 use crate::backend::BackendProtocol;
-use crate::discover::SKILL_FILE;
+use crate::file::FileInfo;
 use crate::path;
-use crate::types::{FileInfo, ResourceKind, ResourceMetadata};
+use crate::skill::{ResourceKind, ResourceMetadata, SKILL_FILE};
 
 /// Picks a skill's resources out of listing entries under its directory (any depth,
 /// sorted by path), following the Agent Skills layout:
@@ -49,7 +49,7 @@ pub fn resources_from_entries(skill_dir: &str, skill_name: &str, entries: &[File
 /// Listing failures degrade, as in deepagents: a skill directory that cannot be listed
 /// has no resources, and a resource directory that cannot be listed contributes none;
 /// both are logged. Discovery of a whole source uses
-/// [`discover_source`](crate::discover_source) instead, which also reports them as
+/// [`Discovery::resources`](crate::Discovery::resources) instead, which also reports them as
 /// diagnostics.
 pub async fn discover_resources(
     backend: &dyn BackendProtocol,

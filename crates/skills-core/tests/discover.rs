@@ -134,8 +134,8 @@ async fn discover_source_finds_resources_with_one_walk() {
     b.insert("/src/web/temp/x.txt", "").unwrap();
     b.insert("/src/plain/SKILL.md", md("plain", "P")).unwrap();
     b.insert("/src/not-a-skill/scripts/x.sh", "").unwrap();
-    let found = discover_source(&b, "/src").await.unwrap();
-    let names: Vec<_> = found.listing.skills.iter().map(|s| s.name.as_str()).collect();
+    let found = Discovery::new(&b, "/src").resources(true).run().await.unwrap();
+    let names: Vec<_> = found.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["plain", "web"]);
     let web: Vec<_> = found.resources["web"]
         .iter()
@@ -151,7 +151,7 @@ async fn discover_source_finds_resources_with_one_walk() {
     );
     assert!(found.resources["plain"].is_empty());
     assert!(!found.resources.contains_key("not-a-skill"));
-    assert!(found.listing.diagnostics.is_empty(), "{:?}", found.listing.diagnostics);
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
 }
 
 #[tokio::test]
@@ -161,7 +161,7 @@ async fn discover_source_keeps_a_skill_whose_sibling_prefix_has_files() {
     b.insert("/src/web/SKILL.md", md("web", "W")).unwrap();
     b.insert("/src/web-extra/SKILL.md", md("web-extra", "X")).unwrap();
     b.insert("/src/web-extra/scripts/x.sh", "").unwrap();
-    let found = discover_source(&b, "/src").await.unwrap();
+    let found = Discovery::new(&b, "/src").resources(true).run().await.unwrap();
     assert!(found.resources["web"].is_empty());
     assert_eq!(found.resources["web-extra"].len(), 1);
 }
@@ -173,21 +173,41 @@ async fn parse_cache_reads_only_files_whose_etag_changed() {
         b.insert(&format!("/src/{name}/SKILL.md"), md(name, "first")).unwrap();
     }
     let mut cache = ParseCache::new();
-    let first = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
-    assert_eq!((first.listing.skills.len(), cache.files_read()), (3, 3));
+    let first = Discovery::new(&b, "/src")
+        .cache(&mut cache)
+        .resources(true)
+        .run()
+        .await
+        .unwrap();
+    assert_eq!((first.skills.len(), cache.files_read()), (3, 3));
 
-    let again = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    let again = Discovery::new(&b, "/src")
+        .cache(&mut cache)
+        .resources(true)
+        .run()
+        .await
+        .unwrap();
     assert_eq!(cache.files_read(), 3, "an unchanged source reads nothing");
     assert_eq!(again, first);
 
     b.insert("/src/b/SKILL.md", md("b", "second")).unwrap();
-    let edited = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
+    let edited = Discovery::new(&b, "/src")
+        .cache(&mut cache)
+        .resources(true)
+        .run()
+        .await
+        .unwrap();
     assert_eq!(cache.files_read(), 4, "one edit, one read");
-    assert_eq!(edited.listing.skills[1].description, "second");
+    assert_eq!(edited.skills[1].description, "second");
 
     b.remove("/src/c/SKILL.md");
-    let removed = discover_source_cached(&b, "/src", &mut cache).await.unwrap();
-    assert_eq!(removed.listing.skills.len(), 2);
+    let removed = Discovery::new(&b, "/src")
+        .cache(&mut cache)
+        .resources(true)
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(removed.skills.len(), 2);
     assert_eq!(cache.len(), 2, "entries of deleted files are dropped");
 }
 
@@ -231,7 +251,7 @@ async fn the_read_batch_bounds_how_many_files_are_asked_for_at_once() {
             .unwrap();
     }
     let limits = DiscoveryLimits::default().with_read_batch(5);
-    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
+    let listing = Discovery::new(&b, "/src").limits(limits).run().await.unwrap();
     assert_eq!(listing.skills.len(), 23);
     assert_eq!(*sizes.lock().unwrap(), [5, 5, 5, 5, 3]);
 }
@@ -248,7 +268,7 @@ async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
             .unwrap();
     }
     let limits = DiscoveryLimits::default().with_max_bytes(8 << 20);
-    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
+    let listing = Discovery::new(&b, "/src").limits(limits).run().await.unwrap();
     let read: usize = sizes.lock().unwrap().iter().sum();
     assert_eq!(
         (listing.skills.len(), read),

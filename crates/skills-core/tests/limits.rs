@@ -45,8 +45,13 @@ async fn skills_over_the_count_limit_are_not_read_and_reported_once() {
     let b = library(10);
     let limits = DiscoveryLimits::default().with_max_skills(4);
     for listing in [
-        list_skills_with(&b, "/src", &limits).await.unwrap(),
-        discover_source_with(&b, "/src", &limits, None).await.unwrap().listing,
+        Discovery::new(&b, "/src").limits(limits).run().await.unwrap(),
+        Discovery::new(&b, "/src")
+            .limits(limits)
+            .resources(true)
+            .run()
+            .await
+            .unwrap(),
     ] {
         assert_eq!(
             names(&listing),
@@ -74,7 +79,7 @@ async fn the_byte_budget_stops_reading_and_counts_cached_files_the_same() {
     let b = library(10);
     let one = md("s00").len() as u64;
     let limits = DiscoveryLimits::default().with_max_bytes(3 * one + one / 2);
-    let listing = list_skills_with(&b, "/src", &limits).await.unwrap();
+    let listing = Discovery::new(&b, "/src").limits(limits).run().await.unwrap();
     assert_eq!(names(&listing), ["s00", "s01", "s02"]);
     let limited = limit_messages(&listing);
     assert!(
@@ -84,10 +89,18 @@ async fn the_byte_budget_stops_reading_and_counts_cached_files_the_same() {
 
     // A warm cache does not stretch the budget: the same library, the same skills.
     let mut cache = ParseCache::new();
-    let cold = discover_source_with(&b, "/src", &limits, Some(&mut cache))
+    let cold = Discovery::new(&b, "/src")
+        .limits(limits)
+        .cache(&mut cache)
+        .resources(true)
+        .run()
         .await
         .unwrap();
-    let warm = discover_source_with(&b, "/src", &limits, Some(&mut cache))
+    let warm = Discovery::new(&b, "/src")
+        .limits(limits)
+        .cache(&mut cache)
+        .resources(true)
+        .run()
         .await
         .unwrap();
     assert_eq!(cold, warm);
@@ -101,9 +114,14 @@ async fn a_directory_over_the_entry_limit_keeps_its_first_entries() {
         b.insert(&format!("/src/s01/assets/a{i}.txt"), "x").unwrap();
     }
     let limits = DiscoveryLimits::default().with_max_dir_entries(3);
-    let found = discover_source_with(&b, "/src", &limits, None).await.unwrap();
-    assert_eq!(names(&found.listing), ["s00", "s01", "s02"]);
-    let limited = limit_messages(&found.listing);
+    let found = Discovery::new(&b, "/src")
+        .limits(limits)
+        .resources(true)
+        .run()
+        .await
+        .unwrap();
+    assert_eq!(names(&found), ["s00", "s01", "s02"]);
+    let limited = limit_messages(&found);
     let dirs: Vec<&str> = limited.iter().map(|(path, _)| *path).collect();
     assert_eq!(dirs, ["/src", "/src/s01/assets"], "{limited:?}");
     assert!(
@@ -125,6 +143,6 @@ async fn a_directory_over_the_entry_limit_keeps_its_first_entries() {
         ]
     );
 
-    let listed = list_skills_with(&b, "/src", &limits).await.unwrap();
+    let listed = Discovery::new(&b, "/src").limits(limits).run().await.unwrap();
     assert_eq!(names(&listed), ["s00", "s01", "s02"]);
 }

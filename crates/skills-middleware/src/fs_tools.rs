@@ -7,7 +7,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
-use skills_core::{BackendError, BackendProtocol, FileErrorKind};
+use skills_core::{BackendError, BackendExt, BackendProtocol, FileErrorKind};
 
 use crate::tool::{Tool, ToolOutput, ToolRuntime, parse_args};
 

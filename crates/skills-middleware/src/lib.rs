@@ -11,7 +11,7 @@
 //!   script so everything runs without an LLM; [`ReadFileTool`] / [`LsTool`] read skill
 //!   resources through a backend; [`SubAgentTool`] runs a subagent with state isolation.
 //! - [`SkillsMiddleware`]: discovery into state, the skills prompt section,
-//!   [`LoadSkillTool`] and the [`AllowedToolsPolicy`].
+//!   [`LoadSkillTool`] and the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy).
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -53,13 +53,10 @@
 #![warn(missing_docs)]
 
 mod agent;
-mod catalog;
 mod fs_tools;
 mod load_skill;
 mod message;
 mod middleware;
-pub mod policy;
-pub mod prompt;
 mod scripted;
 mod skills;
 mod state;
@@ -68,7 +65,6 @@ mod tool;
 
 pub use agent::{Agent, AgentBuildError, AgentBuilder, DEFAULT_MAX_STEPS};
 pub use async_trait::async_trait;
-pub use catalog::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, SkillCatalog, WatchError, WatchHandle};
 pub use fs_tools::{DEFAULT_READ_LIMIT, LsTool, MAX_LINE_CHARS, ReadFileTool, filesystem_tools};
 pub use load_skill::{LOAD_SKILL, LoadSkillTool};
 pub use message::{AssistantMessage, Message, ToolCall, ToolMessage, ToolStatus};
@@ -76,11 +72,8 @@ pub use middleware::{
     AgentError, AgentMiddleware, ChatModel, ModelError, ModelNext, ModelRequest, ModelResponse, ToolCallRequest,
     ToolNext,
 };
-pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
-pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use scripted::{ScriptedModel, SeenRequest};
-pub use skills::{BuildError, ReloadPolicy, SkillSource, SkillsMiddleware, SkillsMiddlewareBuilder};
-pub use skills_core::DiscoveryLimits;
+pub use skills::{BuildError, ReloadPolicy, SkillsMiddleware, SkillsMiddlewareBuilder};
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
 pub use tool::{Command, FnTool, Tool, ToolOutput, ToolRuntime, ToolSpec};

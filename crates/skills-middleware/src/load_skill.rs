@@ -1,16 +1,15 @@
 //! The `load_skill` tool: reads a skill's full `SKILL.md` and marks it loaded.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
-use skills_core::{FileErrorKind, MAX_SKILL_FILE_SIZE, SkillsState};
+use skills_catalog::LoadAnswer;
+use skills_core::SkillsState;
 
 use crate::message::{Message, ToolMessage};
-use crate::prompt::{code_span, escape_untrusted};
-use crate::skills::SkillsConfig;
+use crate::skills::SkillsRuntime;
 use crate::state::StateUpdate;
 use crate::tool::{Command, Tool, ToolOutput, ToolRuntime, parse_args};
 
@@ -19,11 +18,11 @@ pub const LOAD_SKILL: &str = "load_skill";
 
 /// `load_skill(skill_name)`, contributed by [`SkillsMiddleware`](crate::SkillsMiddleware).
 ///
-/// Looks the name up in the thread's [`SkillsState`], reads the skill's `SKILL.md`
-/// through its source's backend and answers with its content plus the skill's resource
-/// list (`- [script] `/path``). Only success changes state: it returns a
-/// [`Command`] that appends the name to `skills_loaded`. Every other outcome is a plain
-/// message and changes nothing:
+/// A thin wrapper over [`skills_catalog::load_skill`] on the snapshot the thread uses: it
+/// reads the skill's `SKILL.md` through its source's backend and answers with its
+/// content plus the skill's resource list (`- [script] `/path``). Only success changes
+/// state: it returns a [`Command`] that appends the name to `skills_loaded`. Every other
+/// outcome is a plain message and changes nothing:
 ///
 /// | case | status | message |
 /// |---|---|---|
@@ -34,12 +33,12 @@ pub const LOAD_SKILL: &str = "load_skill";
 /// | not UTF-8 | error | `Error: Failed to decode skill file at <path>: <reason>` |
 #[derive(Debug, Clone)]
 pub struct LoadSkillTool {
-    config: Arc<SkillsConfig>,
+    runtime: Arc<SkillsRuntime>,
 }
 
 impl LoadSkillTool {
-    pub(crate) fn new(config: Arc<SkillsConfig>) -> Self {
-        Self { config }
+    pub(crate) fn new(runtime: Arc<SkillsRuntime>) -> Self {
+        Self { runtime }
     }
 }
 
@@ -79,70 +78,25 @@ impl Tool for LoadSkillTool {
             Ok(args) => args,
             Err(output) => return output,
         };
-        load_skill(&self.config, &args.skill_name, &runtime).await
+        load_skill(&self.runtime, &args.skill_name, &runtime).await
     }
 }
 
-/// The whole behaviour of `load_skill`, on the snapshot the thread uses.
-pub(crate) async fn load_skill(config: &SkillsConfig, name: &str, runtime: &ToolRuntime<'_>) -> ToolOutput {
-    let snapshot = config.snapshot_for(runtime.state).await;
+/// `load_skill` on the snapshot the thread uses: [`skills_catalog::load_skill`]'s answer,
+/// with the skill added to the thread's loaded set on success.
+pub(crate) async fn load_skill(runtime_state: &SkillsRuntime, name: &str, runtime: &ToolRuntime<'_>) -> ToolOutput {
+    let snapshot = runtime_state.snapshot_for(runtime.state).await;
     let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-    let Some(skill) = snapshot.get(name) else {
-        let available: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
-        let available = if available.is_empty() {
-            "(none)".to_owned()
-        } else {
-            available.join(", ")
-        };
-        // The name comes from the model; keep the echo short and on one line.
-        let shown = escape_untrusted(name, 200);
-        return runtime.error(format!(
-            "Error: Skill '{shown}' not found. Available skills: {available}"
-        ));
-    };
-    if loaded.iter().any(|l| l == name) {
-        return runtime.success(format!(
-            "Skill '{name}' is already loaded. Its instructions are already active."
-        ));
-    }
-
-    let path = &skill.path;
-    let Some(backend) = config.backend_for(name, &snapshot) else {
-        return runtime.error(format!(
-            "Error: Failed to read skill file at {path}: its source is not configured"
-        ));
-    };
-    let content = match backend.download_file(path).await {
-        Ok(content) => content,
-        Err(error) if error.kind == FileErrorKind::TooLarge => {
-            return runtime.error(too_large(path, backend.max_file_size().min(MAX_SKILL_FILE_SIZE)));
+    match skills_catalog::load_skill(&snapshot, name, loaded).await {
+        LoadAnswer::Loaded { text } => {
+            let mut now_loaded = loaded.to_vec();
+            now_loaded.push(name.to_owned());
+            ToolOutput::Command(Command {
+                update: StateUpdate::new().with(snapshot.to_state(now_loaded)),
+                messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, text))],
+            })
         }
-        Err(error) => return runtime.error(format!("Error: Failed to read skill file at {path}: {error}")),
-    };
-    if content.len() as u64 > MAX_SKILL_FILE_SIZE {
-        return runtime.error(too_large(path, MAX_SKILL_FILE_SIZE));
+        answer @ LoadAnswer::AlreadyLoaded { .. } => runtime.success(answer.to_string()),
+        answer => runtime.error(answer.to_string()),
     }
-    let text = match std::str::from_utf8(&content) {
-        Ok(text) => text.strip_prefix('\u{feff}').unwrap_or(text),
-        Err(e) => return runtime.error(format!("Error: Failed to decode skill file at {path}: {e}")),
-    };
-
-    let mut result = text.to_owned();
-    if let Some(resources) = snapshot.resources().get(name).filter(|r| !r.is_empty()) {
-        result.push_str("\n\n\n---\n**Skill Resources:**\n");
-        for resource in resources {
-            let _ = write!(result, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
-        }
-    }
-
-    let mut now_loaded = loaded.to_vec();
-    now_loaded.push(name.to_owned());
-    ToolOutput::Command(Command {
-        update: StateUpdate::new().with(snapshot.to_state(now_loaded)),
-        messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, result))],
-    })
-}
-
-fn too_large(path: &str, limit: u64) -> String {
-    format!("Error: Skill file at {path} exceeds maximum size ({limit} bytes)")
 }

@@ -1,69 +1,24 @@
 //! `SkillsMiddleware`: discovery into state, the prompt section, `load_skill` and the
 //! allowed-tools policy.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
-use skills_core::{BackendProtocol, Diagnostic, DiscoveryLimits, ResourceMetadata, SkillMetadata, SkillsState, path};
+use skills_catalog::{
+    AllowedToolsPolicy, CatalogEvent, CatalogSnapshot, PromptSection, PromptTemplate, SkillCatalog, SkillSource,
+    TemplateError, WatchError, WatchHandle, check_allowed_tools,
+};
+use skills_core::{BackendProtocol, DiscoveryLimits, SkillsState};
 
-use crate::catalog::{CatalogEvent, CatalogSnapshot, SkillCatalog, WatchError, WatchHandle};
 use crate::load_skill::LoadSkillTool;
 use crate::message::ToolMessage;
 use crate::middleware::{
     AgentError, AgentMiddleware, ModelNext, ModelRequest, ModelResponse, ToolCallRequest, ToolNext,
 };
-use crate::policy::{AllowedToolsPolicy, check_allowed_tools};
-use crate::prompt::{
-    ListContext, PromptTemplate, SourceLocation, TemplateError, default_label, format_load_warnings,
-    format_skills_list, format_skills_locations,
-};
 use crate::state::StatePart;
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput};
-
-/// One place skills come from: a directory inside a backend, with an optional label for
-/// the prompt (default: the directory's name, capitalized).
-#[derive(Debug, Clone)]
-pub struct SkillSource {
-    backend: Arc<dyn BackendProtocol>,
-    path: String,
-    label: Option<String>,
-}
-
-impl SkillSource {
-    /// The skills under `path` of `backend`.
-    pub fn new(backend: Arc<dyn BackendProtocol>, path: impl Into<String>) -> Self {
-        Self {
-            backend,
-            path: path.into(),
-            label: None,
-        }
-    }
-
-    /// Sets the label shown in the prompt (`Team` gives `**Team Skills**`).
-    pub fn with_label(mut self, label: impl Into<String>) -> Self {
-        self.label = Some(label.into());
-        self
-    }
-
-    /// The source path (normalized once the middleware is built).
-    pub fn path(&self) -> &str {
-        &self.path
-    }
-
-    /// The label shown in the prompt.
-    pub fn label(&self) -> String {
-        self.label.clone().unwrap_or_else(|| default_label(&self.path))
-    }
-
-    /// The backend the source is read through.
-    pub fn backend(&self) -> &Arc<dyn BackendProtocol> {
-        &self.backend
-    }
-}
 
 /// Why a [`SkillsMiddleware`] could not be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -107,31 +62,17 @@ impl StatePart for PinnedSnapshot {
     const PRIVATE: bool = true;
 }
 
-/// Loaded sets whose section is kept per snapshot version; more clear the cache.
-const MAX_CACHED_SECTIONS: usize = 256;
-
-/// Rendered sections of one snapshot version, by loaded skills. Keyed by `Vec<String>` so
-/// a lookup borrows the thread's `&[String]` and allocates nothing.
-#[derive(Debug, Default)]
-struct SectionCache {
-    version: u64,
-    by_loaded: HashMap<Vec<String>, Arc<str>>,
-}
-
-/// What the middleware and its tool share.
+/// What a [`SkillsMiddleware`], its clones and its `load_skill` tool share at run time:
+/// the catalog, the prompt section (with its cache) and the two policies.
 #[derive(Debug)]
-pub(crate) struct SkillsConfig {
+pub(crate) struct SkillsRuntime {
     catalog: Arc<SkillCatalog>,
-    /// The source lines of the prompt; they never change.
-    locations: String,
+    section: PromptSection,
     policy: AllowedToolsPolicy,
     reload: ReloadPolicy,
-    template: PromptTemplate,
-    sections: Mutex<SectionCache>,
-    renders: AtomicU64,
 }
 
-impl SkillsConfig {
+impl SkillsRuntime {
     /// The snapshot a call of this thread uses.
     pub(crate) async fn snapshot_for(&self, state: &AgentState) -> Arc<CatalogSnapshot> {
         if self.reload == ReloadPolicy::PerThread {
@@ -140,56 +81,6 @@ impl SkillsConfig {
             }
         }
         self.catalog.ensure_loaded().await
-    }
-
-    /// The backend of the source the snapshot took the skill `name` from.
-    pub(crate) fn backend_for(&self, name: &str, snapshot: &CatalogSnapshot) -> Option<&dyn BackendProtocol> {
-        let source = self.catalog.sources().get(snapshot.source_of(name)?)?;
-        Some(&**source.backend())
-    }
-
-    /// The section for a snapshot and a loaded set, rendered once per pair. Sections of
-    /// older versions are dropped when a newer version is rendered (under
-    /// [`ReloadPolicy::PerThread`] an old version is rendered again if still in use).
-    fn section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
-        let mut cache = self.sections.lock().unwrap_or_else(PoisonError::into_inner);
-        if cache.version == snapshot.version() {
-            if let Some(section) = cache.by_loaded.get(loaded) {
-                return section.clone();
-            }
-        }
-        let section: Arc<str> = self
-            .render(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
-            .into();
-        if cache.version != snapshot.version() || cache.by_loaded.len() >= MAX_CACHED_SECTIONS {
-            cache.version = snapshot.version();
-            cache.by_loaded.clear();
-        }
-        cache.by_loaded.insert(loaded.to_vec(), section.clone());
-        section
-    }
-
-    fn render(
-        &self,
-        skills: &[SkillMetadata],
-        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
-        diagnostics: &[Diagnostic],
-        loaded: &[String],
-    ) -> String {
-        self.renders.fetch_add(1, Ordering::Relaxed);
-        let source_paths: Vec<&str> = self.catalog.sources().iter().map(|s| s.path.as_str()).collect();
-        let ctx = ListContext {
-            loaded,
-            resources,
-            policy: self.policy,
-            source_paths: &source_paths,
-        };
-        let mut list = format_skills_list(skills, &ctx);
-        if let Some(warnings) = format_load_warnings(diagnostics) {
-            list.push_str("\n\n");
-            list.push_str(&warnings);
-        }
-        self.template.render(&self.locations, &list)
     }
 }
 
@@ -205,7 +96,7 @@ impl SkillsConfig {
 ///   skills with `[Loaded]`, recommended tools, resource counts, `load_skill` guidance,
 ///   load warnings as escaped untrusted data).
 /// - `tools`: [`load_skill`](crate::LoadSkillTool).
-/// - `wrap_tool_call`: applies the [`AllowedToolsPolicy`].
+/// - `wrap_tool_call`: applies the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy).
 ///
 /// The skills part of the state is private: a subagent starts without it and discovers
 /// for itself, and what it loads never reaches its parent.
@@ -214,7 +105,8 @@ impl SkillsConfig {
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use std::sync::Arc;
 /// use skills_core::MemoryBackend;
-/// use skills_middleware::{AllowedToolsPolicy, SkillsMiddleware, SkillSource};
+/// use skills_catalog::{AllowedToolsPolicy, SkillSource};
+/// use skills_middleware::SkillsMiddleware;
 ///
 /// let backend = Arc::new(MemoryBackend::new());
 /// backend.insert("/skills/base/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\n")?;
@@ -230,7 +122,7 @@ impl SkillsConfig {
 /// ```
 #[derive(Debug, Clone)]
 pub struct SkillsMiddleware {
-    config: Arc<SkillsConfig>,
+    runtime: Arc<SkillsRuntime>,
 }
 
 /// Builds a [`SkillsMiddleware`].
@@ -293,36 +185,26 @@ impl SkillsMiddlewareBuilder {
         if self.sources.is_empty() {
             return Err(BuildError::NoSources);
         }
-        let mut sources = self.sources;
-        for source in &mut sources {
-            source.path = path::normalize(&source.path).map_err(|e| BuildError::InvalidSourcePath {
-                path: source.path.clone(),
-                reason: e.to_string(),
-            })?;
-        }
+        let sources = self
+            .sources
+            .into_iter()
+            .map(|source| {
+                source.normalized().map_err(|e| BuildError::InvalidSourcePath {
+                    path: e.path,
+                    reason: e.reason,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let template = match self.template {
             Some(text) => PromptTemplate::new(text)?,
             None => PromptTemplate::default(),
         };
-        let labels: Vec<String> = sources.iter().map(SkillSource::label).collect();
-        let locations: Vec<SourceLocation<'_>> = sources
-            .iter()
-            .zip(&labels)
-            .map(|(source, label)| SourceLocation {
-                label,
-                path: &source.path,
-            })
-            .collect();
-        let locations = format_skills_locations(&locations);
         Ok(SkillsMiddleware {
-            config: Arc::new(SkillsConfig {
+            runtime: Arc::new(SkillsRuntime {
+                section: PromptSection::new(&sources, self.policy, template),
                 catalog: Arc::new(SkillCatalog::new(sources).with_limits(self.limits)),
-                locations,
                 policy: self.policy,
                 reload: self.reload,
-                template,
-                sections: Mutex::default(),
-                renders: AtomicU64::new(0),
             }),
         })
     }
@@ -345,46 +227,46 @@ impl SkillsMiddleware {
 
     /// The sources, in priority order.
     pub fn sources(&self) -> &[SkillSource] {
-        self.config.catalog.sources()
+        self.runtime.catalog.sources()
     }
 
     /// The allowed-tools policy.
     pub fn allowed_tools_policy(&self) -> AllowedToolsPolicy {
-        self.config.policy
+        self.runtime.policy
     }
 
     /// The reload policy.
     pub fn reload_policy(&self) -> ReloadPolicy {
-        self.config.reload
+        self.runtime.reload
     }
 
     /// The catalog shared by every thread of this middleware (and its clones).
     pub fn catalog(&self) -> &Arc<SkillCatalog> {
-        &self.config.catalog
+        &self.runtime.catalog
     }
 
     /// Rediscovers every source now (incrementally); for backends without a watcher.
     /// Returns what changed, or `None` when nothing did.
     pub async fn reload(&self) -> Option<CatalogEvent> {
-        self.config.catalog.reload().await
+        self.runtime.catalog.reload().await
     }
 
     /// Reloads on change notifications from every watchable source until the handle is
     /// dropped; see [`SkillCatalog::watch`].
     pub fn watch(&self) -> Result<WatchHandle, WatchError> {
-        self.config.catalog.watch()
+        self.runtime.catalog.watch()
     }
 
     /// How many times the prompt section was rendered (a cached section is not).
     pub fn section_renders(&self) -> u64 {
-        self.config.renders.load(Ordering::Relaxed)
+        self.runtime.section.renders()
     }
 
     /// The catalog as a fresh thread's skills state (nothing loaded), discovering every
     /// source first if this middleware's catalog never did. A source that fails becomes a
     /// diagnostic; discovery itself never fails.
     pub async fn discover(&self) -> SkillsState {
-        self.config.catalog.ensure_loaded().await.to_state(Vec::new())
+        self.runtime.catalog.ensure_loaded().await.to_state(Vec::new())
     }
 
     /// The skills section for a thread's state, rendered from that state (what
@@ -392,14 +274,10 @@ impl SkillsMiddleware {
     /// uses and caches the result). A state without skills renders the empty-library
     /// message.
     pub fn render_section(&self, state: Option<&SkillsState>) -> String {
-        let empty = SkillsState::default();
-        let state = state.unwrap_or(&empty);
-        self.config.render(
-            state.skills_metadata.as_deref().unwrap_or_default(),
-            &state.skill_resources,
-            &state.skills_load_errors,
-            &state.skills_loaded,
-        )
+        match state {
+            Some(state) => self.runtime.section.render_state(state),
+            None => self.runtime.section.render_state(&SkillsState::default()),
+        }
     }
 }
 
@@ -410,11 +288,11 @@ impl AgentMiddleware for SkillsMiddleware {
     }
 
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        vec![Arc::new(LoadSkillTool::new(self.config.clone()))]
+        vec![Arc::new(LoadSkillTool::new(self.runtime.clone()))]
     }
 
     async fn before_agent(&self, state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
-        let catalog = &self.config.catalog;
+        let catalog = &self.runtime.catalog;
         let snapshot = match state.get::<SkillsState>() {
             Some(skills) if skills.skills_metadata.is_some() => return Ok(None),
             // deepagents' reload contract: a catalog reset to None asks for rediscovery.
@@ -435,21 +313,21 @@ impl AgentMiddleware for SkillsMiddleware {
         mut request: ModelRequest<'_>,
         next: ModelNext<'_>,
     ) -> Result<ModelResponse, AgentError> {
-        let snapshot = self.config.snapshot_for(request.state).await;
+        let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-        let section = self.config.section(&snapshot, loaded);
+        let section = self.runtime.section.render(&snapshot, loaded);
         request.append_system(&section);
         next.run(request).await
     }
 
     async fn wrap_tool_call(&self, request: ToolCallRequest<'_>, next: ToolNext<'_>) -> ToolOutput {
-        if self.config.policy == AllowedToolsPolicy::Recommend {
+        if self.runtime.policy == AllowedToolsPolicy::Recommend {
             return next.run(request).await;
         }
-        let snapshot = self.config.snapshot_for(request.state).await;
+        let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
         let skills = loaded.iter().filter_map(|name| snapshot.get(name));
-        match check_allowed_tools(self.config.policy, &request.call.name, skills) {
+        match check_allowed_tools(self.runtime.policy, &request.call.name, skills) {
             None => next.run(request).await,
             Some(message) => ToolOutput::Message(ToolMessage::error(&request.call.id, message)),
         }

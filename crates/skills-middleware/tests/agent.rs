@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{library, md, stand_in};
 use serde_json::json;
+use skills_catalog::*;
 use skills_core::{MemoryBackend, SkillsState};
 use skills_middleware::*;
 

@@ -8,12 +8,13 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use proptest::prelude::*;
+use skills_catalog::AllowedToolsPolicy;
+use skills_catalog::prompt::{MAX_PROMPT_WARNINGS, WARNINGS_CLOSE, WARNINGS_OPEN, escape_untrusted};
 use skills_core::{
     Diagnostic, DiagnosticKind, MemoryBackend, ResourceKind, ResourceMetadata, SkillMetadata, SkillsState,
     is_prompt_safe_name,
 };
-use skills_middleware::prompt::{MAX_PROMPT_WARNINGS, WARNINGS_CLOSE, WARNINGS_OPEN, escape_untrusted};
-use skills_middleware::{AllowedToolsPolicy, SkillsMiddleware};
+use skills_middleware::SkillsMiddleware;
 
 /// Text built from the prompt's own syntax and the characters that break lines, spans
 /// and tags, mixed with arbitrary characters.

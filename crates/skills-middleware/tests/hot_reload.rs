@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use skills_backend_fs::FilesystemBackend;
+use skills_catalog::*;
 use skills_core::{DiagnosticKind, SkillsState};
 use skills_middleware::*;
 use tokio::sync::broadcast;

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, frontmatter_json, path};
 use rmcp::model::{JsonObject, SkillResource, SkillResources, sha256_digest};
-use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, frontmatter_json, path};
 
 /// The URI scheme of skill files.
 pub const SCHEME: &str = "skill://";

@@ -2,7 +2,11 @@
 //! or streamable HTTP bound to loopback, following the catalog as the sources change.
 
 mod files;
+mod notify;
+mod resources;
 mod server;
+mod skills_ext;
+mod tools;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -21,6 +25,8 @@ use tokio_util::sync::CancellationToken;
 pub use server::SkillsServer;
 
 use crate::cli::{EXIT_OK, SourceArgs};
+use crate::library::Need;
+use crate::output::print_diagnostics;
 
 /// The path the streamable HTTP endpoint answers on.
 pub const HTTP_PATH: &str = "/mcp";
@@ -45,13 +51,17 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
         }
     }
     // No spinner: a stdio client owns the terminal, if there is one.
-    let (sources, skills) = crate::agent::middleware(args, true).await?;
-    let snapshot = skills.catalog().snapshot();
-    let watch = skills.watch().context("cannot watch the sources")?;
+    let catalog = crate::library::catalog(args, Need::Agent, true).await?;
+    let snapshot = catalog.snapshot();
+    print_diagnostics(snapshot.diagnostics());
+    let watch = catalog.watch().context("cannot watch the sources")?;
     for (i, reason) in watch.unwatched() {
-        eprintln!("warning: source {} is not watched: {reason}", sources[*i].label);
+        eprintln!(
+            "warning: source {} is not watched: {reason}",
+            catalog.sources()[*i].label()
+        );
     }
-    let server = SkillsServer::new(skills);
+    let server = SkillsServer::new(catalog);
     let count = snapshot.skills().len();
     match transport {
         Transport::Stdio => {

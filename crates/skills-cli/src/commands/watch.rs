@@ -1,17 +1,15 @@
 //! `skills watch`: one line per catalog change.
 
 use std::process::ExitCode;
-use std::sync::Arc;
 
+use agent_skills::{CatalogChange, CatalogEvent};
 use anyhow::Context;
 use serde::Serialize;
-use skills_middleware::{CatalogChange, CatalogEvent, SkillCatalog, SkillSource};
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::cli::EXIT_OK;
+use crate::library::{self, Need};
 use crate::output::print_diagnostics;
-use crate::progress::Progress;
-use crate::source::open_sources;
 
 /// One change as `--json` prints it.
 #[derive(Serialize)]
@@ -25,26 +23,21 @@ struct ChangeJson<'a> {
 }
 
 pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let progress = Progress::start(json, "reading skill sources");
-    let sources = open_sources(specs)?;
-    let labels: Vec<String> = sources.iter().map(|s| s.label.clone()).collect();
-    let skill_sources = sources
-        .iter()
-        .map(|s| SkillSource::new(s.backend.clone(), s.path.clone()).with_label(s.label.clone()))
-        .collect();
-    let catalog = Arc::new(SkillCatalog::new(skill_sources));
-    let snapshot = catalog.ensure_loaded().await;
-    drop(progress);
+    let catalog = library::catalog(specs, Need::Agent, json).await?;
+    let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let mut events = catalog.subscribe();
     let handle = catalog.watch().context("cannot watch the sources")?;
     for (i, reason) in handle.unwatched() {
-        eprintln!("warning: source {} is not watched: {reason}", labels[*i]);
+        eprintln!(
+            "warning: source {} is not watched: {reason}",
+            catalog.sources()[*i].label()
+        );
     }
     eprintln!(
         "watching {} skills in {} sources (version {}); press Ctrl-C to stop",
         snapshot.skills().len(),
-        labels.len(),
+        catalog.sources().len(),
         snapshot.version()
     );
     loop {

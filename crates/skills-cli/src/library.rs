@@ -1,22 +1,53 @@
-//! Which sources a command reads: `--source` values, a `skills.toml`, or the default
-//! chain. Parsing and opening are the library's (`agent_skills::sources`), so the CLI,
-//! the MCP server and Rust code read a library the same way.
+//! The one route from a command's arguments to skills: `--source` values, a
+//! `skills.toml` (`--config`, or `./skills.toml`), or the default chain, opened into
+//! [`SkillSource`]s (parsing and opening are the library's, `agent_skills::sources`, so
+//! the CLI, the MCP server and Rust code read a library the same way) and loaded into a
+//! [`SkillCatalog`].
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use agent_skills::sources::{CONFIG_FILE, OpenOptions, OpenedSource, SourceSpec, SourcesConfig};
+use agent_skills::sources::{CONFIG_FILE, OpenOptions, SourceSpec, SourcesConfig};
+use agent_skills::{SkillCatalog, SkillSource};
 use anyhow::Context;
-use skills_core::{SkillListing, list_skills};
 
 use crate::cli::SourceArgs;
+use crate::progress::Progress;
 
-/// A source ready to be listed.
-pub type Source = OpenedSource;
+/// What a command needs of its catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The skills only; a source that cannot be read fails the command (list, info).
+    Listing,
+    /// Skills and their resources, as an agent sees them; a source that cannot be read
+    /// is a diagnostic, as it is for an agent (prompt, load, watch, serve).
+    Agent,
+}
+
+/// Opens the sources of a command and discovers them into a catalog; `quiet` (JSON
+/// output, or a server whose client owns the terminal) means no spinner.
+pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Arc<SkillCatalog>> {
+    let progress = Progress::start(quiet, "reading skill sources");
+    let catalog = Arc::new(SkillCatalog::new(open_sources(args)?).with_resources(need == Need::Agent));
+    catalog.ensure_loaded().await;
+    drop(progress);
+    if need == Need::Listing {
+        if let Some((i, error)) = catalog.source_errors().await.into_iter().next() {
+            let source = &catalog.sources()[i];
+            return Err(anyhow::Error::new(error).context(format!(
+                "source {} ({})",
+                source.label(),
+                source.location()
+            )));
+        }
+    }
+    Ok(catalog)
+}
 
 /// The sources of a command, in priority order: those of `--config FILE` (or of
 /// `./skills.toml` when there is one and no `--source` is given), then every `--source`.
 /// With neither, the default chain.
-pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<Source>> {
+pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<SkillSource>> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = match &args.config {
         Some(path) => Some(path.clone()),
@@ -41,26 +72,19 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<Source>> {
 
 /// One source given on the command line (`[LABEL=]LOCATION`), relative paths taken from
 /// the current directory.
-pub fn open_source(text: &str) -> anyhow::Result<Source> {
+pub fn open_source(text: &str) -> anyhow::Result<SkillSource> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     open_with(text, &OpenOptions::new(cwd))
 }
 
-fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<Source> {
+fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<SkillSource> {
     let spec: SourceSpec = text.parse()?;
     Ok(spec.open(options)?)
 }
 
-/// The skills of one source, errors naming it.
-pub async fn list_source(source: &Source) -> anyhow::Result<SkillListing> {
-    list_skills(source.backend.as_ref(), &source.path)
-        .await
-        .with_context(|| format!("source {} ({})", source.label, source.location))
-}
-
 /// The default chain: shipped examples, then the user's, then the project's skills.
 /// Missing directories are skipped.
-fn default_sources(options: &OpenOptions) -> Vec<Source> {
+fn default_sources(options: &OpenOptions) -> Vec<SkillSource> {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/skills");
     let home = std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".agents/skills"));
     let project = PathBuf::from(".agents/skills");

@@ -1,0 +1,267 @@
+//! [`SkillCatalog`]: the live catalog of a list of sources, shared by every face (agent
+//! threads, the MCP server, the CLI), reloaded incrementally and swapped atomically.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+
+use skills_core::{
+    Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, ParseCache, Severity, SkillListing, SourceError,
+};
+use tokio::sync::{Mutex, broadcast};
+use tracing::{debug, warn};
+
+use crate::snapshot::{CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics};
+use crate::source::SkillSource;
+
+/// Per-source memory between reloads.
+#[derive(Debug, Default)]
+struct SourceWork {
+    cache: ParseCache,
+    last: Option<SkillListing>,
+    /// Why the last discovery of the source failed, as a diagnostic and as the error.
+    error: Option<(Diagnostic, SourceError)>,
+}
+
+/// The discovered skills of a list of sources, shared by everything that answers from
+/// them: every agent thread of a middleware, an MCP server's requests, a CLI command.
+///
+/// Discovery runs once per catalog ([`ensure_loaded`](Self::ensure_loaded)); after that
+/// the catalog changes only by [`reload`](Self::reload) (explicit, or driven by
+/// [`watch`](Self::watch)). A reload is incremental (a `SKILL.md` whose etag did not
+/// change is not read again), keeps the last good version of a skill whose edit broke
+/// it, and swaps the new snapshot in atomically. Subscribers learn about every change.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skills_catalog::{SkillCatalog, SkillSource};
+/// use skills_core::MemoryBackend;
+///
+/// let backend = Arc::new(MemoryBackend::new());
+/// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\n")?;
+/// let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/skills")]);
+/// let snapshot = catalog.ensure_loaded().await;
+/// assert_eq!((snapshot.version(), snapshot.skills()[0].name.as_str()), (1, "web"));
+///
+/// backend.insert("/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Read PDFs\n---\n")?;
+/// let event = catalog.reload().await.expect("a skill was added");
+/// assert_eq!((event.version, catalog.snapshot().skills().len()), (2, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct SkillCatalog {
+    sources: Arc<[SkillSource]>,
+    limits: DiscoveryLimits,
+    resources: bool,
+    current: RwLock<Arc<CatalogSnapshot>>,
+    work: Mutex<Option<Vec<SourceWork>>>,
+    events: broadcast::Sender<CatalogEvent>,
+    reloads: AtomicU64,
+    files_read: AtomicU64,
+}
+
+impl SkillCatalog {
+    /// A catalog over `sources` (priority order: for one name, the last source wins);
+    /// nothing is discovered yet. Resources are discovered with the skills.
+    pub fn new(sources: Vec<SkillSource>) -> Self {
+        Self {
+            sources: sources.into(),
+            limits: DiscoveryLimits::default(),
+            resources: true,
+            current: RwLock::new(Arc::default()),
+            work: Mutex::new(None),
+            events: broadcast::channel(64).0,
+            reloads: AtomicU64::new(0),
+            files_read: AtomicU64::new(0),
+        }
+    }
+
+    /// The catalog with `limits` on each source's discovery instead of the defaults.
+    pub fn with_limits(mut self, limits: DiscoveryLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Whether discovery collects each skill's resources (default: yes). Without them a
+    /// discovery looks up `<dir>/SKILL.md` only, which is what listing skills needs.
+    pub fn with_resources(mut self, resources: bool) -> Self {
+        self.resources = resources;
+        self
+    }
+
+    /// The limits on each source's discovery.
+    pub fn limits(&self) -> &DiscoveryLimits {
+        &self.limits
+    }
+
+    /// The sources, in priority order.
+    pub fn sources(&self) -> &[SkillSource] {
+        &self.sources
+    }
+
+    /// The snapshot served now (version 0 and empty before the first discovery).
+    pub fn snapshot(&self) -> Arc<CatalogSnapshot> {
+        self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The current snapshot, discovering every source first if that never happened.
+    pub async fn ensure_loaded(&self) -> Arc<CatalogSnapshot> {
+        let snapshot = self.snapshot();
+        if snapshot.version > 0 {
+            return snapshot;
+        }
+        // The first reload covers every source; if another task got there first, this
+        // one finds nothing to do.
+        self.reload_sources(&[]).await;
+        self.snapshot()
+    }
+
+    /// The sources whose last discovery failed (index, error), in priority order; their
+    /// diagnostics are in the snapshot too. For callers that treat an unreadable source
+    /// as fatal, such as a one-shot command.
+    pub async fn source_errors(&self) -> Vec<(usize, SourceError)> {
+        let work = self.work.lock().await;
+        work.iter()
+            .flatten()
+            .enumerate()
+            .filter_map(|(i, state)| Some((i, state.error.as_ref()?.1.clone())))
+            .collect()
+    }
+
+    /// Rediscovers every source; see [`reload_sources`](Self::reload_sources).
+    pub async fn reload(&self) -> Option<CatalogEvent> {
+        let all: Vec<usize> = (0..self.sources.len()).collect();
+        self.reload_sources(&all).await
+    }
+
+    /// Rediscovers the given sources (indices in priority order) and swaps in a new
+    /// snapshot if anything changed; the first reload of a catalog covers every source.
+    /// Returns the change event (also sent to subscribers), or `None` when nothing
+    /// changed. Reloads run one at a time.
+    pub async fn reload_sources(&self, which: &[usize]) -> Option<CatalogEvent> {
+        let mut guard = self.work.lock().await;
+        let first = guard.is_none();
+        if !first && which.is_empty() {
+            return None;
+        }
+        let work = guard.get_or_insert_with(|| self.sources.iter().map(|_| SourceWork::default()).collect());
+        let which: Vec<usize> = if first {
+            (0..self.sources.len()).collect()
+        } else {
+            which.to_vec()
+        };
+        for &i in &which {
+            let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) else {
+                continue;
+            };
+            let before = state.cache.files_read();
+            let result = Discovery::new(&**source.backend(), source.path())
+                .limits(self.limits)
+                .cache(&mut state.cache)
+                .resources(self.resources)
+                .run()
+                .await;
+            self.files_read
+                .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
+            apply_discovery(state, result);
+        }
+        self.reloads.fetch_add(1, Ordering::Relaxed);
+
+        let old = self.snapshot();
+        let listings: Vec<Option<&SkillListing>> = work.iter().map(|w| w.last.as_ref()).collect();
+        let errors: Vec<Option<&Diagnostic>> = work.iter().map(|w| w.error.as_ref().map(|(d, _)| d)).collect();
+        let mut next = build_snapshot(&self.sources, &listings, &errors);
+        let fresh = new_diagnostics(&old, &next);
+        let changes = diff(&old, &next, &fresh);
+        if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
+            debug!("skills reload: nothing changed");
+            return None;
+        }
+        for d in fresh {
+            match d.severity() {
+                Severity::Warning => debug!(path = %d.path, kind = %d.kind, "{}", d.message),
+                Severity::Skip | Severity::Error => warn!(path = %d.path, kind = %d.kind, "{}", d.message),
+            }
+        }
+        next.version = old.version + 1;
+        let next = Arc::new(next);
+        *self.current.write().unwrap_or_else(PoisonError::into_inner) = next.clone();
+        let event = CatalogEvent {
+            version: next.version,
+            changes,
+        };
+        debug!(version = event.version, changes = ?event.changes, "skills catalog changed");
+        // No subscriber is fine.
+        let _ = self.events.send(event.clone());
+        Some(event)
+    }
+
+    /// Change notifications from now on. A receiver that falls behind by more than 64
+    /// events gets a `Lagged` error and should take a fresh [`snapshot`](Self::snapshot).
+    pub fn subscribe(&self) -> broadcast::Receiver<CatalogEvent> {
+        self.events.subscribe()
+    }
+
+    /// Counters of the work done so far.
+    pub fn stats(&self) -> CatalogStats {
+        CatalogStats {
+            reloads: self.reloads.load(Ordering::Relaxed),
+            files_read: self.files_read.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// Folds one source's new discovery into its memory: missing sources empty out,
+/// unreadable ones keep their last listing, broken edits keep their last good skill.
+fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceError>) {
+    let mut found = match result {
+        Ok(found) => found,
+        Err(error @ (SourceError::NotFound { .. } | SourceError::NotADirectory { .. })) => {
+            state.error = Some((error.to_diagnostic(), error));
+            state.last = None;
+            return;
+        }
+        Err(error) => {
+            // A transient failure (network, permissions): keep serving what we had.
+            warn!(%error, "skills source unreadable; keeping its last listing");
+            state.error = Some((error.to_diagnostic(), error));
+            return;
+        }
+    };
+    state.error = None;
+    // The skills served last time are the last good ones: a skipped file that was one of
+    // them keeps being served.
+    let last_skills = state.last.as_ref().map_or(&[][..], |l| l.skills.as_slice());
+    let mut kept = Vec::new();
+    for diagnostic in &found.diagnostics {
+        if diagnostic.severity() != Severity::Skip {
+            continue;
+        }
+        if let Some(good) = last_skills.iter().find(|s| s.path == diagnostic.path) {
+            if !found.skills.iter().any(|s| s.name == good.name) {
+                let msg = format!(
+                    "serving the last good version of '{}': {}",
+                    good.name, diagnostic.message
+                );
+                kept.push((
+                    good.clone(),
+                    Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg),
+                ));
+            }
+        }
+    }
+    for (skill, note) in kept {
+        if let Some(resources) = state.last.as_ref().and_then(|l| l.resources.get(&skill.name)) {
+            found
+                .resources
+                .entry(skill.name.clone())
+                .or_insert_with(|| resources.clone());
+        }
+        found.diagnostics.push(note);
+        found.skills.push(skill);
+    }
+    found.skills.sort_by(|a, b| a.path.cmp(&b.path));
+    found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    state.last = Some(found);
+}

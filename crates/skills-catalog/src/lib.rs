@@ -1,0 +1,63 @@
+//! The library layer of agent-skills: one live catalog of skills, and everything that
+//! answers from it, for every face (the agent middleware, the MCP server, the CLI) to
+//! wrap in its own terms.
+//!
+//! - [`SkillSource`]: a directory of skills inside a backend, with a label and a location
+//!   for people. `agent_skills::sources` opens the source syntax (`s3://...`,
+//!   `git+https://...`, `skills.toml`) straight into it.
+//! - [`SkillCatalog`]: the merged skills of a list of sources as versioned, immutable
+//!   [`CatalogSnapshot`]s, reloaded incrementally (by hand or by [watching](SkillCatalog::watch)
+//!   the backends), keeping the last good version of a broken skill, with change
+//!   [events](CatalogEvent). A snapshot knows which source serves each skill.
+//! - [`load_skill`]: what activating a skill answers ([`LoadAnswer`], the V2 error table).
+//! - [`PromptSection`] and [`prompt`]: the skills section of a system prompt, escaped,
+//!   cached per (snapshot version, loaded set).
+//! - [`policy`]: the allowed-tools policy.
+//!
+//! ```
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! use std::sync::Arc;
+//! use skills_catalog::{LoadAnswer, SkillCatalog, SkillSource, load_skill};
+//! use skills_core::MemoryBackend;
+//!
+//! let backend = Arc::new(MemoryBackend::new());
+//! backend.insert("/base/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\nBase steps")?;
+//! backend.insert("/team/web/SKILL.md", "---\nname: web\ndescription: Our way\n---\nTeam steps")?;
+//! let catalog = SkillCatalog::new(vec![
+//!     SkillSource::new(backend.clone(), "/base"),
+//!     SkillSource::new(backend, "/team").with_label("Team"),
+//! ]);
+//! let snapshot = catalog.ensure_loaded().await;
+//! assert_eq!(snapshot.get("web").unwrap().description, "Our way");   // the last source wins
+//! assert_eq!(snapshot.source_for("web").unwrap().label(), "Team");
+//! let answer = load_skill(&snapshot, "web", &[]).await;
+//! assert!(matches!(answer, LoadAnswer::Loaded { text } if text.ends_with("Team steps")));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # }).unwrap();
+//! ```
+//!
+//! The choice a newcomer would not guess: nothing here knows about agents. The catalog
+//! answers plain questions (which skills, which source serves one, what loading it says,
+//! what the prompt section is) and each face turns the answers into its own shapes: a
+//! state update and tool message for an agent, a tool result for MCP, lines of text for
+//! the CLI. So the MCP server and the CLI never build an agent to answer a request.
+
+#![warn(missing_docs)]
+
+mod catalog;
+mod load;
+pub mod policy;
+pub mod prompt;
+mod section;
+mod snapshot;
+mod source;
+mod watch;
+
+pub use catalog::SkillCatalog;
+pub use load::{LoadAnswer, LoadError, load_skill};
+pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
+pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
+pub use section::PromptSection;
+pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
+pub use source::{SkillSource, SourcePathError};
+pub use watch::{WatchError, WatchHandle};

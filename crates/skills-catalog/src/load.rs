@@ -1,0 +1,184 @@
+//! `load_skill` as a plain function: what a skill's activation answers, with the texts of
+//! the V2 error table, for every face to wrap (a tool message and state update in the
+//! middleware, a tool result over MCP, standard output in the CLI).
+
+use std::fmt::{self, Write as _};
+
+use skills_core::{BackendExt, FileErrorKind, MAX_SKILL_FILE_SIZE};
+
+use crate::prompt::{code_span, escape_untrusted};
+use crate::snapshot::CatalogSnapshot;
+
+/// What loading a skill answers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadAnswer {
+    /// The skill's `SKILL.md` (a leading BOM removed), followed by its resource list
+    /// (`- [script] `/path``) when it has resources.
+    Loaded {
+        /// The text to hand to the model.
+        text: String,
+    },
+    /// The skill was loaded before; nothing was read.
+    AlreadyLoaded {
+        /// Its name.
+        name: String,
+    },
+    /// The skill cannot be loaded.
+    Failed(LoadError),
+}
+
+impl LoadAnswer {
+    /// Whether the answer is a failure (the caller should mark it as an error).
+    pub fn is_error(&self) -> bool {
+        matches!(self, Self::Failed(_))
+    }
+}
+
+impl fmt::Display for LoadAnswer {
+    /// The answer's text, as the model sees it.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Loaded { text } => f.write_str(text),
+            Self::AlreadyLoaded { name } => write!(
+                f,
+                "Skill '{name}' is already loaded. Its instructions are already active."
+            ),
+            Self::Failed(error) => write!(f, "{error}"),
+        }
+    }
+}
+
+/// Why a skill cannot be loaded. The messages are the V2 design's error table, read by
+/// models, so they keep its wording (`Error: ...`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LoadError {
+    /// No skill has that name.
+    #[error("Error: Skill '{name}' not found. Available skills: {}", available_list(.available))]
+    NotFound {
+        /// The name asked for, escaped and shortened (it comes from the model).
+        name: String,
+        /// Every skill of the snapshot.
+        available: Vec<String>,
+    },
+    /// The skill's source is not one of the catalog's.
+    #[error("Error: Failed to read skill file at {path}: its source is not configured")]
+    NoSource {
+        /// The skill's `SKILL.md`.
+        path: String,
+    },
+    /// The backend could not read the file.
+    #[error("Error: Failed to read skill file at {path}: {reason}")]
+    ReadFailed {
+        /// The skill's `SKILL.md`.
+        path: String,
+        /// What the backend said.
+        reason: String,
+    },
+    /// The file is over the size limit.
+    #[error("Error: Skill file at {path} exceeds maximum size ({limit} bytes)")]
+    TooLarge {
+        /// The skill's `SKILL.md`.
+        path: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The file is not UTF-8.
+    #[error("Error: Failed to decode skill file at {path}: {reason}")]
+    Decode {
+        /// The skill's `SKILL.md`.
+        path: String,
+        /// Where the decoding failed.
+        reason: String,
+    },
+}
+
+fn available_list(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// Loads the skill `name` of `snapshot` for a thread that has loaded `loaded` already:
+/// reads its `SKILL.md` through the backend of the source that serves it and answers
+/// with the text and the skill's resources. Reads nothing when the name is unknown or
+/// already loaded. Changes nothing: recording the skill as loaded is the caller's part.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skills_catalog::{LoadAnswer, SkillCatalog, SkillSource, load_skill};
+/// use skills_core::MemoryBackend;
+///
+/// let backend = Arc::new(MemoryBackend::new());
+/// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search\n---\nSteps")?;
+/// let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills")]);
+/// let snapshot = catalog.ensure_loaded().await;
+/// let answer = load_skill(&snapshot, "web", &[]).await;
+/// assert!(matches!(&answer, LoadAnswer::Loaded { text } if text.ends_with("Steps")));
+/// let again = load_skill(&snapshot, "web", &["web".to_owned()]).await;
+/// assert_eq!(again.to_string(), "Skill 'web' is already loaded. Its instructions are already active.");
+/// assert!(load_skill(&snapshot, "nope", &[]).await.to_string().starts_with("Error: Skill 'nope' not found"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub async fn load_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -> LoadAnswer {
+    LoadAnswer::from(read_skill(snapshot, name, loaded).await)
+}
+
+impl From<Result<LoadAnswer, LoadError>> for LoadAnswer {
+    fn from(result: Result<LoadAnswer, LoadError>) -> Self {
+        result.unwrap_or_else(Self::Failed)
+    }
+}
+
+async fn read_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -> Result<LoadAnswer, LoadError> {
+    let Some(skill) = snapshot.get(name) else {
+        return Err(LoadError::NotFound {
+            // The name comes from the model; keep the echo short and on one line.
+            name: escape_untrusted(name, 200),
+            available: snapshot.skills().iter().map(|s| s.name.clone()).collect(),
+        });
+    };
+    if loaded.iter().any(|l| l == name) {
+        return Ok(LoadAnswer::AlreadyLoaded { name: name.to_owned() });
+    }
+    let path = &skill.path;
+    let Some(source) = snapshot.source_for(name) else {
+        return Err(LoadError::NoSource { path: path.clone() });
+    };
+    let backend = source.backend();
+    let too_large = |limit| LoadError::TooLarge {
+        path: path.clone(),
+        limit,
+    };
+    let content = match backend.download_file(path).await {
+        Ok(content) => content,
+        Err(error) if error.kind == FileErrorKind::TooLarge => {
+            return Err(too_large(backend.max_file_size().min(MAX_SKILL_FILE_SIZE)));
+        }
+        Err(error) => {
+            return Err(LoadError::ReadFailed {
+                path: path.clone(),
+                reason: error.to_string(),
+            });
+        }
+    };
+    if content.len() as u64 > MAX_SKILL_FILE_SIZE {
+        return Err(too_large(MAX_SKILL_FILE_SIZE));
+    }
+    let text = std::str::from_utf8(&content).map_err(|e| LoadError::Decode {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    let mut text = text.strip_prefix('\u{feff}').unwrap_or(text).to_owned();
+    if let Some(resources) = snapshot.resources().get(name).filter(|r| !r.is_empty()) {
+        text.push_str("\n\n\n---\n**Skill Resources:**\n");
+        for resource in resources {
+            let _ = write!(text, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
+        }
+    }
+    Ok(LoadAnswer::Loaded { text })
+}

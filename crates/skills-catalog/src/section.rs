@@ -1,0 +1,141 @@
+//! [`PromptSection`]: the skills section of a system prompt for a catalog's sources,
+//! rendered from a snapshot and a loaded set, and cached because agents ask for it on
+//! every model call.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use dashmap::DashMap;
+use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
+
+use crate::policy::AllowedToolsPolicy;
+use crate::prompt::{
+    ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_list, format_skills_locations,
+};
+use crate::snapshot::CatalogSnapshot;
+use crate::source::SkillSource;
+
+/// Loaded sets whose section is kept at most; more clear the cache.
+const MAX_CACHED_SECTIONS: usize = 256;
+
+/// Renders the skills section (the template with the source lines, the skills list and
+/// the load warnings) for one list of sources.
+///
+/// [`render`](Self::render) caches one section per loaded set for the newest snapshot
+/// version it saw, in a concurrent map, so threads asking at once do not queue on one
+/// lock and a section is rendered once per (version, loaded set).
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skills_catalog::{AllowedToolsPolicy, PromptSection, PromptTemplate, SkillCatalog, SkillSource};
+/// use skills_core::MemoryBackend;
+///
+/// let backend = Arc::new(MemoryBackend::new());
+/// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search\n---\n")?;
+/// let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills")]);
+/// let section = PromptSection::new(catalog.sources(), AllowedToolsPolicy::Recommend, PromptTemplate::default());
+/// let snapshot = catalog.ensure_loaded().await;
+/// let text = section.render(&snapshot, &["web".to_owned()]);
+/// assert!(text.contains("**Skills Skills**: `/skills` (higher priority)"));
+/// assert!(text.contains("- **web** [Loaded]: Search"));
+/// assert!(Arc::ptr_eq(&text, &section.render(&snapshot, &["web".to_owned()])));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+#[derive(Debug)]
+pub struct PromptSection {
+    /// The source lines; they never change.
+    locations: String,
+    source_paths: Vec<String>,
+    policy: AllowedToolsPolicy,
+    template: PromptTemplate,
+    /// Sections by loaded set, each with the snapshot version it was rendered from.
+    cache: DashMap<Vec<String>, (u64, Arc<str>)>,
+    renders: AtomicU64,
+}
+
+impl PromptSection {
+    /// The section of `sources` (priority order) under `policy`, filled into `template`.
+    pub fn new(sources: &[SkillSource], policy: AllowedToolsPolicy, template: PromptTemplate) -> Self {
+        let locations: Vec<SourceLocation<'_>> = sources
+            .iter()
+            .map(|source| SourceLocation {
+                label: source.label(),
+                path: source.path(),
+            })
+            .collect();
+        Self {
+            locations: format_skills_locations(&locations),
+            source_paths: sources.iter().map(|s| s.path().to_owned()).collect(),
+            policy,
+            template,
+            cache: DashMap::new(),
+            renders: AtomicU64::new(0),
+        }
+    }
+
+    /// The allowed-tools policy the section's wording follows.
+    pub fn policy(&self) -> AllowedToolsPolicy {
+        self.policy
+    }
+
+    /// The section for `snapshot` with `loaded` loaded, rendered once per pair. A newer
+    /// snapshot version replaces a set's older section.
+    pub fn render(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
+        let version = snapshot.version();
+        if let Some(entry) = self.cache.get(loaded) {
+            if entry.0 == version {
+                return entry.1.clone();
+            }
+        }
+        let section: Arc<str> = self
+            .render_parts(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
+            .into();
+        if self.cache.len() >= MAX_CACHED_SECTIONS {
+            self.cache.clear();
+        }
+        self.cache.insert(loaded.to_vec(), (version, section.clone()));
+        section
+    }
+
+    /// The section for a thread's state (its skills, resources, diagnostics and loaded
+    /// set), not cached. A state without skills renders the empty-library message.
+    pub fn render_state(&self, state: &SkillsState) -> String {
+        self.render_parts(
+            state.skills_metadata.as_deref().unwrap_or_default(),
+            &state.skill_resources,
+            &state.skills_load_errors,
+            &state.skills_loaded,
+        )
+    }
+
+    /// How many times a section was rendered (a cached one is not).
+    pub fn renders(&self) -> u64 {
+        self.renders.load(Ordering::Relaxed)
+    }
+
+    fn render_parts(
+        &self,
+        skills: &[SkillMetadata],
+        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
+        diagnostics: &[Diagnostic],
+        loaded: &[String],
+    ) -> String {
+        self.renders.fetch_add(1, Ordering::Relaxed);
+        let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
+        let ctx = ListContext {
+            loaded,
+            resources,
+            policy: self.policy,
+            source_paths: &source_paths,
+        };
+        let mut list = format_skills_list(skills, &ctx);
+        if let Some(warnings) = format_load_warnings(diagnostics) {
+            list.push_str("\n\n");
+            list.push_str(&warnings);
+        }
+        self.template.render(&self.locations, &list)
+    }
+}

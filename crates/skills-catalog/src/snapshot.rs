@@ -1,0 +1,241 @@
+//! [`CatalogSnapshot`]: one consistent, immutable view of the catalog, and the change
+//! events between two of them.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use skills_core::{
+    Diagnostic, DiagnosticKind, ResourceMetadata, Severity, ShadowedSkill, SkillListing, SkillMetadata, SkillsState,
+    merge_last_wins,
+};
+
+use crate::source::SkillSource;
+
+/// One consistent view of the catalog. Readers hold it behind an `Arc`; a reload builds a
+/// new one and swaps it in, so nobody ever sees half a reload.
+#[derive(Debug, Clone, Default)]
+pub struct CatalogSnapshot {
+    pub(crate) version: u64,
+    /// The catalog's sources, in priority order (shared by every snapshot).
+    sources: Arc<[SkillSource]>,
+    skills: Vec<SkillMetadata>,
+    /// Position in `skills` by name.
+    index: HashMap<String, usize>,
+    /// The source of each skill, parallel to `skills`.
+    skill_sources: Vec<usize>,
+    shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
+    resources: BTreeMap<String, Vec<ResourceMetadata>>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl CatalogSnapshot {
+    /// Increases with every change; 0 before the first discovery.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The merged skills (last source wins), in first-seen order.
+    pub fn skills(&self) -> &[SkillMetadata] {
+        &self.skills
+    }
+
+    /// The skill called `name`.
+    pub fn get(&self, name: &str) -> Option<&SkillMetadata> {
+        self.index.get(name).map(|&i| &self.skills[i])
+    }
+
+    /// Index of the source the skill `name` comes from.
+    pub fn source_of(&self, name: &str) -> Option<usize> {
+        self.index.get(name).map(|&i| self.skill_sources[i])
+    }
+
+    /// The source that serves the skill `name`: its backend is the one to read the
+    /// skill's files through.
+    pub fn source_for(&self, name: &str) -> Option<&SkillSource> {
+        self.sources.get(self.source_of(name)?)
+    }
+
+    /// The catalog's sources, in priority order.
+    pub fn sources(&self) -> &[SkillSource] {
+        &self.sources
+    }
+
+    /// Copies of `name` hidden by the winning source.
+    pub fn shadowed(&self, name: &str) -> &[ShadowedSkill] {
+        self.shadowed.get(name).map_or(&[], Vec::as_slice)
+    }
+
+    /// Resources of every skill, by name.
+    pub fn resources(&self) -> &BTreeMap<String, Vec<ResourceMetadata>> {
+        &self.resources
+    }
+
+    /// Everything discovery reported, including kept-last-good notes.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The snapshot as a thread's [`SkillsState`], with `loaded` as its loaded skills.
+    pub fn to_state(&self, loaded: Vec<String>) -> SkillsState {
+        SkillsState {
+            skills_metadata: Some(self.skills.clone()),
+            skills_loaded: loaded,
+            skill_resources: self.resources.clone(),
+            skills_load_errors: self.diagnostics.clone(),
+        }
+    }
+}
+
+/// What a reload changed, by skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CatalogChange {
+    /// A new skill.
+    Added {
+        /// Its name.
+        name: String,
+    },
+    /// A skill whose metadata, path, source or resources changed.
+    Changed {
+        /// Its name.
+        name: String,
+    },
+    /// A skill that is gone.
+    Removed {
+        /// Its name.
+        name: String,
+    },
+    /// An edit broke a skill; its last good version is still served.
+    KeptLastGood {
+        /// Its name.
+        name: String,
+        /// What is wrong with the edit.
+        reason: String,
+    },
+    /// A new problem that is not about a served skill (a skipped skill, an unreadable
+    /// source).
+    Problem(Diagnostic),
+}
+
+/// A catalog change notification: the new version and what changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CatalogEvent {
+    /// The version now served.
+    pub version: u64,
+    /// What changed, skills first, then problems.
+    pub changes: Vec<CatalogChange>,
+}
+
+/// Counters for tests, benchmarks and status output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CatalogStats {
+    /// Reloads run (including the first discovery).
+    pub reloads: u64,
+    /// `SKILL.md` files downloaded in all reloads.
+    pub files_read: u64,
+}
+
+impl PartialEq for CatalogSnapshot {
+    /// Same version, skills, sources of each skill, resources and diagnostics (the
+    /// sources themselves are the catalog's and compared by identity).
+    fn eq(&self, other: &Self) -> bool {
+        self.version == other.version
+            && Arc::ptr_eq(&self.sources, &other.sources)
+            && self.skills == other.skills
+            && self.skill_sources == other.skill_sources
+            && self.shadowed == other.shadowed
+            && self.resources == other.resources
+            && self.diagnostics == other.diagnostics
+    }
+}
+
+/// Merges the last listing of each source (priority order) into a snapshot (version 0;
+/// the catalog numbers it). Each source's listing error, if any, follows its listing's
+/// diagnostics.
+pub(crate) fn build_snapshot(
+    sources: &Arc<[SkillSource]>,
+    listings: &[Option<&SkillListing>],
+    errors: &[Option<&Diagnostic>],
+) -> CatalogSnapshot {
+    let mut snapshot = CatalogSnapshot {
+        sources: Arc::clone(sources),
+        ..CatalogSnapshot::default()
+    };
+    let mut per_source = Vec::with_capacity(listings.len());
+    for (listing, error) in listings.iter().zip(errors) {
+        if let Some(found) = listing {
+            snapshot.diagnostics.extend(found.diagnostics.iter().cloned());
+            per_source.push(found.skills.clone());
+        } else {
+            per_source.push(Vec::new());
+        }
+        snapshot.diagnostics.extend(error.cloned());
+    }
+    for entry in merge_last_wins(per_source) {
+        let name = entry.skill.name.clone();
+        let found = listings.get(entry.source).copied().flatten();
+        if let Some(resources) = found.and_then(|f| f.resources.get(&name)) {
+            snapshot.resources.insert(name.clone(), resources.clone());
+        }
+        if !entry.shadowed.is_empty() {
+            snapshot.shadowed.insert(name.clone(), entry.shadowed);
+        }
+        snapshot.index.insert(name, snapshot.skills.len());
+        snapshot.skills.push(entry.skill);
+        snapshot.skill_sources.push(entry.source);
+    }
+    snapshot
+}
+
+/// Diagnostics of `new` that `old` did not have.
+pub(crate) fn new_diagnostics<'a>(old: &CatalogSnapshot, new: &'a CatalogSnapshot) -> Vec<&'a Diagnostic> {
+    let known: HashSet<&Diagnostic> = old.diagnostics.iter().collect();
+    new.diagnostics.iter().filter(|d| !known.contains(d)).collect()
+}
+
+pub(crate) fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagnostic]) -> Vec<CatalogChange> {
+    let mut changes = Vec::new();
+    for skill in &new.skills {
+        let name = &skill.name;
+        match old.get(name) {
+            None => changes.push(CatalogChange::Added { name: name.clone() }),
+            Some(before)
+                if before != skill
+                    || old.source_of(name) != new.source_of(name)
+                    || old.resources.get(name) != new.resources.get(name) =>
+            {
+                changes.push(CatalogChange::Changed { name: name.clone() });
+            }
+            Some(_) => {}
+        }
+    }
+    for skill in &old.skills {
+        if new.get(&skill.name).is_none() {
+            changes.push(CatalogChange::Removed {
+                name: skill.name.clone(),
+            });
+        }
+    }
+    let kept: HashSet<&str> = new
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::KeptLastGood)
+        .map(|d| d.path.as_str())
+        .collect();
+    for &diagnostic in fresh {
+        if diagnostic.kind == DiagnosticKind::KeptLastGood {
+            let name = new
+                .skills
+                .iter()
+                .find(|s| s.path == diagnostic.path)
+                .map_or_else(String::new, |s| s.name.clone());
+            changes.push(CatalogChange::KeptLastGood {
+                name,
+                reason: diagnostic.message.clone(),
+            });
+        } else if diagnostic.severity() >= Severity::Skip && !kept.contains(diagnostic.path.as_str()) {
+            changes.push(CatalogChange::Problem(diagnostic.clone()));
+        }
+    }
+    changes
+}

@@ -1,0 +1,116 @@
+//! [`SkillSource`]: the one description of a place skills come from, shared by the
+//! catalog, the agent middleware, the MCP server and the CLI.
+
+use std::sync::Arc;
+
+use skills_core::{BackendProtocol, path};
+
+use crate::prompt::default_label;
+
+/// One place skills come from: a directory inside a backend, with a label for people and
+/// prompts (default: the directory's name, capitalized) and a location for people
+/// (default: the path; a git source shows its URL and commit, an S3 source its
+/// `s3://` URL).
+#[derive(Debug, Clone)]
+pub struct SkillSource {
+    backend: Arc<dyn BackendProtocol>,
+    path: String,
+    label: String,
+    /// Whether the label was set (otherwise it follows the path).
+    labelled: bool,
+    location: Option<String>,
+}
+
+impl SkillSource {
+    /// The skills under `path` of `backend`.
+    pub fn new(backend: Arc<dyn BackendProtocol>, path: impl Into<String>) -> Self {
+        let path = path.into();
+        Self {
+            backend,
+            label: default_label(&path),
+            labelled: false,
+            path,
+            location: None,
+        }
+    }
+
+    /// Sets the label shown in listings and the prompt (`Team` gives `**Team Skills**`).
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self.labelled = true;
+        self
+    }
+
+    /// Sets where the source is, as people should read it (`s3://team/library`).
+    pub fn with_location(mut self, location: impl Into<String>) -> Self {
+        self.location = Some(location.into());
+        self
+    }
+
+    /// The source path inside its backend.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The label: the one set, or the path's last component capitalized.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// Where the source is, for people: the location set, or the path.
+    pub fn location(&self) -> &str {
+        self.location.as_deref().unwrap_or(&self.path)
+    }
+
+    /// The backend the source is read through.
+    pub fn backend(&self) -> &Arc<dyn BackendProtocol> {
+        &self.backend
+    }
+
+    /// The same source with its path in normal form (absolute, no `.` or `..`, no
+    /// doubled or trailing slash).
+    pub fn normalized(mut self) -> Result<Self, SourcePathError> {
+        self.path = path::normalize(&self.path).map_err(|e| SourcePathError {
+            path: self.path.clone(),
+            reason: e.to_string(),
+        })?;
+        if !self.labelled {
+            self.label = default_label(&self.path);
+        }
+        Ok(self)
+    }
+}
+
+/// A source path that breaks the backend path rules.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid skill source path {path}: {reason}")]
+pub struct SourcePathError {
+    /// The path as given.
+    pub path: String,
+    /// Why it was refused.
+    pub reason: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skills_core::MemoryBackend;
+
+    #[test]
+    fn label_and_location_default_from_the_path() {
+        let source = SkillSource::new(Arc::new(MemoryBackend::new()), "/skills/team/");
+        assert_eq!(source.label(), "Team");
+        assert_eq!(source.location(), "/skills/team/");
+        let source = source.with_label("base").with_location("s3://bucket/base");
+        assert_eq!((source.label(), source.location()), ("base", "s3://bucket/base"));
+    }
+
+    #[test]
+    fn normalizing_refuses_escapes() {
+        let source = SkillSource::new(Arc::new(MemoryBackend::new()), "/a//b/");
+        assert_eq!(source.normalized().unwrap().path(), "/a/b");
+        let bad = SkillSource::new(Arc::new(MemoryBackend::new()), "/a/../../etc");
+        let error = bad.normalized().unwrap_err();
+        assert_eq!(error.path, "/a/../../etc");
+    }
+}

@@ -1,0 +1,95 @@
+//! `skills info NAME`: one skill in full: its fields, its source, the copies it hides,
+//! its files and its warnings.
+
+use std::process::ExitCode;
+
+use agent_skills::Diagnostic;
+use anyhow::Context;
+use serde::Serialize;
+
+use super::{ShadowedJson, SkillJson, print_json, shadowed_of};
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::library::{self, Need};
+
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    #[serde(flatten)]
+    skill: SkillJson<'a>,
+    source_location: &'a str,
+    shadowed: Vec<ShadowedJson<'a>>,
+    files: Vec<FileJson>,
+    diagnostics: Vec<&'a Diagnostic>,
+}
+
+#[derive(Serialize)]
+struct FileJson {
+    path: String,
+    size: u64,
+}
+
+pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let catalog = library::catalog(specs, Need::Listing, json).await?;
+    let snapshot = catalog.snapshot();
+    let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
+        let available: Vec<_> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+        eprintln!("error: no skill named '{name}'; available: {}", available.join(", "));
+        return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+    };
+    let dir = skill.dir();
+    let walk = source
+        .backend()
+        .walk(dir, 16)
+        .await
+        .with_context(|| format!("listing {dir}"))?;
+    let files: Vec<FileJson> = walk
+        .entries
+        .iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| FileJson {
+            path: e.path[dir.len()..].trim_start_matches('/').to_owned(),
+            size: e.size,
+        })
+        .collect();
+    let diagnostics: Vec<&Diagnostic> = snapshot.diagnostics().iter().filter(|d| d.path == skill.path).collect();
+    let shadowed = shadowed_of(&snapshot, name);
+    if json {
+        return print_json(&InfoJson {
+            skill: SkillJson::new(skill, source.label()),
+            source_location: source.location(),
+            shadowed,
+            files,
+            diagnostics,
+        })
+        .map(|()| ExitCode::from(EXIT_OK));
+    }
+    println!("name:          {}", skill.name);
+    println!("description:   {}", skill.description);
+    println!("source:        {} ({})", source.label(), source.location());
+    println!("path:          {}", skill.path);
+    if let Some(license) = &skill.license {
+        println!("license:       {license}");
+    }
+    if let Some(compatibility) = &skill.compatibility {
+        println!("compatibility: {compatibility}");
+    }
+    if !skill.allowed_tools.is_empty() {
+        println!("allowed-tools: {}", skill.allowed_tools.join(", "));
+    }
+    if !skill.metadata.is_empty() {
+        println!("metadata:");
+        for (key, value) in &skill.metadata {
+            println!("  {key}: {value}");
+        }
+    }
+    for hidden in &shadowed {
+        println!("shadows:       {} ({})", hidden.path, hidden.source);
+    }
+    println!("files:");
+    for file in &files {
+        println!("  {} ({} bytes)", file.path, file.size);
+    }
+    for d in diagnostics {
+        println!("warning:       {}: {}", d.kind, d.message);
+    }
+    Ok(ExitCode::from(EXIT_OK))
+}

@@ -1,0 +1,165 @@
+//! The MCP Skills extension (SEP-2640): `skills/list`, `skills/get` with complete file
+//! manifests, and `resources/directory/read`.
+
+use agent_skills::{CatalogSnapshot, SKILL_FILE, SkillMetadata, path};
+use rmcp::model::{
+    DIRECTORY_MIME_TYPE, ErrorData, GetSkillRequestParams, GetSkillResult, JsonObject, ListSkillsResult,
+    PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, Resource, Skill,
+    SkillFrontmatter,
+};
+use serde_json::{Value, json};
+
+use super::files::{self, SkillUri};
+use super::resources::resource_page;
+use super::server::{SkillsServer, cursor, page, shorten};
+
+/// Skills per `skills/list` page (each costs a listing of the skill's folder).
+const SKILLS_PAGE: usize = 100;
+
+impl SkillsServer {
+    async fn skill_entry(&self, snapshot: &CatalogSnapshot, skill: &SkillMetadata) -> Skill {
+        let manifest = match Self::backend_of(snapshot, &skill.name) {
+            Some((index, backend)) => self.inner.digests.manifest(backend.as_ref(), index, skill).await,
+            None => None,
+        };
+        let frontmatter = match manifest.as_ref().and_then(|m| m.frontmatter.as_deref()) {
+            Some(written) => verbatim_frontmatter(skill, written),
+            None => frontmatter(skill),
+        };
+        Skill::new(
+            files::skill_md_uri(&skill.name),
+            frontmatter,
+            files::skill_resources(&skill.name, manifest.as_ref().map(|m| m.files.as_slice())),
+        )
+    }
+
+    pub(super) async fn skills_list(
+        &self,
+        request: Option<PaginatedRequestParams>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let snapshot = self.snapshot().await;
+        let servable: Vec<&SkillMetadata> = Self::servable(&snapshot).collect();
+        let (chosen, next) = page(&servable, cursor(request.as_ref()), SKILLS_PAGE)?;
+        let mut skills = Vec::with_capacity(chosen.len());
+        for skill in chosen {
+            skills.push(self.skill_entry(&snapshot, skill).await);
+        }
+        let mut result = ListSkillsResult::with_all_items(skills);
+        result.next_cursor = next;
+        Ok(result)
+    }
+
+    pub(super) async fn skills_get(&self, request: GetSkillRequestParams) -> Result<GetSkillResult, ErrorData> {
+        let snapshot = self.snapshot().await;
+        let found = match files::parse_uri(&request.uri) {
+            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => Self::servable_skill(&snapshot, &skill),
+            _ => None,
+        };
+        let Some(skill) = found else {
+            return Err(ErrorData::invalid_params(
+                format!("no skill at {}", shorten(&request.uri)),
+                None,
+            ));
+        };
+        let mut entry = self.skill_entry(&snapshot, skill).await;
+        // Answer under the URI asked for (the same skill, possibly spelled differently).
+        entry.uri = request.uri;
+        Ok(GetSkillResult::new(entry))
+    }
+
+    pub(super) async fn directory_read(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        let (skill_name, rel) = match files::parse_uri(&request.uri) {
+            Some(SkillUri::Root { skill }) => (skill, None),
+            Some(SkillUri::File { skill, rel }) => (skill, Some(rel.trim_end_matches('/').to_owned())),
+            _ => {
+                return Err(ErrorData::invalid_params(
+                    format!("{} is not a skill directory", shorten(&request.uri)),
+                    None,
+                ));
+            }
+        };
+        let snapshot = self.snapshot().await;
+        let (Some(skill), Some((_, backend))) = (
+            Self::servable_skill(&snapshot, &skill_name),
+            Self::backend_of(&snapshot, &skill_name),
+        ) else {
+            return Err(ErrorData::resource_not_found(
+                format!("no skill named {:?}", shorten(&skill_name)),
+                None,
+            ));
+        };
+        let dir = match &rel {
+            Some(rel) => files::contained_path(skill.dir(), rel).map_err(|e| ErrorData::invalid_params(e, None))?,
+            None => skill.dir().to_owned(),
+        };
+        let entries = backend
+            .ls_info(&dir)
+            .await
+            .map_err(|e| ErrorData::invalid_params(format!("{} cannot be listed: {e}", shorten(&request.uri)), None))?;
+        let limit = backend.max_file_size();
+        let children: Vec<Resource> = entries
+            .into_iter()
+            .filter(|e| e.is_dir || e.size <= limit)
+            .filter_map(|entry| {
+                let child_rel = entry.path.strip_prefix(skill.dir())?.strip_prefix('/')?;
+                let name = path::file_name(&entry.path).to_owned();
+                let uri = files::file_uri(&skill.name, child_rel);
+                Some(if entry.is_dir {
+                    Resource::new(uri, name).with_mime_type(DIRECTORY_MIME_TYPE)
+                } else {
+                    let resource = Resource::new(uri, name.clone()).with_size(entry.size);
+                    match files::mime_type(&name) {
+                        Some(mime) => resource.with_mime_type(mime),
+                        None => resource,
+                    }
+                })
+            })
+            .collect();
+        resource_page(&children, request.cursor.as_deref())
+    }
+}
+
+/// The frontmatter as the author wrote it (the SEP's rule: hosts compare it with the
+/// served `SKILL.md`), except that `name` and `description` are the catalog's when the
+/// written ones are not plain strings.
+fn verbatim_frontmatter(skill: &SkillMetadata, written: &JsonObject) -> SkillFrontmatter {
+    let text = |key: &str, fallback: &str| match written.get(key) {
+        Some(Value::String(text)) if key != "name" || *text == skill.name => text.clone(),
+        _ => fallback.to_owned(),
+    };
+    let mut out = SkillFrontmatter::new(text("name", &skill.name), text("description", &skill.description));
+    for (key, value) in written
+        .iter()
+        .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
+    {
+        out = out.with_field(key.as_str(), value.clone());
+    }
+    out
+}
+
+/// The frontmatter fields of a skill rebuilt from the catalog, for a `SKILL.md` that
+/// cannot be read right now.
+fn frontmatter(skill: &SkillMetadata) -> SkillFrontmatter {
+    let mut out = SkillFrontmatter::new(&skill.name, &skill.description);
+    if let Some(license) = &skill.license {
+        out = out.with_field("license", license.as_str());
+    }
+    if let Some(compatibility) = &skill.compatibility {
+        out = out.with_field("compatibility", compatibility.as_str());
+    }
+    if !skill.metadata.is_empty() {
+        out = out.with_field("metadata", json!(skill.metadata));
+    }
+    if !skill.allowed_tools.is_empty() {
+        out = out.with_field("allowed-tools", skill.allowed_tools.join(" "));
+    }
+    for (key, value) in &skill.extra {
+        if let Ok(value) = serde_json::to_value(value) {
+            out = out.with_field(key.as_str(), value);
+        }
+    }
+    out
+}

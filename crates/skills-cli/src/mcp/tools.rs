@@ -1,0 +1,186 @@
+//! The MCP tools: `list_skills`, `load_skill` (the catalog's [`load_skill`]) and
+//! `read_skill_resource`.
+
+use std::sync::Arc;
+
+use agent_skills::prompt::{ListContext, format_skills_list};
+use agent_skills::{AllowedToolsPolicy, load_skill};
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ResourceContents,
+    Tool, ToolAnnotations,
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::files;
+use super::server::{SkillsServer, servable, shorten};
+
+/// The `list_skills` tool.
+pub const LIST_SKILLS: &str = "list_skills";
+/// The `load_skill` tool.
+pub const LOAD_SKILL: &str = "load_skill";
+/// The `read_skill_resource` tool.
+pub const READ_SKILL_RESOURCE: &str = "read_skill_resource";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LoadArgs {
+    #[serde(alias = "skill_name")]
+    name: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    #[serde(alias = "skill_name")]
+    name: String,
+    path: String,
+}
+
+fn schema(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>) -> Result<T, CallToolResult> {
+    serde_json::from_value(Value::Object(args.unwrap_or_default())).map_err(|e| {
+        CallToolResult::error(vec![ContentBlock::text(format!(
+            "Error: invalid arguments for {tool}: {e}"
+        ))])
+    })
+}
+
+impl SkillsServer {
+    /// The tools this server offers.
+    pub(super) fn tool_specs() -> Vec<Tool> {
+        let read_only = ToolAnnotations::new()
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false);
+        vec![
+            Tool::new(
+                LIST_SKILLS,
+                "List the available skills: name, description, recommended tools and resources of each.",
+                schema(json!({ "type": "object", "properties": {}, "additionalProperties": false })),
+            )
+            .with_annotations(read_only.clone()),
+            Tool::new(
+                LOAD_SKILL,
+                "Load a skill's full instructions and discover its resources. Use this when a task matches \
+                 a skill from list_skills, before following it.",
+                schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string", "description": "Name of the skill to load, as list_skills shows it." }
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false
+                })),
+            )
+            .with_annotations(read_only.clone()),
+            Tool::new(
+                READ_SKILL_RESOURCE,
+                "Read one file of a skill (a script, reference or asset), by its path inside the skill's folder.",
+                schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string", "description": "Name of the skill." },
+                        "path": {
+                            "type": "string",
+                            "description": "Path inside the skill's folder, such as references/guide.md, or a resource path as load_skill lists it."
+                        }
+                    },
+                    "required": ["name", "path"],
+                    "additionalProperties": false
+                })),
+            )
+            .with_annotations(read_only),
+        ]
+    }
+
+    async fn list_skills_text(&self) -> (String, Value) {
+        let snapshot = self.snapshot().await;
+        let skills = snapshot.skills();
+        let source_paths: Vec<&str> = self.inner.catalog.sources().iter().map(|s| s.path()).collect();
+        let ctx = ListContext {
+            loaded: &[],
+            resources: snapshot.resources(),
+            policy: AllowedToolsPolicy::Recommend,
+            source_paths: &source_paths,
+        };
+        let text = format_skills_list(skills, &ctx);
+        let structured = json!({
+            "skills": skills
+                .iter()
+                .map(|s| {
+                    let uri = servable(s).then(|| files::skill_md_uri(&s.name));
+                    json!({ "name": s.name, "description": s.description, "uri": uri })
+                })
+                .collect::<Vec<_>>()
+        });
+        (text, structured)
+    }
+
+    async fn read_skill_resource_tool(&self, args: ReadArgs) -> CallToolResult {
+        match self.read_file(&args.name, &args.path).await {
+            Ok((uri, bytes)) => match String::from_utf8(bytes) {
+                Ok(text) => CallToolResult::success(vec![ContentBlock::text(text)]),
+                Err(bytes) => {
+                    let bytes = bytes.into_bytes();
+                    let blob = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                    let mut contents = ResourceContents::blob(blob, uri.clone());
+                    if let Some(mime) = files::mime_type(&uri) {
+                        contents = contents.with_mime_type(mime);
+                    }
+                    CallToolResult::success(vec![
+                        ContentBlock::text(format!(
+                            "{uri} is a binary file of {} bytes; its bytes follow.",
+                            bytes.len()
+                        )),
+                        ContentBlock::resource(contents),
+                    ])
+                }
+            },
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(format!("Error: {}", error.message()))]),
+        }
+    }
+
+    pub(super) async fn tool_call(&self, request: CallToolRequestParams) -> Result<CallToolResponse, ErrorData> {
+        let result = match request.name.as_ref() {
+            LIST_SKILLS => {
+                let (text, structured) = self.list_skills_text().await;
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(structured);
+                result
+            }
+            LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
+                Ok(args) => {
+                    let snapshot = self.snapshot().await;
+                    let answer = load_skill(&snapshot, &args.name, &[]).await;
+                    let content = vec![ContentBlock::text(answer.to_string())];
+                    if answer.is_error() {
+                        CallToolResult::error(content)
+                    } else {
+                        CallToolResult::success(content)
+                    }
+                }
+                Err(result) => result,
+            },
+            READ_SKILL_RESOURCE => match parse_args::<ReadArgs>(READ_SKILL_RESOURCE, request.arguments) {
+                Ok(args) => self.read_skill_resource_tool(args).await,
+                Err(result) => result,
+            },
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("no tool named {:?}", shorten(other)),
+                    None,
+                ));
+            }
+        };
+        Ok(result.into())
+    }
+}

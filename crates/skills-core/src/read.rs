@@ -1,0 +1,340 @@
+//! Reading the `SKILL.md` files a walk found: the budget of [`DiscoveryLimits`], the
+//! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use futures_util::future::join;
+
+use crate::backend::{BackendProtocol, Walk};
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
+use crate::limits::{DiscoveryLimits, cap_directories};
+use crate::parse::{ParseOutcome, parse_skill_md};
+use crate::path;
+use crate::skill::{ResourceKind, SKILL_FILE, SkillListing};
+
+/// How one `SKILL.md` of a walk is obtained.
+enum Read {
+    /// Not readable; the diagnostic says why.
+    Problem(Diagnostic),
+    /// Unchanged since it was parsed (same etag).
+    Parsed(ParseOutcome),
+    /// To download and parse.
+    Pending,
+}
+
+/// Parsed `SKILL.md` files by path, with the etag they had, so a rediscovery neither reads
+/// nor parses a file whose etag did not change. Files without an etag are always read.
+///
+/// One cache belongs to one source of one backend; pass it to every
+/// [`Discovery`](crate::Discovery) of that source.
+#[derive(Debug, Clone, Default)]
+pub struct ParseCache {
+    entries: HashMap<String, (String, ParseOutcome)>,
+    files_read: u64,
+}
+
+impl ParseCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many `SKILL.md` files are cached.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many `SKILL.md` files discoveries through this cache have downloaded in all.
+    pub fn files_read(&self) -> u64 {
+        self.files_read
+    }
+
+    fn lookup(&self, entry: &FileInfo) -> Option<ParseOutcome> {
+        let etag = entry.etag.as_deref()?;
+        let (cached_etag, outcome) = self.entries.get(&entry.path)?;
+        (cached_etag == etag).then(|| outcome.clone())
+    }
+
+    fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome) {
+        if let Some(etag) = &entry.etag {
+            self.entries.insert(entry.path.clone(), (etag.clone(), outcome.clone()));
+        }
+    }
+}
+
+/// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw, within `limits`;
+/// returns the listing (diagnostics sorted by path, the backend's `source-stale` warning
+/// included) and the walk's entries as capped by
+/// [`max_dir_entries`](DiscoveryLimits::max_dir_entries).
+pub(crate) async fn read_skills<'w>(
+    backend: &dyn BackendProtocol,
+    root: &str,
+    walk: &'w Walk,
+    limits: &DiscoveryLimits,
+    mut cache: Option<&mut ParseCache>,
+) -> (SkillListing, Cow<'w, [FileInfo]>) {
+    let (entries, capped) = cap_directories(walk, limits.max_dir_entries());
+    let mut listing = SkillListing {
+        diagnostics: capped,
+        ..SkillListing::default()
+    };
+    let mut resource_errors = Vec::new();
+    for error in &walk.errors {
+        let error_path = error.path();
+        let dir = path::parent(error_path);
+        if dir == root || error_path == root {
+            let msg = format!("could not list directory: {error}");
+            listing
+                .diagnostics
+                .push(Diagnostic::new(error_path, DiagnosticKind::ListingFailed, msg));
+        } else if path::parent(dir) == root && ResourceKind::from_dir_name(path::file_name(error_path)).is_some() {
+            resource_errors.push(error);
+        }
+    }
+
+    let max_size = backend.max_file_size();
+    let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
+    let mut to_download = 0usize;
+    let mut budget = Budget::new(limits);
+    for entry in entries.iter() {
+        let dir = path::parent(&entry.path);
+        if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
+            continue;
+        }
+        let read = if entry.is_dir {
+            let msg = format!("{SKILL_FILE} is a directory");
+            Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg))
+        } else if entry.size > max_size {
+            let msg = format!("file is {} bytes, over the {max_size}-byte limit; not read", entry.size);
+            Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
+        } else if !budget.admit(entry) {
+            continue;
+        } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
+            Read::Parsed(outcome)
+        } else {
+            to_download += 1;
+            Read::Pending
+        };
+        candidates.push((entry, read));
+    }
+    listing.diagnostics.extend(budget.into_diagnostics(root));
+
+    if let Some(cache) = cache.as_deref_mut() {
+        cache.files_read += to_download as u64;
+        // Forget files that are gone (walk entries are sorted by path).
+        cache
+            .entries
+            .retain(|path, _| entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+    }
+    let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
+    // Read in chunks and parse each while the next one downloads: memory stays bounded by
+    // two chunks of files, not the whole source, and parsing overlaps the backend's I/O.
+    let mut chunks = Vec::new();
+    let mut candidates = candidates.into_iter().peekable();
+    while candidates.peek().is_some() {
+        chunks.push(
+            candidates
+                .by_ref()
+                .take(limits.read_batch())
+                .collect::<Vec<(&FileInfo, Read)>>(),
+        );
+    }
+    let mut chunks = chunks.into_iter().peekable();
+    let mut responses = download_pending(backend, chunks.peek()).await;
+    while let Some(chunk) = chunks.next() {
+        let download = download_pending(backend, chunks.peek());
+        let parse = async {
+            parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
+        };
+        // `join` polls the download first, so a backend that hands its reads to other
+        // threads is already reading the next chunk while this one is parsed.
+        (responses, ()) = join(download, parse).await;
+    }
+    // A resource directory only matters when its folder turned out to be a skill.
+    for error in resource_errors {
+        let skill_dir = path::parent(error.path());
+        if listing.skills.iter().any(|s| s.dir() == skill_dir) {
+            let msg = format!("could not list resource directory; its files are not offered: {error}");
+            listing
+                .diagnostics
+                .push(Diagnostic::new(error.path(), DiagnosticKind::ResourcesUnlisted, msg));
+        }
+    }
+    if let Some(reason) = backend.stale() {
+        listing
+            .diagnostics
+            .push(Diagnostic::new(root, DiagnosticKind::SourceStale, reason));
+    }
+    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    (listing, entries)
+}
+
+/// Counts `SKILL.md` files and their listed bytes against [`DiscoveryLimits`], in path
+/// order, and what it had to refuse for each limit.
+struct Budget {
+    max_skills: usize,
+    max_bytes: u64,
+    skills: usize,
+    bytes: u64,
+    over_count: Refused,
+    over_bytes: Refused,
+}
+
+/// How many files one limit kept out, and the first of them.
+#[derive(Default)]
+struct Refused {
+    count: usize,
+    first: Option<String>,
+}
+
+impl Refused {
+    fn add(&mut self, path: &str) {
+        self.count += 1;
+        self.first.get_or_insert_with(|| path.to_owned());
+    }
+
+    fn into_diagnostic(self, root: &str, what: String) -> Option<Diagnostic> {
+        let first = self.first?;
+        let msg = format!("{what}; {} not read, from {first}", self.count);
+        Some(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg))
+    }
+}
+
+impl Budget {
+    fn new(limits: &DiscoveryLimits) -> Self {
+        Self {
+            max_skills: limits.max_skills(),
+            max_bytes: limits.max_bytes(),
+            skills: 0,
+            bytes: 0,
+            over_count: Refused::default(),
+            over_bytes: Refused::default(),
+        }
+    }
+
+    /// Whether `entry` (a `SKILL.md`) fits; counts it if it does.
+    fn admit(&mut self, entry: &FileInfo) -> bool {
+        if self.skills >= self.max_skills {
+            self.over_count.add(&entry.path);
+            return false;
+        }
+        let bytes = self.bytes.saturating_add(entry.size);
+        if bytes > self.max_bytes {
+            self.over_bytes.add(&entry.path);
+            return false;
+        }
+        self.skills += 1;
+        self.bytes = bytes;
+        true
+    }
+
+    fn into_diagnostics(self, root: &str) -> impl Iterator<Item = Diagnostic> {
+        let count = format!(
+            "source has more than {} SKILL.md files (DiscoveryLimits::max_skills)",
+            self.max_skills
+        );
+        let bytes = format!(
+            "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes)",
+            self.max_bytes
+        );
+        let over_count = self.over_count.into_diagnostic(root, count);
+        over_count
+            .into_iter()
+            .chain(self.over_bytes.into_diagnostic(root, bytes))
+    }
+}
+
+/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order
+/// (nothing for no chunk).
+async fn download_pending(
+    backend: &dyn BackendProtocol,
+    chunk: Option<&Vec<(&FileInfo, Read)>>,
+) -> Vec<FileDownloadResponse> {
+    let paths: Vec<String> = chunk
+        .into_iter()
+        .flatten()
+        .filter(|(_, read)| matches!(read, Read::Pending))
+        .map(|(entry, _)| entry.path.clone())
+        .collect();
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    backend.download_files(&paths).await
+}
+
+/// Parses a chunk with its downloads (one response per pending file, in order) into the
+/// listing.
+fn parse_chunk(
+    chunk: Vec<(&FileInfo, Read)>,
+    responses: Vec<FileDownloadResponse>,
+    listing: &mut SkillListing,
+    index: &mut HashMap<String, usize>,
+    mut cache: Option<&mut ParseCache>,
+) {
+    let mut responses = responses.into_iter();
+    for (entry, read) in chunk {
+        let md_path = &entry.path;
+        let outcome = match read {
+            Read::Problem(diagnostic) => {
+                listing.diagnostics.push(diagnostic);
+                continue;
+            }
+            Read::Parsed(outcome) => outcome,
+            Read::Pending => {
+                let response = responses.next().unwrap_or_else(|| {
+                    FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
+                });
+                let content = match response.into_result() {
+                    Ok(content) => content,
+                    // Deleted between the listing and the read: as if it had never been there.
+                    Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
+                    Err(e) => {
+                        let (kind, message) = match e.kind {
+                            FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
+                            _ => (DiagnosticKind::ReadFailed, e.to_string()),
+                        };
+                        listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
+                        continue;
+                    }
+                };
+                let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.store(entry, &outcome);
+                }
+                outcome
+            }
+        };
+        add_skill(listing, index, outcome);
+    }
+}
+
+/// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
+/// earlier file of the source declared the same name (then the later one is kept).
+fn add_skill(listing: &mut SkillListing, index: &mut HashMap<String, usize>, outcome: ParseOutcome) {
+    listing.diagnostics.extend(outcome.diagnostics);
+    let Some(skill) = outcome.skill else { return };
+    match index.get(&skill.name) {
+        Some(&i) => {
+            let msg = format!(
+                "skill '{}' is also declared by {}; this later one is kept",
+                skill.name, listing.skills[i].path
+            );
+            let md_path = skill.path.clone();
+            listing
+                .diagnostics
+                .push(Diagnostic::new(md_path, DiagnosticKind::DuplicateName, msg));
+            listing.skills[i] = skill;
+        }
+        None => {
+            index.insert(skill.name.clone(), listing.skills.len());
+            listing.skills.push(skill);
+        }
+    }
+}
