@@ -12,7 +12,7 @@ use agent_skills::DiagnosticKind;
 use agent_skills::fs::FilesystemBackend;
 use agent_skills::middleware::*;
 use agent_skills::{CatalogChange, CatalogEvent, CatalogSnapshot};
-use skills_core::conformance::BeforeReads;
+use skills_conformance::BeforeReads;
 
 fn md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")

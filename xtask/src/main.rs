@@ -106,6 +106,7 @@ fn test() -> Result<(), String> {
     let mut fmt = cargo();
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("fmt", fmt)?;
+    println!("{}", layout::check(&workspace_root())?);
 
     let mut clippy = cargo();
     clippy.args([
@@ -152,25 +153,47 @@ fn conformance(args: &[String]) -> Result<(), String> {
     } else {
         None
     };
+    let mut failed = Vec::new();
     for (name, package) in selected {
         let mut command = cargo();
         if let Some(moto) = &moto {
             command.env(MOTO_SERVER_ENV, moto);
         }
-        command.args([
-            "test",
-            "-p",
-            package,
-            "--all-features",
-            "--test",
-            "conformance",
-            "--",
-            "--nocapture",
-            "--test-threads=1",
-        ]);
-        step(&format!("conformance: {name}"), command)?;
+        command.args(["test", "-p", package, "--all-features", "--test", "conformance"]);
+        let started = Instant::now();
+        let output = command
+            .output()
+            .map_err(|e| format!("conformance: {name}: cannot run cargo: {e}"))?;
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        println!("backend: {name} ({package}, {:.1}s)", started.elapsed().as_secs_f64());
+        print!("{}", conformance_table(&stdout));
+        if !output.status.success() {
+            eprintln!("{stdout}{}", String::from_utf8_lossy(&output.stderr));
+            failed.push(name);
+        }
     }
-    Ok(())
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("conformance failed on: {}", failed.join(", ")))
+    }
+}
+
+/// One line per behaviour (`setup::behaviour  ok`) from libtest's output, then a count.
+fn conformance_table(libtest: &str) -> String {
+    let mut rows: Vec<(&str, &str)> = libtest
+        .lines()
+        .filter_map(|line| line.strip_prefix("test ")?.split_once(" ... "))
+        .collect();
+    rows.sort_unstable();
+    let width = rows.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let mut table = String::new();
+    for (name, result) in &rows {
+        table.push_str(&format!("  {name:<width$}  {result}\n"));
+    }
+    let passed = rows.iter().filter(|(_, r)| *r == "ok").count();
+    table.push_str(&format!("  {passed} passed, {} failed\n\n", rows.len() - passed));
+    table
 }
 
 /// Where moto's server program sits in the test venv.

@@ -25,11 +25,11 @@
 
 #![warn(missing_docs)]
 
+mod listing;
+mod reading;
 mod resolve;
 mod watch;
 
-use std::fs::{File, Metadata};
-use std::io::{ErrorKind, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,10 +38,10 @@ use async_trait::async_trait;
 use futures_util::future::join_all;
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
-    Walk, Watch, WatchGuard, path,
+    Walk, Watch, WatchGuard, path, run_blocking,
 };
 
-use crate::resolve::{RootDir, map_io_error, open_contained_file};
+use crate::resolve::{RootDir, map_io_error};
 pub use crate::watch::DEFAULT_DEBOUNCE;
 
 /// Serves the files under a root directory.
@@ -239,285 +239,6 @@ impl Inner {
         }
         Ok((normalized, dir))
     }
-
-    fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
-        let (normalized, dir) = self.resolve_dir(asked)?;
-        self.list_dir(&normalized, &dir)
-            .map(|entries| entries.into_iter().map(|e| e.info).collect())
-    }
-
-    /// Lists a resolved directory. Entries whose name is not UTF-8, special files, and
-    /// links leading out of the root (or nowhere) are left out.
-    fn list_dir(&self, dir_path: &str, dir: &Path) -> Result<Vec<Entry>, BackendError> {
-        let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
-        let mut out = Vec::new();
-        for entry in read_dir {
-            let entry = entry.map_err(|e| map_io_error(e, dir_path))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
-                continue;
-            };
-            let entry_path = path::join(dir_path, &name);
-            let file_type = entry.file_type().map_err(|e| map_io_error(e, &entry_path))?;
-            let (host, meta) = if file_type.is_symlink() {
-                let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
-                    Ok(resolved) => resolved,
-                    Err(e) => {
-                        tracing::debug!(path = entry_path, "skipping a link: {e}");
-                        continue;
-                    }
-                };
-                match std::fs::metadata(&resolved) {
-                    Ok(meta) => (resolved, meta),
-                    Err(_) => continue,
-                }
-            } else if file_type.is_dir() {
-                // A directory's metadata says nothing discovery uses: skip the stat.
-                out.push(Entry {
-                    host: entry.path(),
-                    info: FileInfo::directory(entry_path),
-                });
-                continue;
-            } else {
-                match entry.metadata() {
-                    Ok(meta) => (entry.path(), meta),
-                    // Deleted since it was listed.
-                    Err(_) => continue,
-                }
-            };
-            if !meta.is_dir() && !meta.is_file() {
-                continue;
-            }
-            out.push(Entry {
-                host,
-                info: file_info(entry_path, &meta),
-            });
-        }
-        out.sort_unstable_by(|a, b| a.info.path.cmp(&b.info.path));
-        Ok(out)
-    }
-
-    /// Lists the first level of a walk: the root's entries, and the sub-directories to
-    /// descend into when `max_depth` goes deeper.
-    fn walk_first(&self, asked: &str, max_depth: usize) -> Result<(Walk, Vec<(String, PathBuf)>), BackendError> {
-        let (normalized, dir) = self.resolve_dir(asked)?;
-        let mut walk = Walk::default();
-        let mut below = Vec::new();
-        if max_depth == 0 {
-            return Ok((walk, below));
-        }
-        for entry in self.list_dir(&normalized, &dir)? {
-            if entry.info.is_dir && max_depth > 1 {
-                below.push((entry.info.path.clone(), entry.host));
-            }
-            walk.entries.push(entry.info);
-        }
-        Ok((walk, below))
-    }
-
-    /// Walks directories that lie at `depth` (1 = children of the walk's root) down to
-    /// `max_depth`, breadth first; unlisted directories are errors of the walk.
-    fn walk_below(&self, dirs: Vec<(String, PathBuf)>, depth: usize, max_depth: usize) -> Walk {
-        let mut walk = Walk::default();
-        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
-        while let Some((dir_path, dir, depth)) = queue.pop_front() {
-            let entries = match self.list_dir(&dir_path, &dir) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    walk.errors.push(e);
-                    continue;
-                }
-            };
-            for entry in entries {
-                if entry.info.is_dir && depth < max_depth {
-                    queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
-                }
-                walk.entries.push(entry.info);
-            }
-        }
-        walk
-    }
-
-    /// Looks up `<dir>/<file_name>` in each directory: one stat where listing the
-    /// directory would take four calls. Links are followed inside the root only, as in a
-    /// listing; a directory that cannot be looked into is an error under its own path.
-    fn child_files_in(&self, dirs: Vec<(String, PathBuf)>, file_name: &str) -> Walk {
-        let mut walk = Walk::default();
-        for (dir_path, dir) in dirs {
-            let entry_path = path::join(&dir_path, file_name);
-            let host = dir.join(file_name);
-            let meta = match std::fs::symlink_metadata(&host) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    let target = resolve::contained(&self.root, &host, &entry_path)
-                        .and_then(|resolved| std::fs::metadata(resolved).map_err(|e| map_io_error(e, &entry_path)));
-                    match target {
-                        Ok(meta) => meta,
-                        Err(e) => {
-                            tracing::debug!(path = entry_path, "skipping a link: {e}");
-                            continue;
-                        }
-                    }
-                }
-                Ok(meta) => meta,
-                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => continue,
-                Err(e) => {
-                    walk.errors.push(map_io_error(e, &dir_path));
-                    continue;
-                }
-            };
-            if meta.is_dir() {
-                walk.entries.push(FileInfo::directory(entry_path));
-            } else if meta.is_file() {
-                walk.entries.push(file_info(entry_path, &meta));
-            }
-        }
-        walk
-    }
-
-    /// Splits a job into one share per thread, in order: as many shares as
-    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
-    /// small job, none for an empty one).
-    fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
-        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
-        let per_thread = items.len().div_ceil(threads).max(1);
-        let mut shares = Vec::with_capacity(threads);
-        let mut items = items.into_iter().peekable();
-        while items.peek().is_some() {
-            shares.push(items.by_ref().take(per_thread).collect());
-        }
-        shares
-    }
-
-    /// Opens a normalized path for reading, contained in the root: one `openat2` when
-    /// the kernel can decide, else resolution by hand.
-    fn open_file(&self, normalized: &str, root: Option<&RootDir>) -> Result<(File, Metadata), BackendError> {
-        let host = self.host_path(normalized)?;
-        #[cfg(target_os = "linux")]
-        if let Some(rel) = host
-            .strip_prefix(&self.root)
-            .ok()
-            .filter(|rel| !rel.as_os_str().is_empty())
-        {
-            if let Some(opened) = resolve::open_beneath(root, rel, normalized) {
-                return opened;
-            }
-        }
-        let resolved = resolve::contained(&self.root, &host, normalized)?;
-        open_contained_file(&resolved, normalized)
-    }
-
-    fn download(&self, asked: &str, root: Option<&RootDir>) -> FileDownloadResponse {
-        let fail = |e: BackendError| {
-            let kind = match e {
-                BackendError::NotADirectory { .. } => FileErrorKind::FileNotFound,
-                ref e => e.file_error_kind(),
-            };
-            FileDownloadResponse::err(asked, kind, e.to_string())
-        };
-        let normalized = match path::normalize(asked) {
-            Ok(normalized) => normalized,
-            Err(e) => return fail(e),
-        };
-        let opened = match self.open_file(&normalized, root) {
-            Ok(opened) => opened,
-            Err(e) => return fail(e),
-        };
-        let (file, meta) = opened;
-        if meta.is_dir() {
-            return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory");
-        }
-        if !meta.is_file() {
-            return FileDownloadResponse::err(asked, FileErrorKind::Other, "not a regular file");
-        }
-        let links = hard_links(&meta);
-        if links > 1 && !self.hard_links {
-            let msg = format!(
-                "{normalized} has {links} hard links and may be a file from outside the root; \
-                 not read (FilesystemBackend::with_hard_links)"
-            );
-            return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, msg);
-        }
-        let limit = self.max_file_size;
-        let too_large = |size: u64| {
-            FileDownloadResponse::err(
-                asked,
-                FileErrorKind::TooLarge,
-                format!("{size} bytes, over the {limit}-byte limit"),
-            )
-        };
-        if meta.len() > limit {
-            return too_large(meta.len());
-        }
-        // The length the file had when it was opened (at most the limit): a file that
-        // grows meanwhile is read as it was, and an unchanged one costs a single read,
-        // where reading to the end would take a second to see the end.
-        let mut content = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        match file.take(meta.len()).read_to_end(&mut content) {
-            Ok(_) => FileDownloadResponse::ok(asked, content),
-            Err(e) => fail(map_io_error(e, &normalized)),
-        }
-    }
-}
-
-struct Entry {
-    host: PathBuf,
-    info: FileInfo,
-}
-
-fn file_info(path: String, meta: &Metadata) -> FileInfo {
-    let modified_at = meta.modified().ok();
-    if meta.is_dir() {
-        return FileInfo {
-            path,
-            is_dir: true,
-            size: 0,
-            modified_at,
-            etag: None,
-        };
-    }
-    let nanos = modified_at
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
-    FileInfo {
-        path,
-        is_dir: false,
-        size: meta.len(),
-        modified_at,
-        etag: Some(format!("{:x}-{nanos:x}-{:x}", meta.len(), inode(meta))),
-    }
-}
-
-#[cfg(unix)]
-fn inode(meta: &Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(meta)
-}
-
-#[cfg(not(unix))]
-fn inode(_meta: &Metadata) -> u64 {
-    0
-}
-
-#[cfg(unix)]
-fn hard_links(meta: &Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::nlink(meta)
-}
-
-#[cfg(not(unix))]
-fn hard_links(_meta: &Metadata) -> u64 {
-    1
-}
-
-/// Runs blocking disk work on tokio's blocking pool when there is a runtime, and in
-/// place when there is none. If the work cannot finish (the runtime shuts down, or a bug
-/// panics), `failed` turns the reason into an error value instead of a panic.
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static, failed: impl FnOnce(String) -> T) -> T {
-    match tokio::runtime::Handle::try_current() {
-        Ok(handle) => match handle.spawn_blocking(work).await {
-            Ok(value) => value,
-            Err(e) => failed(format!("disk task did not finish: {e}")),
-        },
-        Err(_) => work(),
-    }
 }
 
 #[async_trait]
@@ -530,7 +251,7 @@ impl BackendProtocol for FilesystemBackend {
                 message,
             })
         };
-        blocking(move || inner.ls_info(&owned), failed).await
+        run_blocking(move || inner.ls_info(&owned), failed).await
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
@@ -544,7 +265,7 @@ impl BackendProtocol for FilesystemBackend {
                     .collect()
             };
             let inner = Arc::clone(&self.inner);
-            blocking(
+            run_blocking(
                 move || {
                     let root = RootDir::open(&inner.root);
                     share
@@ -593,14 +314,14 @@ impl FilesystemBackend {
             message,
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let (mut walk, dirs) = blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
+        let (mut walk, dirs) = run_blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
         let parts = self.inner.shares(dirs).into_iter().map(|share| {
             let (inner, below) = (Arc::clone(&self.inner), below.clone());
             let failed = |message| Walk {
                 entries: Vec::new(),
                 errors: vec![failed(message)],
             };
-            blocking(move || below(&inner, share), failed)
+            run_blocking(move || below(&inner, share), failed)
         });
         for part in join_all(parts).await {
             walk.entries.extend(part.entries);

@@ -1,32 +1,25 @@
-//! The conformance suite against `FilesystemBackend` on a temp directory.
+//! The conformance suite against `FilesystemBackend` on a temp directory: virtual paths,
+//! host paths, and the watch (notify, debounced).
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
-use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use skills_backend_fs::FilesystemBackend;
-use skills_core::conformance;
+use skills_conformance::{Fixture, backend_conformance, watch_conformance, write_fixture};
 
-fn write_fixture(root: &Path) {
-    for (rel, content) in conformance::fixture() {
-        let path = root.join(rel);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, content).unwrap();
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn filesystem_backend_passes_the_conformance_suite() {
+/// The fixture on disk, served in virtual mode (`/` is the temp directory).
+async fn virtual_mode() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     write_fixture(dir.path());
     let backend = FilesystemBackend::new(dir.path()).unwrap();
-    let report = conformance::run_all(&backend, "/").await;
-    println!("backend: fs (virtual mode)\n{report}");
-    assert!(report.passed(), "{report}");
+    Fixture::new(Arc::new(backend), "/").keep(dir)
 }
 
-#[tokio::test]
-async fn filesystem_backend_with_host_paths_passes_the_conformance_suite() {
+/// The fixture on disk, served with host paths (the root is the temp directory's path).
+async fn host_paths() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     write_fixture(dir.path());
     let backend = FilesystemBackend::new(dir.path())
@@ -35,7 +28,27 @@ async fn filesystem_backend_with_host_paths_passes_the_conformance_suite() {
         .unwrap();
     let root = backend.root_path().to_owned();
     assert_ne!(root, "/");
-    let report = conformance::run_all(&backend, &root).await;
-    println!("backend: fs (host paths)\n{report}");
-    assert!(report.passed(), "{report}");
+    Fixture::new(Arc::new(backend), root).keep(dir)
 }
+
+/// Virtual mode with a short debounce, and a writer that writes files on disk.
+async fn watched() -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let debounce = Duration::from_millis(50);
+    let backend = FilesystemBackend::new(dir.path()).unwrap().with_debounce(debounce);
+    let base: PathBuf = dir.path().to_path_buf();
+    Fixture::new(Arc::new(backend), "/")
+        .writer(Duration::from_millis(300), move |rel, content| {
+            let path = base.join(rel);
+            async move {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, content).unwrap();
+            }
+        })
+        .keep(dir)
+}
+
+backend_conformance!(conformance, virtual_mode());
+backend_conformance!(conformance_host_paths, host_paths());
+watch_conformance!(watch_conformance, watched());

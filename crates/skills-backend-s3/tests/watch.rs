@@ -14,7 +14,7 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_catalog::{CatalogChange, CatalogEvent, CatalogSnapshot, SkillCatalog, SkillSource};
-use skills_core::conformance::BeforeReads;
+use skills_conformance::BeforeReads;
 use skills_core::{BackendProtocol, ChangeEvent, DiagnosticKind, Watch};
 use tokio::sync::{broadcast, mpsc};
 

@@ -9,8 +9,6 @@
 //!   return typed [`Diagnostic`]s; [`list_skills`] discovers one source and
 //!   [`merge_last_wins`] merges several; [`Discovery`] is the same with limits, a
 //!   parse cache and each skill's resources ([`resources_from_entries`]).
-//! - With the `conformance` feature, [`conformance`] is the behaviour suite every
-//!   backend's tests run.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -36,8 +34,7 @@
 #![warn(missing_docs)]
 
 mod backend;
-#[cfg(feature = "conformance")]
-pub mod conformance;
+mod blocking;
 mod diagnostic;
 mod discover;
 mod error;
@@ -57,6 +54,7 @@ mod yaml;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
+pub use blocking::run_blocking;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;

@@ -212,10 +212,10 @@ async fn parse_cache_reads_only_files_whose_etag_changed() {
 }
 
 /// A memory backend that records the size of every `download_files` batch.
-fn batches() -> (conformance::BeforeReads<MemoryBackend>, Arc<Mutex<Vec<usize>>>) {
+fn batches() -> (skills_conformance::BeforeReads<MemoryBackend>, Arc<Mutex<Vec<usize>>>) {
     let sizes = Arc::new(Mutex::new(Vec::new()));
     let seen = sizes.clone();
-    let backend = conformance::BeforeReads::new(MemoryBackend::new(), move |paths| {
+    let backend = skills_conformance::BeforeReads::new(MemoryBackend::new(), move |paths| {
         seen.lock().unwrap().push(paths.len());
     });
     (backend, sizes)

@@ -57,6 +57,7 @@ mod fs_tools;
 mod load_skill;
 mod message;
 mod middleware;
+mod runtime;
 mod scripted;
 mod skills;
 mod state;
@@ -72,8 +73,9 @@ pub use middleware::{
     AgentError, AgentMiddleware, ChatModel, ModelError, ModelNext, ModelRequest, ModelResponse, ToolCallRequest,
     ToolNext,
 };
+pub use runtime::ReloadPolicy;
 pub use scripted::{ScriptedModel, SeenRequest};
-pub use skills::{BuildError, ReloadPolicy, SkillsMiddleware, SkillsMiddlewareBuilder};
+pub use skills::{BuildError, SkillsMiddleware, SkillsMiddlewareBuilder};
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
 pub use tool::{Command, FnTool, Tool, ToolOutput, ToolRuntime, ToolSpec};

@@ -9,7 +9,7 @@ use skills_catalog::LoadAnswer;
 use skills_core::SkillsState;
 
 use crate::message::{Message, ToolMessage};
-use crate::skills::SkillsRuntime;
+use crate::runtime::SkillsRuntime;
 use crate::state::StateUpdate;
 use crate::tool::{Command, Tool, ToolOutput, ToolRuntime, parse_args};
 

@@ -4,10 +4,9 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogEvent, CatalogSnapshot, PromptSection, PromptTemplate, SkillCatalog, SkillSource,
-    TemplateError, WatchError, WatchHandle, check_allowed_tools,
+    AllowedToolsPolicy, CatalogEvent, PromptSection, PromptTemplate, SkillCatalog, SkillSource, TemplateError,
+    WatchError, WatchHandle, check_allowed_tools,
 };
 use skills_core::{BackendProtocol, DiscoveryLimits, SkillsState};
 
@@ -16,7 +15,7 @@ use crate::message::ToolMessage;
 use crate::middleware::{
     AgentError, AgentMiddleware, ModelNext, ModelRequest, ModelResponse, ToolCallRequest, ToolNext,
 };
-use crate::state::StatePart;
+use crate::runtime::{PinnedSnapshot, ReloadPolicy, SkillsRuntime};
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput};
 
@@ -38,50 +37,6 @@ pub enum BuildError {
     /// The prompt template lacks a slot.
     #[error(transparent)]
     Template(#[from] TemplateError),
-}
-
-/// When a thread sees a new catalog snapshot.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReloadPolicy {
-    /// Every model and tool call uses the newest snapshot: a skill added mid-session
-    /// shows up on the next call, a deleted one disappears (and `load_skill` says it is
-    /// not found). The thread's loaded skills are kept.
-    #[default]
-    Live,
-    /// A thread keeps the snapshot it started with until its state is reset
-    /// (`skills_metadata` set to `None`), as deepagents does.
-    PerThread,
-}
-
-/// The snapshot a thread started with, for [`ReloadPolicy::PerThread`].
-#[derive(Debug, Clone)]
-struct PinnedSnapshot(Arc<CatalogSnapshot>);
-
-impl StatePart for PinnedSnapshot {
-    const PRIVATE: bool = true;
-}
-
-/// What a [`SkillsMiddleware`], its clones and its `load_skill` tool share at run time:
-/// the catalog, the prompt section (with its cache) and the two policies.
-#[derive(Debug)]
-pub(crate) struct SkillsRuntime {
-    catalog: Arc<SkillCatalog>,
-    section: PromptSection,
-    policy: AllowedToolsPolicy,
-    reload: ReloadPolicy,
-}
-
-impl SkillsRuntime {
-    /// The snapshot a call of this thread uses.
-    pub(crate) async fn snapshot_for(&self, state: &AgentState) -> Arc<CatalogSnapshot> {
-        if self.reload == ReloadPolicy::PerThread {
-            if let Some(PinnedSnapshot(pinned)) = state.get::<PinnedSnapshot>() {
-                return pinned.clone();
-            }
-        }
-        self.catalog.ensure_loaded().await
-    }
 }
 
 /// Agent Skills for any agent loop that speaks this crate's [`AgentMiddleware`]

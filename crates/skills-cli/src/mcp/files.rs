@@ -2,9 +2,10 @@
 //! client asks for, and the manifest (every file with its size and SHA-256 digest) that
 //! `skills/list` and `skills/get` carry.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+
+use dashmap::DashMap;
 
 use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, frontmatter_json, path};
 use rmcp::model::{JsonObject, SkillResource, SkillResources, sha256_digest};
@@ -146,7 +147,7 @@ pub struct ManifestFile {
 /// unchanged file is read once for all manifests.
 #[derive(Debug, Default)]
 pub struct DigestCache {
-    entries: Mutex<HashMap<(usize, String), Cached>>,
+    entries: DashMap<(usize, String), Cached>,
 }
 
 #[derive(Debug, Clone)]
@@ -186,13 +187,12 @@ pub struct Manifest {
 impl DigestCache {
     fn get(&self, source: usize, path: &str, etag: Option<&str>) -> Option<Digested> {
         let etag = etag?;
-        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let cached = entries.get(&(source, path.to_owned()))?;
+        let cached = self.entries.get(&(source, path.to_owned()))?;
         (cached.etag == etag).then(|| cached.file.clone())
     }
 
     fn put(&self, source: usize, path: String, etag: Option<String>, file: Digested) {
-        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        let entries = &self.entries;
         match etag {
             Some(etag) => {
                 entries.insert((source, path), Cached { etag, file });

@@ -9,6 +9,8 @@ use async_trait::async_trait;
 use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend};
 use skills_middleware::{AgentMiddleware, AgentState, FnTool, ModelNext, ModelRequest, ScriptedModel};
 
+pub mod v2;
+
 /// A `SKILL.md` with the given frontmatter lines after name and description.
 pub fn md(name: &str, description: &str, extra: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n\nInstructions for {name}.\n")

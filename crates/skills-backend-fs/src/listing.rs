@@ -1,0 +1,203 @@
+//! Listings: `ls_info`, walks spread over threads, and the `child_files` lookup of one
+//! name per sub-directory, with entries made from `stat` results.
+
+use std::fs::Metadata;
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+
+use skills_core::{BackendError, FileInfo, Walk, path};
+
+use crate::resolve::{self, map_io_error};
+use crate::{Inner, MIN_PER_THREAD};
+
+impl Inner {
+    pub(crate) fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let (normalized, dir) = self.resolve_dir(asked)?;
+        self.list_dir(&normalized, &dir)
+            .map(|entries| entries.into_iter().map(|e| e.info).collect())
+    }
+
+    /// Lists a resolved directory. Entries whose name is not UTF-8, special files, and
+    /// links leading out of the root (or nowhere) are left out.
+    pub(crate) fn list_dir(&self, dir_path: &str, dir: &Path) -> Result<Vec<Entry>, BackendError> {
+        let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
+        let mut out = Vec::new();
+        for entry in read_dir {
+            let entry = entry.map_err(|e| map_io_error(e, dir_path))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
+                continue;
+            };
+            let entry_path = path::join(dir_path, &name);
+            let file_type = entry.file_type().map_err(|e| map_io_error(e, &entry_path))?;
+            let (host, meta) = if file_type.is_symlink() {
+                let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
+                    Ok(resolved) => resolved,
+                    Err(e) => {
+                        tracing::debug!(path = entry_path, "skipping a link: {e}");
+                        continue;
+                    }
+                };
+                match std::fs::metadata(&resolved) {
+                    Ok(meta) => (resolved, meta),
+                    Err(_) => continue,
+                }
+            } else if file_type.is_dir() {
+                // A directory's metadata says nothing discovery uses: skip the stat.
+                out.push(Entry {
+                    host: entry.path(),
+                    info: FileInfo::directory(entry_path),
+                });
+                continue;
+            } else {
+                match entry.metadata() {
+                    Ok(meta) => (entry.path(), meta),
+                    // Deleted since it was listed.
+                    Err(_) => continue,
+                }
+            };
+            if !meta.is_dir() && !meta.is_file() {
+                continue;
+            }
+            out.push(Entry {
+                host,
+                info: file_info(entry_path, &meta),
+            });
+        }
+        out.sort_unstable_by(|a, b| a.info.path.cmp(&b.info.path));
+        Ok(out)
+    }
+
+    /// Lists the first level of a walk: the root's entries, and the sub-directories to
+    /// descend into when `max_depth` goes deeper.
+    pub(crate) fn walk_first(
+        &self,
+        asked: &str,
+        max_depth: usize,
+    ) -> Result<(Walk, Vec<(String, PathBuf)>), BackendError> {
+        let (normalized, dir) = self.resolve_dir(asked)?;
+        let mut walk = Walk::default();
+        let mut below = Vec::new();
+        if max_depth == 0 {
+            return Ok((walk, below));
+        }
+        for entry in self.list_dir(&normalized, &dir)? {
+            if entry.info.is_dir && max_depth > 1 {
+                below.push((entry.info.path.clone(), entry.host));
+            }
+            walk.entries.push(entry.info);
+        }
+        Ok((walk, below))
+    }
+
+    /// Walks directories that lie at `depth` (1 = children of the walk's root) down to
+    /// `max_depth`, breadth first; unlisted directories are errors of the walk.
+    pub(crate) fn walk_below(&self, dirs: Vec<(String, PathBuf)>, depth: usize, max_depth: usize) -> Walk {
+        let mut walk = Walk::default();
+        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
+        while let Some((dir_path, dir, depth)) = queue.pop_front() {
+            let entries = match self.list_dir(&dir_path, &dir) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    walk.errors.push(e);
+                    continue;
+                }
+            };
+            for entry in entries {
+                if entry.info.is_dir && depth < max_depth {
+                    queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
+                }
+                walk.entries.push(entry.info);
+            }
+        }
+        walk
+    }
+
+    /// Looks up `<dir>/<file_name>` in each directory: one stat where listing the
+    /// directory would take four calls. Links are followed inside the root only, as in a
+    /// listing; a directory that cannot be looked into is an error under its own path.
+    pub(crate) fn child_files_in(&self, dirs: Vec<(String, PathBuf)>, file_name: &str) -> Walk {
+        let mut walk = Walk::default();
+        for (dir_path, dir) in dirs {
+            let entry_path = path::join(&dir_path, file_name);
+            let host = dir.join(file_name);
+            let meta = match std::fs::symlink_metadata(&host) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    let target = resolve::contained(&self.root, &host, &entry_path)
+                        .and_then(|resolved| std::fs::metadata(resolved).map_err(|e| map_io_error(e, &entry_path)));
+                    match target {
+                        Ok(meta) => meta,
+                        Err(e) => {
+                            tracing::debug!(path = entry_path, "skipping a link: {e}");
+                            continue;
+                        }
+                    }
+                }
+                Ok(meta) => meta,
+                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => continue,
+                Err(e) => {
+                    walk.errors.push(map_io_error(e, &dir_path));
+                    continue;
+                }
+            };
+            if meta.is_dir() {
+                walk.entries.push(FileInfo::directory(entry_path));
+            } else if meta.is_file() {
+                walk.entries.push(file_info(entry_path, &meta));
+            }
+        }
+        walk
+    }
+
+    /// Splits a job into one share per thread, in order: as many shares as
+    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
+    /// small job, none for an empty one).
+    pub(crate) fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
+        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
+        let per_thread = items.len().div_ceil(threads).max(1);
+        let mut shares = Vec::with_capacity(threads);
+        let mut items = items.into_iter().peekable();
+        while items.peek().is_some() {
+            shares.push(items.by_ref().take(per_thread).collect());
+        }
+        shares
+    }
+}
+
+pub(crate) struct Entry {
+    host: PathBuf,
+    info: FileInfo,
+}
+
+fn file_info(path: String, meta: &Metadata) -> FileInfo {
+    let modified_at = meta.modified().ok();
+    if meta.is_dir() {
+        return FileInfo {
+            path,
+            is_dir: true,
+            size: 0,
+            modified_at,
+            etag: None,
+        };
+    }
+    let nanos = modified_at
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    FileInfo {
+        path,
+        is_dir: false,
+        size: meta.len(),
+        modified_at,
+        etag: Some(format!("{:x}-{nanos:x}-{:x}", meta.len(), inode(meta))),
+    }
+}
+
+#[cfg(unix)]
+fn inode(meta: &Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(meta)
+}
+
+#[cfg(not(unix))]
+fn inode(_meta: &Metadata) -> u64 {
+    0
+}

@@ -1,0 +1,179 @@
+//! Reads from the served tree: path lookup, listings, walks and blob downloads, straight
+//! from the object database.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use git2::{ObjectType, Oid, Repository, Tree, TreeEntry};
+use skills_core::path;
+use skills_core::{BackendError, FileDownloadResponse, FileErrorKind, FileInfo, Walk};
+
+use super::GitBackend;
+
+impl GitBackend {
+    /// The tree entry at a normalized backend path: `Ok(None)` for the root.
+    fn lookup<'r>(&self, repo: &'r Repository, normalized: &str) -> Result<Node<'r>, BackendError> {
+        let served = self.served();
+        let Some(root) = served.root else {
+            return Err(BackendError::NotFound {
+                path: normalized.to_owned(),
+            });
+        };
+        let root = repo.find_tree(root).map_err(|e| self.error(normalized, &e))?;
+        let rel = normalized.trim_start_matches('/');
+        if rel.is_empty() {
+            return Ok(Node::Tree(root, served.time));
+        }
+        let entry = root.get_path(Path::new(rel)).map_err(|e| self.error(normalized, &e))?;
+        match (entry.kind(), entry.filemode()) {
+            (Some(ObjectType::Tree), _) => {
+                let tree = repo.find_tree(entry.id()).map_err(|e| self.error(normalized, &e))?;
+                Ok(Node::Tree(tree, served.time))
+            }
+            (Some(ObjectType::Blob), 0o100644 | 0o100755) => Ok(Node::Blob(entry.id())),
+            _ => Ok(Node::Unserved),
+        }
+    }
+
+    pub(super) fn ls_blocking(&self, normalized: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let repo = self.repo();
+        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
+        match self.lookup(&repo, normalized)? {
+            Node::Tree(tree, time) => {
+                let mut entries: Vec<FileInfo> = tree
+                    .iter()
+                    .filter_map(|entry| self.info(&odb, &path::join(normalized, name_of(&entry)?), &entry, time))
+                    .collect();
+                entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+                Ok(entries)
+            }
+            Node::Blob(..) | Node::Unserved => Err(BackendError::NotADirectory {
+                path: normalized.to_owned(),
+            }),
+        }
+    }
+
+    pub(super) fn walk_blocking(&self, normalized: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let repo = self.repo();
+        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
+        let Node::Tree(tree, time) = self.lookup(&repo, normalized)? else {
+            return Err(BackendError::NotADirectory {
+                path: normalized.to_owned(),
+            });
+        };
+        let mut walk = Walk::default();
+        let mut stack = vec![(tree, normalized.to_owned(), 1usize)];
+        while let Some((tree, dir, depth)) = stack.pop() {
+            if depth > max_depth {
+                continue;
+            }
+            for entry in tree.iter() {
+                let Some(name) = name_of(&entry) else { continue };
+                let child = path::join(&dir, name);
+                let Some(info) = self.info(&odb, &child, &entry, time) else {
+                    continue;
+                };
+                if info.is_dir && depth < max_depth {
+                    match repo.find_tree(entry.id()) {
+                        Ok(sub) => stack.push((sub, child, depth + 1)),
+                        Err(e) => walk.errors.push(self.error(&info.path, &e)),
+                    }
+                }
+                walk.entries.push(info);
+            }
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+
+    /// A listing entry, or `None` for what is not served (links, submodules, names that
+    /// are not valid backend path components).
+    fn info(&self, odb: &git2::Odb<'_>, path: &str, entry: &TreeEntry<'_>, time: SystemTime) -> Option<FileInfo> {
+        match (entry.kind()?, entry.filemode()) {
+            (ObjectType::Tree, _) => Some(FileInfo {
+                path: path.to_owned(),
+                is_dir: true,
+                size: 0,
+                modified_at: Some(time),
+                etag: None,
+            }),
+            (ObjectType::Blob, 0o100644 | 0o100755) => {
+                // A damaged or missing blob is still listed (size 0), so reading it fails
+                // with a typed error and a skill it belongs to keeps its last good
+                // version, instead of vanishing from the listing as if deleted.
+                let size = odb.read_header(entry.id()).map_or(0, |(size, _)| size as u64);
+                Some(FileInfo {
+                    path: path.to_owned(),
+                    is_dir: false,
+                    size,
+                    modified_at: Some(time),
+                    etag: Some(entry.id().to_string()),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn download_blocking(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        let repo = self.repo();
+        let odb = repo.odb();
+        paths
+            .iter()
+            .map(|asked| {
+                let normalized = match path::normalize(asked) {
+                    Ok(normalized) => normalized,
+                    Err(e) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, e.to_string()),
+                };
+                let id = match self.lookup(&repo, &normalized) {
+                    Ok(Node::Blob(id)) => id,
+                    Ok(Node::Tree(..)) => {
+                        return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory");
+                    }
+                    Ok(Node::Unserved) => {
+                        return FileDownloadResponse::err(
+                            asked,
+                            FileErrorKind::InvalidPath,
+                            "symbolic links and submodules are not served",
+                        );
+                    }
+                    Err(e) => return FileDownloadResponse::err(asked, e.file_error_kind(), e.to_string()),
+                };
+                let header = match &odb {
+                    Ok(odb) => odb.read_header(id),
+                    Err(e) => Err(git2::Error::from_str(e.message())),
+                };
+                let size = match header {
+                    Ok((size, _)) => size as u64,
+                    Err(e) => {
+                        let message = self.error(asked, &e).to_string();
+                        return FileDownloadResponse::err(asked, FileErrorKind::Other, message);
+                    }
+                };
+                if size > self.inner.max_file_size {
+                    return FileDownloadResponse::err(
+                        asked,
+                        FileErrorKind::TooLarge,
+                        format!("{size} bytes is over the {} byte limit", self.inner.max_file_size),
+                    );
+                }
+                match repo.find_blob(id) {
+                    Ok(blob) => FileDownloadResponse::ok(asked, blob.content().to_vec()),
+                    Err(e) => FileDownloadResponse::err(asked, FileErrorKind::Other, self.error(asked, &e).to_string()),
+                }
+            })
+            .collect()
+    }
+}
+
+enum Node<'r> {
+    Tree(Tree<'r>, SystemTime),
+    Blob(Oid),
+    Unserved,
+}
+
+/// An entry's name when it is a valid backend path component.
+fn name_of<'a>(entry: &'a TreeEntry<'_>) -> Option<&'a str> {
+    let name = entry.name().ok()?;
+    let valid = path::normalize(&format!("/{name}")).is_ok_and(|p| p.len() == name.len() + 1);
+    valid.then_some(name)
+}
