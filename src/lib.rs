@@ -4,8 +4,10 @@
 //! references and assets. An agent sees every skill's name and description, and reads a
 //! skill's full instructions only when a task needs them (progressive disclosure).
 //!
-//! This facade re-exports [`skills_core`] and, by cargo feature, the backends and the
-//! middleware:
+//! This facade re-exports [`skills_core`] (types, the storage contract, parsing,
+//! one-source discovery) and [`skills_catalog`] (the live catalog, the one source type,
+//! `load_skill`, the prompt section, the policy) at its root, [`sources`] (the source
+//! syntax and `skills.toml`), and by cargo feature the backends and the middleware:
 //!
 //! | feature | module | what |
 //! |---|---|---|
@@ -16,12 +18,20 @@
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! use agent_skills::{fs::FilesystemBackend, list_skills};
+//! use std::sync::Arc;
+//! use agent_skills::{fs::FilesystemBackend, list_skills, load_skill, SkillCatalog, SkillSource};
 //!
 //! let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 //! let backend = FilesystemBackend::new(examples)?;
 //! let listing = list_skills(&backend, "/").await?;
 //! assert!(listing.skills.iter().any(|s| s.name == "web-research"));
+//!
+//! // The same skills as a live catalog, as the middleware, the MCP server and the CLI
+//! // use them.
+//! let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/").with_label("examples")]);
+//! let snapshot = catalog.ensure_loaded().await;
+//! let answer = load_skill(&snapshot, "web-research", &[]).await;
+//! assert!(answer.to_string().starts_with("---\nname: web-research"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! # }).unwrap();
 //! ```

@@ -34,7 +34,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use skills_catalog::SkillSource;
-use skills_core::{BackendProtocol, redact_url as redact};
+use skills_core::BackendProtocol;
+use skills_core::url::redact_url as redact;
 
 /// The file a project keeps its sources in.
 pub const CONFIG_FILE: &str = "skills.toml";
@@ -234,21 +235,21 @@ fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> 
     SkillSource::new(backend, path).with_location(location)
 }
 
+/// `%XX` escapes decoded; the result must be UTF-8.
 fn percent_decode(text: &str) -> Result<String, String> {
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text.get(i + 1..i + 3).ok_or("truncated %-escape")?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("bad %-escape %{hex}"))?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    // percent-encoding passes a malformed escape through as it is; a file URL with one
+    // is a mistake to report, not a path to look for.
+    for (i, _) in text.match_indices('%') {
+        let hex = bytes.get(i + 1..i + 3).ok_or("truncated %-escape")?;
+        if !hex.iter().all(u8::is_ascii_hexdigit) {
+            return Err(format!("bad %-escape %{}", String::from_utf8_lossy(hex)));
         }
     }
-    String::from_utf8(out).map_err(|_| "%-escapes do not form UTF-8".to_owned())
+    percent_encoding::percent_decode_str(text)
+        .decode_utf8()
+        .map(|decoded| decoded.into_owned())
+        .map_err(|_| "%-escapes do not form UTF-8".to_owned())
 }
 
 /// The sources of a library, in priority order (for one name, the last wins), as a

@@ -36,9 +36,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures_util::future::join_all;
+use skills_core::blocking::run_blocking;
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
-    Walk, Watch, WatchGuard, path, run_blocking,
+    Walk, Watch, WatchGuard, path,
 };
 
 use crate::resolve::{RootDir, map_io_error};

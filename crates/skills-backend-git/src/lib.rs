@@ -113,7 +113,7 @@ impl GitError {
 fn redact_all(message: &str) -> String {
     message
         .split(' ')
-        .map(skills_core::redact_url)
+        .map(skills_core::url::redact_url)
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 use git2::{AutotagOption, Cred, CredentialType, FetchOptions, FetchPrune, RemoteCallbacks, Repository};
 
 use crate::GitError;
-use skills_core::redact_url as redact;
+use skills_core::url::redact_url as redact;
 
 /// Variables read for https credentials (a token is the password).
 pub const USERNAME_ENV: &str = "SKILLS_GIT_USERNAME";

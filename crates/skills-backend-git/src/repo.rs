@@ -20,7 +20,7 @@ mod refresh;
 mod tree;
 
 use refresh::resolve;
-use skills_core::redact_url as redact;
+use skills_core::url::redact_url as redact;
 
 /// How often a watch fetches a remote, unless [`GitBackendBuilder::fetch_interval`] says
 /// otherwise.
@@ -251,7 +251,7 @@ impl GitBackend {
         failed: impl FnOnce(String) -> T,
     ) -> T {
         let this = self.clone();
-        skills_core::run_blocking(move || work(&this), failed).await
+        skills_core::blocking::run_blocking(move || work(&this), failed).await
     }
 }
 

@@ -4,7 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use skills_core::{path, redact_url as redact};
+use skills_core::path;
+use skills_core::url::redact_url as redact;
 
 use crate::GitError;
 

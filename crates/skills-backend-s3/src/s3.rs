@@ -317,15 +317,16 @@ fn default_retry() -> RetryConfig {
 
 /// `http://127.0.0.1...`, `http://localhost...`, `http://[::1]...`.
 fn is_loopback_http(endpoint: &str) -> bool {
-    let Some(rest) = endpoint.strip_prefix("http://") else {
+    let Ok(url) = url::Url::parse(endpoint) else {
         return false;
     };
-    let host = rest.split(['/', '?']).next().unwrap_or("");
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => host.split(':').next().unwrap_or(""),
-    };
-    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    url.scheme() == "http"
+        && match url.host() {
+            Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use std::fmt::{self, Write as _};
 
-use skills_core::{BackendExt, FileErrorKind, MAX_SKILL_FILE_SIZE};
+use skills_core::parse::MAX_SKILL_FILE_SIZE;
+use skills_core::{BackendExt, FileErrorKind};
 
 use crate::prompt::{code_span, escape_untrusted};
 use crate::snapshot::CatalogSnapshot;

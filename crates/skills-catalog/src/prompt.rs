@@ -182,12 +182,12 @@ pub struct ListContext<'a> {
 /// `[Loaded]` marks loaded skills; the `load_skill` line is only for the others. An
 /// empty library gives `(No skills available yet. You can create skills in ...)`.
 /// Every value that comes from a skill file passes through [`escape_untrusted`]; a skill
-/// whose name is not [prompt-safe](skills_core::is_prompt_safe_name) is left out
+/// whose name is not [prompt-safe](skills_core::name::is_prompt_safe_name) is left out
 /// (discovery already skips those; this guards a hand-built state).
 pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> String {
     let skills: Vec<&SkillMetadata> = skills
         .iter()
-        .filter(|s| skills_core::is_prompt_safe_name(&s.name))
+        .filter(|s| skills_core::name::is_prompt_safe_name(&s.name))
         .collect();
     if skills.is_empty() {
         let paths: Vec<String> = ctx.source_paths.iter().map(|p| code_span(p)).collect();
@@ -336,7 +336,7 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
                 out.push(c);
             }
             '*' if star_run => out.push_str("\\*"),
-            c if skills_core::is_breaking_char(c) => out.push(' '),
+            c if skills_core::name::is_breaking_char(c) => out.push(' '),
             c => out.push(c),
         }
         prev = Some(c);
@@ -349,7 +349,7 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
 pub fn code_span(text: &str) -> String {
     let clean: String = text
         .chars()
-        .map(|c| if skills_core::is_breaking_char(c) { ' ' } else { c })
+        .map(|c| if skills_core::name::is_breaking_char(c) { ' ' } else { c })
         .collect();
     let mut longest = 0;
     let mut run = 0;

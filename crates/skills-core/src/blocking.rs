@@ -11,7 +11,7 @@
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// let answer: Result<u32, String> = skills_core::run_blocking(|| Ok(6 * 7), Err).await;
+/// let answer: Result<u32, String> = skills_core::blocking::run_blocking(|| Ok(6 * 7), Err).await;
 /// assert_eq!(answer, Ok(42));
 /// # });
 /// ```

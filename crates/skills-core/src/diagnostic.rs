@@ -99,7 +99,7 @@ diagnostic_kinds! {
     ReadFailed = "read-failed" => Skip,
     /// `name` holds a line break, a control or bidirectional character, `<`, `>` or a
     /// backtick: it cannot be shown in a prompt as it is (see
-    /// [`is_prompt_safe_name`](crate::is_prompt_safe_name)).
+    /// [`is_prompt_safe_name`](crate::name::is_prompt_safe_name)).
     UnsafeName = "unsafe-name" => Skip,
     /// The source goes beyond one of the [`DiscoveryLimits`](crate::DiscoveryLimits)
     /// (skills, entries of a directory, bytes); what lies beyond was not read.

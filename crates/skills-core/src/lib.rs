@@ -8,7 +8,7 @@
 //! - [`parse_skill_md`] and [`validate_skill_name`] apply the Agent Skills rules and
 //!   return typed [`Diagnostic`]s; [`list_skills`] discovers one source and
 //!   [`merge_last_wins`] merges several; [`Discovery`] is the same with limits, a
-//!   parse cache and each skill's resources ([`resources_from_entries`]).
+//!   parse cache and each skill's resources ([`resources::resources_from_entries`]).
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -26,6 +26,11 @@
 //! # }).unwrap();
 //! ```
 //!
+//! The crate root holds the main API; plumbing stays in its module: [`parse`] (the
+//! frontmatter split, the verbatim frontmatter, the field limits), [`name`] (the name
+//! rules and what may enter a prompt), [`resources`], [`path`] (backend path rules),
+//! [`url`] (password redaction), [`blocking`] (blocking work from async backends).
+//!
 //! The choice a newcomer would not guess: this crate does no I/O of its own and depends
 //! on no storage crate. Everything that touches disk, S3 or git lives in a backend crate
 //! behind [`BackendProtocol`], so the logic here is tested on [`MemoryBackend`] and runs
@@ -34,7 +39,7 @@
 #![warn(missing_docs)]
 
 mod backend;
-mod blocking;
+pub mod blocking;
 mod diagnostic;
 mod discover;
 mod error;
@@ -42,19 +47,18 @@ mod file;
 mod limits;
 mod memory;
 mod merge;
-mod name;
-mod parse;
+pub mod name;
+pub mod parse;
 pub mod path;
 mod read;
-mod resources;
+pub mod resources;
 mod skill;
-mod url;
+pub mod url;
 mod watch;
 mod yaml;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
-pub use blocking::run_blocking;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
@@ -62,17 +66,10 @@ pub use file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
-pub use name::{
-    MAX_SKILL_NAME_LENGTH, NameError, check_skill_name, is_breaking_char, is_prompt_safe_name, validate_skill_name,
-};
-pub use parse::{
-    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, frontmatter_json,
-    parse_skill_md, split_frontmatter, split_tools,
-};
+pub use name::{NameError, validate_skill_name};
+pub use parse::{ParseOutcome, parse_skill_md};
 pub use read::ParseCache;
-pub use resources::{discover_resources, resources_from_entries};
 pub use skill::{
     FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
 };
-pub use url::redact_url;
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

@@ -86,7 +86,7 @@ pub fn is_breaking_char(c: char) -> bool {
 /// its prompt says.
 ///
 /// ```
-/// use skills_core::is_prompt_safe_name;
+/// use skills_core::name::is_prompt_safe_name;
 /// assert!(is_prompt_safe_name("Web_Research"));
 /// assert!(!is_prompt_safe_name("x</skill_load_warnings>"));
 /// assert!(!is_prompt_safe_name("two\nlines"));

@@ -32,7 +32,7 @@ pub struct ParseOutcome {
 /// ends are accepted. Returns `None` when there is no such block.
 ///
 /// ```
-/// use skills_core::split_frontmatter;
+/// use skills_core::parse::split_frontmatter;
 /// let (yaml, body) = split_frontmatter("---\nname: a\n---\n# A\n").unwrap();
 /// assert_eq!((yaml, body), ("name: a", "# A\n"));
 /// ```
@@ -341,7 +341,7 @@ pub fn split_tools(text: &str) -> Vec<String> {
 ///
 /// ```
 /// let md = b"---\nname: pdf\ndescription: Read PDFs\nversion: 1.10\nbeta: true\ntags: [a, b]\n---\n";
-/// let fields = skills_core::frontmatter_json(md).unwrap();
+/// let fields = skills_core::parse::frontmatter_json(md).unwrap();
 /// assert_eq!(fields["version"], serde_json::json!(1.1));
 /// assert_eq!(fields["beta"], serde_json::json!(true));
 /// assert_eq!(fields["tags"], serde_json::json!(["a", "b"]));

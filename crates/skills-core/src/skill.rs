@@ -135,6 +135,6 @@ pub struct SkillListing {
     /// Skips and warnings of this source, in path order.
     pub diagnostics: Vec<Diagnostic>,
     /// Resource files of each listed skill, by skill name (see
-    /// [`resources_from_entries`](crate::resources_from_entries)); empty unless [`Discovery::resources`](crate::Discovery::resources) was set.
+    /// [`resources_from_entries`](crate::resources::resources_from_entries)); empty unless [`Discovery::resources`](crate::Discovery::resources) was set.
     pub resources: BTreeMap<String, Vec<ResourceMetadata>>,
 }

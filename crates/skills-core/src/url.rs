@@ -5,7 +5,7 @@
 /// a log line or `Display`.
 ///
 /// ```
-/// use skills_core::redact_url;
+/// use skills_core::url::redact_url;
 /// assert_eq!(redact_url("https://me:tok3n@example.com/r.git"), "https://me:***@example.com/r.git");
 /// assert_eq!(redact_url("ssh://git@example.com/r.git"), "ssh://git@example.com/r.git");
 /// ```

@@ -17,10 +17,10 @@ use std::cell::Cell;
 use std::path::Path;
 
 use proptest::prelude::*;
-use skills_core::{
-    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, ParseOutcome, frontmatter_json,
-    parse_skill_md,
+use skills_core::parse::{
+    MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH, MAX_SKILL_FILE_SIZE, frontmatter_json,
 };
+use skills_core::{ParseOutcome, parse_skill_md};
 
 /// Counts the bytes each thread has allocated and not freed, and the peak, so a test can
 /// bound the memory one parse takes (parsing runs on the calling thread).

@@ -10,8 +10,10 @@
 //! - The reference loop: [`Agent`] over any [`ChatModel`]; [`ScriptedModel`] plays a
 //!   script so everything runs without an LLM; [`ReadFileTool`] / [`LsTool`] read skill
 //!   resources through a backend; [`SubAgentTool`] runs a subagent with state isolation.
-//! - [`SkillsMiddleware`]: discovery into state, the skills prompt section,
-//!   [`LoadSkillTool`] and the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy).
+//! - [`SkillsMiddleware`]: glue between that contract and the catalog layer
+//!   (`skills-catalog`): the catalog's snapshot into the thread's state, its prompt
+//!   section into every system message, its `load_skill` as [`LoadSkillTool`], and its
+//!   [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy) on every tool call.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use skills_catalog::AllowedToolsPolicy;
 use skills_catalog::prompt::{MAX_PROMPT_WARNINGS, WARNINGS_CLOSE, WARNINGS_OPEN, escape_untrusted};
+use skills_core::name::is_prompt_safe_name;
 use skills_core::{
     Diagnostic, DiagnosticKind, MemoryBackend, ResourceKind, ResourceMetadata, SkillMetadata, SkillsState,
-    is_prompt_safe_name,
 };
 use skills_middleware::SkillsMiddleware;
 

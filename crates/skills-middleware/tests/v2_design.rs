@@ -12,7 +12,8 @@ use common::v2::{call_load_skill, discovered, load, message, middleware, skills}
 use common::{FailingListings, library, md, run_before_agent, stand_in};
 use serde_json::json;
 use skills_catalog::*;
-use skills_core::{DiagnosticKind, MemoryBackend, ResourceKind, SkillsState, discover_resources};
+use skills_core::resources::discover_resources;
+use skills_core::{DiagnosticKind, MemoryBackend, ResourceKind, SkillsState};
 use skills_middleware::*;
 
 // --- resource discovery ---------------------------------------------------------------

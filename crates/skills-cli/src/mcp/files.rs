@@ -2,12 +2,13 @@
 //! client asks for, and the manifest (every file with its size and SHA-256 digest) that
 //! `skills/list` and `skills/get` carry.
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use dashmap::DashMap;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
-use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, frontmatter_json, path};
+use agent_skills::parse::frontmatter_json;
+use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, path};
 use rmcp::model::{JsonObject, SkillResource, SkillResources, sha256_digest};
 
 /// The URI scheme of skill files.
@@ -36,33 +37,29 @@ pub fn skill_md_uri(skill: &str) -> String {
     file_uri(skill, SKILL_FILE)
 }
 
+/// What a path inside a skill's folder keeps unescaped in a URI: unreserved characters
+/// and `/`.
+const PATH_ESCAPES: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~')
+    .remove(b'/');
+
 /// Percent-encodes every byte but unreserved characters and `/`.
 fn encode_path(rel: &str, out: &mut String) {
-    for byte in rel.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
+    out.extend(utf8_percent_encode(rel, PATH_ESCAPES));
 }
 
 /// Undoes [`encode_path`]; `None` for a malformed escape or bytes that are not UTF-8.
 fn decode_path(encoded: &str) -> Option<String> {
     let bytes = encoded.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = encoded.get(i + 1..i + 3)?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+    for (i, _) in encoded.match_indices('%') {
+        if !bytes.get(i + 1..i + 3)?.iter().all(u8::is_ascii_hexdigit) {
+            return None;
         }
     }
-    String::from_utf8(out).ok()
+    Some(percent_decode_str(encoded).decode_utf8().ok()?.into_owned())
 }
 
 /// A `skill://` URI taken apart.

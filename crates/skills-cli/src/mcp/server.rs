@@ -3,9 +3,8 @@
 
 use std::sync::Arc;
 
-use agent_skills::{
-    BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, SkillCatalog, SkillMetadata, check_skill_name,
-};
+use agent_skills::name::check_skill_name;
+use agent_skills::{BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, SkillCatalog, SkillMetadata};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
