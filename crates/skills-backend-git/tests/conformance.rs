@@ -33,15 +33,19 @@ fn committing(fixture: Fixture, repo: Arc<Mutex<TestRepo>>, quiet: Duration) -> 
     })
 }
 
-async fn local_subdir() -> Fixture {
-    let repo = fixture_repo();
-    let backend = GitBackend::open(repo.path())
+/// `main`'s `lib/` in the local repository.
+fn open_local(repo: &TestRepo) -> GitBackend {
+    GitBackend::open(repo.path())
         .reference(GitRef::Branch("main".into()))
         .subdir("lib")
         .unwrap()
         .open()
-        .unwrap();
-    Fixture::new(Arc::new(backend), "/").keep(repo)
+        .unwrap()
+}
+
+async fn local_subdir() -> Fixture {
+    let repo = fixture_repo();
+    Fixture::new(Arc::new(open_local(&repo)), "/").keep(repo)
 }
 
 async fn local_whole_tree() -> Fixture {
@@ -64,12 +68,7 @@ async fn daemon_remote() -> Fixture {
 
 async fn local_watched() -> Fixture {
     let repo = fixture_repo();
-    let backend = GitBackend::open(repo.path())
-        .reference(GitRef::Branch("main".into()))
-        .subdir("lib")
-        .unwrap()
-        .open()
-        .unwrap();
+    let backend = open_local(&repo);
     let repo = Arc::new(Mutex::new(repo));
     committing(
         Fixture::new(Arc::new(backend), "/"),

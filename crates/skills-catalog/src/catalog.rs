@@ -54,6 +54,7 @@ pub struct SkillCatalog {
     sources: Arc<[SkillSource]>,
     limits: DiscoveryLimits,
     resources: bool,
+    incremental: bool,
     current: RwLock<Arc<CatalogSnapshot>>,
     work: Mutex<Option<Vec<SourceWork>>>,
     events: broadcast::Sender<CatalogEvent>,
@@ -69,6 +70,7 @@ impl SkillCatalog {
             sources: sources.into(),
             limits: DiscoveryLimits::default(),
             resources: true,
+            incremental: true,
             current: RwLock::new(Arc::default()),
             work: Mutex::new(None),
             events: broadcast::channel(64).0,
@@ -87,6 +89,17 @@ impl SkillCatalog {
     /// discovery looks up `<dir>/SKILL.md` only, which is what listing skills needs.
     pub fn with_resources(mut self, resources: bool) -> Self {
         self.resources = resources;
+        self
+    }
+
+    /// Whether the catalog remembers what it read between reloads (default: yes): a parse
+    /// per `SKILL.md` (so an unchanged file is not read again) and each source's last
+    /// listing (so a broken edit keeps its last good version and a reload can cover one
+    /// source). Without it the catalog holds one copy of the skills, in its snapshot, and
+    /// every reload reads every source again: for a program that wants one snapshot at
+    /// the lowest memory, such as a one-shot command.
+    pub fn with_incremental_reload(mut self, incremental: bool) -> Self {
+        self.incremental = incremental;
         self
     }
 
@@ -146,7 +159,7 @@ impl SkillCatalog {
             return None;
         }
         let work = guard.get_or_insert_with(|| self.sources.iter().map(|_| SourceWork::default()).collect());
-        let which: Vec<usize> = if first {
+        let which: Vec<usize> = if first || !self.incremental {
             (0..self.sources.len()).collect()
         } else {
             which.to_vec()
@@ -156,22 +169,40 @@ impl SkillCatalog {
                 continue;
             };
             let before = state.cache.files_read();
-            let result = Discovery::new(&**source.backend(), source.path())
+            let discovery = Discovery::new(&**source.backend(), source.path())
                 .limits(self.limits)
-                .cache(&mut state.cache)
-                .resources(self.resources)
-                .run()
-                .await;
-            self.files_read
-                .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
+                .resources(self.resources);
+            let result = if self.incremental {
+                discovery.cache(&mut state.cache).run().await
+            } else {
+                // No cache: it would hold a second copy of every parse.
+                discovery.run().await
+            };
+            let read = if self.incremental {
+                state.cache.files_read() - before
+            } else {
+                // Every file was read; the skipped ones are not counted.
+                result.as_ref().map_or(0, |l| l.skills.len() as u64)
+            };
+            self.files_read.fetch_add(read, Ordering::Relaxed);
             apply_discovery(state, result);
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
 
         let old = self.snapshot();
-        let listings: Vec<Option<&SkillListing>> = work.iter().map(|w| w.last.as_ref()).collect();
-        let errors: Vec<Option<&Diagnostic>> = work.iter().map(|w| w.error.as_ref().map(|(d, _)| d)).collect();
-        let mut next = build_snapshot(&self.sources, &listings, &errors);
+        let listings = work
+            .iter_mut()
+            .map(|w| {
+                // Without incremental reloads the listing moves into the snapshot.
+                let listing = if self.incremental {
+                    w.last.clone()
+                } else {
+                    w.last.take()
+                };
+                (listing, w.error.as_ref().map(|(d, _)| d.clone()))
+            })
+            .collect();
+        let mut next = build_snapshot(&self.sources, listings);
         let fresh = new_diagnostics(&old, &next);
         let changes = diff(&old, &next, &fresh);
         if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {

@@ -149,33 +149,31 @@ impl PartialEq for CatalogSnapshot {
     }
 }
 
-/// Merges the last listing of each source (priority order) into a snapshot (version 0;
-/// the catalog numbers it). Each source's listing error, if any, follows its listing's
-/// diagnostics.
+/// Merges the listing of each source (priority order) into a snapshot (version 0; the
+/// catalog numbers it), moving skills and resources out of the listings. Each source's
+/// listing error, if any, follows its listing's diagnostics.
 pub(crate) fn build_snapshot(
     sources: &Arc<[SkillSource]>,
-    listings: &[Option<&SkillListing>],
-    errors: &[Option<&Diagnostic>],
+    listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
 ) -> CatalogSnapshot {
     let mut snapshot = CatalogSnapshot {
         sources: Arc::clone(sources),
         ..CatalogSnapshot::default()
     };
     let mut per_source = Vec::with_capacity(listings.len());
-    for (listing, error) in listings.iter().zip(errors) {
-        if let Some(found) = listing {
-            snapshot.diagnostics.extend(found.diagnostics.iter().cloned());
-            per_source.push(found.skills.clone());
-        } else {
-            per_source.push(Vec::new());
-        }
-        snapshot.diagnostics.extend(error.cloned());
+    let mut resources = Vec::with_capacity(listings.len());
+    for (listing, error) in listings {
+        let found = listing.unwrap_or_default();
+        snapshot.diagnostics.extend(found.diagnostics);
+        per_source.push(found.skills);
+        resources.push(found.resources);
+        snapshot.diagnostics.extend(error);
     }
     for entry in merge_last_wins(per_source) {
         let name = entry.skill.name.clone();
-        let found = listings.get(entry.source).copied().flatten();
-        if let Some(resources) = found.and_then(|f| f.resources.get(&name)) {
-            snapshot.resources.insert(name.clone(), resources.clone());
+        let found = resources.get_mut(entry.source).and_then(|r| r.remove(&name));
+        if let Some(found) = found {
+            snapshot.resources.insert(name.clone(), found);
         }
         if !entry.shadowed.is_empty() {
             snapshot.shadowed.insert(name.clone(), entry.shadowed);

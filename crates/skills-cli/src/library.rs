@@ -17,18 +17,26 @@ use crate::progress::Progress;
 /// What a command needs of its catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
-    /// The skills only; a source that cannot be read fails the command (list, info).
+    /// The skills only, once; a source that cannot be read fails the command (list,
+    /// info).
     Listing,
-    /// Skills and their resources, as an agent sees them; a source that cannot be read
-    /// is a diagnostic, as it is for an agent (prompt, load, watch, serve).
+    /// Skills and their resources once, as an agent sees them; a source that cannot be
+    /// read is a diagnostic, as it is for an agent (prompt, load).
     Agent,
+    /// As [`Need::Agent`], kept up to date: incremental reloads, last good versions
+    /// (watch, serve).
+    Live,
 }
 
 /// Opens the sources of a command and discovers them into a catalog; `quiet` (JSON
 /// output, or a server whose client owns the terminal) means no spinner.
 pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Arc<SkillCatalog>> {
     let progress = Progress::start(quiet, "reading skill sources");
-    let catalog = Arc::new(SkillCatalog::new(open_sources(args)?).with_resources(need == Need::Agent));
+    let catalog = SkillCatalog::new(open_sources(args)?)
+        .with_resources(need != Need::Listing)
+        // A one-shot command holds one copy of the skills, not three.
+        .with_incremental_reload(need == Need::Live);
+    let catalog = Arc::new(catalog);
     catalog.ensure_loaded().await;
     drop(progress);
     if need == Need::Listing {

@@ -31,13 +31,17 @@ fn main() -> ExitCode {
         },
     };
     let git_timeout = std::time::Duration::from_secs(git_timeout);
-    // SAFETY: libgit2's options are process globals; no other thread exists yet (the
-    // runtime starts below), which is what setting them requires.
-    #[allow(unsafe_code)]
-    let timeouts = unsafe { agent_skills::git::set_network_timeouts(git_timeout, git_timeout) };
-    if let Err(e) = timeouts {
-        eprintln!("error: {e}");
-        return ExitCode::from(cli::EXIT_SOURCE_ERROR);
+    // Setting the timeouts initializes libgit2, which loads the system's certificate
+    // store (about 25 ms of CPU): only a command that may read a git source pays for it.
+    if cli.may_read_git() {
+        // SAFETY: libgit2's options are process globals; no other thread exists yet (the
+        // runtime starts below), which is what setting them requires.
+        #[allow(unsafe_code)]
+        let timeouts = unsafe { agent_skills::git::set_network_timeouts(git_timeout, git_timeout) };
+        if let Err(e) = timeouts {
+            eprintln!("error: {e}");
+            return ExitCode::from(cli::EXIT_SOURCE_ERROR);
+        }
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,

@@ -23,7 +23,7 @@ struct ChangeJson<'a> {
 }
 
 pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(specs, Need::Agent, json).await?;
+    let catalog = library::catalog(specs, Need::Live, json).await?;
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let mut events = catalog.subscribe();
