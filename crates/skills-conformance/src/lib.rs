@@ -72,7 +72,7 @@ pub fn write_fixture(dir: &std::path::Path) {
 #[macro_export]
 macro_rules! backend_conformance {
     ($module:ident, $setup:expr) => {
-        $crate::__stamp_behaviours!($module, $setup;
+        $crate::__stamp!(behaviour, $module, $setup;
             ls_info_lists_children_sorted,
             ls_info_reports_files_dirs_and_sizes,
             ls_info_ignores_trailing_and_double_slashes,
@@ -101,7 +101,7 @@ macro_rules! backend_conformance {
 #[macro_export]
 macro_rules! watch_conformance {
     ($module:ident, $setup:expr) => {
-        $crate::__stamp_watch!($module, $setup;
+        $crate::__stamp!(watch, $module, $setup;
             watch_reports_a_change,
             watch_coalesces_a_burst,
             watch_ignores_paths_outside_the_watched_path,
@@ -112,8 +112,8 @@ macro_rules! watch_conformance {
 
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __stamp_behaviours {
-    ($module:ident, $setup:expr; $($name:ident),* $(,)?) => {
+macro_rules! __stamp {
+    ($group:ident, $module:ident, $setup:expr; $($name:ident),* $(,)?) => {
         mod $module {
             #[allow(unused_imports)]
             use super::*;
@@ -121,7 +121,7 @@ macro_rules! __stamp_behaviours {
                 #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
                     let fixture: $crate::Fixture = $setup.await;
-                    $crate::behaviour::$name(&*fixture.backend, &fixture.root).await;
+                    $crate::__run!($group, $name, fixture);
                 }
             )*
         }
@@ -130,18 +130,11 @@ macro_rules! __stamp_behaviours {
 
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __stamp_watch {
-    ($module:ident, $setup:expr; $($name:ident),* $(,)?) => {
-        mod $module {
-            #[allow(unused_imports)]
-            use super::*;
-            $(
-                #[::tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                async fn $name() {
-                    let fixture: $crate::Fixture = $setup.await;
-                    $crate::watch::$name(&fixture).await;
-                }
-            )*
-        }
+macro_rules! __run {
+    (behaviour, $name:ident, $fixture:ident) => {
+        $crate::behaviour::$name(&*$fixture.backend, &$fixture.root).await
+    };
+    (watch, $name:ident, $fixture:ident) => {
+        $crate::watch::$name(&$fixture).await
     };
 }
