@@ -20,6 +20,7 @@ const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
+    quiet_on_closed_output(!matches!(cli.command, cli::Command::Serve { .. }));
     let git_timeout = match std::env::var("SKILLS_GIT_TIMEOUT") {
         Err(_) => DEFAULT_GIT_TIMEOUT_SECS,
         Ok(text) => match text.trim().parse::<u64>() {
@@ -57,4 +58,38 @@ fn main() -> ExitCode {
             ExitCode::from(cli::EXIT_SOURCE_ERROR)
         }
     }
+}
+
+/// A closed standard output ends a command quietly: `skills list | head` is a normal way
+/// to use it. Rust ignores `SIGPIPE`, so a write to a closed pipe is an error, and
+/// `println!` panics on it. Except for `serve` (whose sockets must not kill it), the
+/// default action comes back: the process ends as other command-line tools do on a
+/// closed pipe (status 141 in a shell). Any other failure to print (a closed file
+/// descriptor) ends the process without a panic message, with exit status 2.
+fn quiet_on_closed_output(default_sigpipe: bool) {
+    #[cfg(unix)]
+    if default_sigpipe {
+        // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is
+        // a valid disposition for SIGPIPE.
+        #[allow(unsafe_code)]
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = default_sigpipe;
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if message.starts_with("failed printing to std") {
+            let broken_pipe = message.contains("Broken pipe");
+            std::process::exit(if broken_pipe { 0 } else { i32::from(cli::EXIT_SOURCE_ERROR) });
+        }
+        default_hook(info);
+    }));
 }
