@@ -31,10 +31,13 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use std::sync::Arc;
 
 use skills_catalog::SkillSource;
+#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
+use skills_core::DiscoveryLimits;
 use skills_core::url::redact_url as redact;
 
 /// The file a project keeps its sources in.
@@ -95,15 +98,21 @@ pub struct OpenOptions {
     pub base_dir: PathBuf,
     /// Where git remotes are cloned.
     pub git_cache: PathBuf,
+    /// Which multiply-linked files local directories read.
+    #[cfg(feature = "fs")]
+    pub hard_links: crate::fs::HardLinks,
 }
 
 impl OpenOptions {
     /// Paths relative to `base_dir`; the git cache from `SKILLS_GIT_CACHE`, else
-    /// `$XDG_CACHE_HOME/agent-skills/git`, else `~/.cache/agent-skills/git`.
+    /// `$XDG_CACHE_HOME/agent-skills/git`, else `~/.cache/agent-skills/git`; the default
+    /// hard-link policy.
     pub fn new(base_dir: impl Into<PathBuf>) -> Self {
         Self {
             base_dir: base_dir.into(),
             git_cache: default_git_cache(),
+            #[cfg(feature = "fs")]
+            hard_links: crate::fs::HardLinks::default(),
         }
     }
 }
@@ -155,21 +164,22 @@ impl SourceSpec {
                 return Err(fail(&"a file URL needs an absolute path (file:///...)"));
             };
             let dir = percent_decode(&path).map_err(|e| fail(&e))?;
-            open_dir(&options.base_dir.join(dir)).map_err(|e| fail(&e))?
+            open_dir(&options.base_dir.join(dir), options).map_err(|e| fail(&e))?
         } else if location.contains("://") {
             return Err(fail(&"unknown scheme (expected a path, file:///, s3:// or git+...)"));
         } else {
-            open_dir(&options.base_dir.join(location)).map_err(|e| fail(&e))?
+            open_dir(&options.base_dir.join(location), options).map_err(|e| fail(&e))?
         };
         Ok(opened.with_label(self.label.clone().unwrap_or(default_label)))
     }
 }
 
 #[cfg(feature = "fs")]
-fn open_dir(dir: &Path) -> Result<(String, SkillSource), String> {
+fn open_dir(dir: &Path, options: &OpenOptions) -> Result<(String, SkillSource), String> {
     let backend = crate::fs::FilesystemBackend::new(dir)
         .and_then(|b| b.with_virtual_mode(false))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string())?
+        .with_hard_links(options.hard_links);
     let path = backend.root_path().to_owned();
     let label = Path::new(&path)
         .file_name()
@@ -178,7 +188,7 @@ fn open_dir(dir: &Path) -> Result<(String, SkillSource), String> {
 }
 
 #[cfg(not(feature = "fs"))]
-fn open_dir(_dir: &Path) -> Result<(String, SkillSource), String> {
+fn open_dir(_dir: &Path, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
     Err("local directories need the `fs` feature of agent-skills".into())
 }
 
@@ -231,6 +241,7 @@ fn open_git(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSou
     Err("git+ sources need the `git` feature of agent-skills".into())
 }
 
+#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> SkillSource {
     SkillSource::new(backend, path).with_location(location)
 }
@@ -273,6 +284,48 @@ pub struct SourcesConfig {
     /// The sources, lowest priority first.
     #[serde(default, rename = "source")]
     pub sources: Vec<SourceSpec>,
+    /// Limits of each source's discovery (`[limits]`); unset ones keep their defaults.
+    #[serde(default)]
+    pub limits: LimitsConfig,
+    /// Which multiply-linked files local directories read: `same-owner` (the default),
+    /// `refuse` or `allow` (`hard-links = "allow"`).
+    #[serde(default, rename = "hard-links")]
+    pub hard_links: Option<String>,
+}
+
+/// The `[limits]` table of a `skills.toml`:
+///
+/// ```toml
+/// [limits]
+/// max-skills = 500000        # skill folders per source
+/// max-dir-entries = 600000   # entries per directory
+/// max-bytes = 8589934592     # bytes of SKILL.md per source
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LimitsConfig {
+    /// Skill folders per source.
+    pub max_skills: Option<usize>,
+    /// Entries per directory.
+    pub max_dir_entries: Option<usize>,
+    /// Bytes of `SKILL.md` per source.
+    pub max_bytes: Option<u64>,
+}
+
+impl LimitsConfig {
+    /// `limits` with every value this table sets replaced.
+    pub fn apply(&self, mut limits: DiscoveryLimits) -> DiscoveryLimits {
+        if let Some(n) = self.max_skills {
+            limits = limits.with_max_skills(n);
+        }
+        if let Some(n) = self.max_dir_entries {
+            limits = limits.with_max_dir_entries(n);
+        }
+        if let Some(n) = self.max_bytes {
+            limits = limits.with_max_bytes(n);
+        }
+        limits
+    }
 }
 
 impl SourcesConfig {
@@ -282,6 +335,13 @@ impl SourcesConfig {
             path: None,
             message: e.to_string(),
         })?;
+        #[cfg(feature = "fs")]
+        if let Some(policy) = &config.hard_links {
+            policy.parse::<crate::fs::HardLinks>().map_err(|message| ConfigError {
+                path: None,
+                message: format!("hard-links: {message}"),
+            })?;
+        }
         if let Some(empty) = config.sources.iter().find(|s| s.location.trim().is_empty()) {
             return Err(ConfigError {
                 path: None,
@@ -312,9 +372,23 @@ impl SourcesConfig {
         }
     }
 
-    /// Opens every source, in order; the first failure stops.
+    /// Opens every source, in order, with the file's hard-link policy when it sets one;
+    /// the first failure stops.
     pub fn open(&self, options: &OpenOptions) -> Result<Vec<SkillSource>, OpenError> {
-        self.sources.iter().map(|spec| spec.open(options)).collect()
+        let options = self.apply(options.clone());
+        self.sources.iter().map(|spec| spec.open(&options)).collect()
+    }
+
+    /// `options` with what this file sets (its hard-link policy).
+    pub fn apply(&self, options: OpenOptions) -> OpenOptions {
+        #[cfg(feature = "fs")]
+        if let Some(policy) = self.hard_links.as_deref().and_then(|p| p.parse().ok()) {
+            return OpenOptions {
+                hard_links: policy,
+                ..options
+            };
+        }
+        options
     }
 }
 
@@ -373,9 +447,21 @@ mod tests {
             "[[sources]]\nlocation = \"a\"\n",
             "[[source]]\nlocation = \"\"\n",
             "source = 3",
+            "[limits]\nmax-skill = 3\n",
+            "hard-links = \"sometimes\"\n",
+            "[limits]\nmax-skills = -1\n",
         ] {
             assert!(SourcesConfig::parse(bad).is_err(), "{bad:?} was accepted");
         }
+    }
+
+    #[test]
+    fn limits_tables_set_what_they_name() {
+        let config = SourcesConfig::parse("[limits]\nmax-skills = 500000\nmax-bytes = 1024\n").unwrap();
+        let limits = config.limits.apply(DiscoveryLimits::default());
+        assert_eq!((limits.max_skills(), limits.max_bytes()), (500_000, 1024));
+        assert_eq!(limits.max_dir_entries(), DiscoveryLimits::DEFAULT_MAX_DIR_ENTRIES);
+        assert_eq!(SourcesConfig::parse("").unwrap().limits, LimitsConfig::default());
     }
 
     #[test]

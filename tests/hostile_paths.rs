@@ -8,7 +8,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_skills::fs::FilesystemBackend;
+use agent_skills::fs::{FilesystemBackend, HardLinks};
 use agent_skills::middleware::*;
 use serde_json::{Value, json};
 
@@ -60,8 +60,16 @@ fn setup() -> Setup {
     )
     .unwrap();
     let outside_name = outside.path().file_name().unwrap().to_str().unwrap().to_owned();
+    // The hard-linked secret is another user's file where the test may make it so (as
+    // root); elsewhere the strict policy stands in for the owner check.
+    let given_away = std::os::unix::fs::chown(outside.path().join("secret.txt"), Some(65534), Some(65534)).is_ok();
+    let policy = if given_away {
+        HardLinks::SameOwner
+    } else {
+        HardLinks::Refuse
+    };
     Setup {
-        backend: Arc::new(FilesystemBackend::new(r).unwrap()),
+        backend: Arc::new(FilesystemBackend::new(r).unwrap().with_hard_links(policy)),
         _dirs: (outside, root),
         outside_name,
     }

@@ -71,8 +71,73 @@ struct Inner {
     debounce: Duration,
     /// The most threads one listing or batch of reads spreads over.
     parallelism: usize,
-    /// Whether files with more than one hard link are read.
-    hard_links: bool,
+    /// Which files with more than one hard link are read.
+    hard_links: HardLinks,
+    /// The owner of the root directory (unix), for [`HardLinks::SameOwner`].
+    root_owner: Option<u32>,
+}
+
+/// Which files with more than one hard link the backend reads.
+///
+/// A hard link is the same file under a second name, and nothing tells which name is
+/// the original: a link inside the root may be a file from anywhere else on the same
+/// file system. Such files are always listed; this decides whether they are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HardLinks {
+    /// Read a multiply-linked file only when it belongs to the owner of the root
+    /// directory (the default). Your own de-duplicated copies (`cp -al`, backup tools,
+    /// package stores) are read; a link to another user's file (`/etc/shadow`, someone
+    /// else's key) is not. Linux refuses to create a hard link to a file one does not
+    /// own (`fs.protected_hardlinks`), so a link with the root's owner holds nothing that
+    /// owner could not have copied in.
+    #[default]
+    SameOwner,
+    /// Never read a multiply-linked file.
+    Refuse,
+    /// Read every file, whatever its links (a root you trust entirely).
+    Allow,
+}
+
+impl HardLinks {
+    /// The name the command line and `skills.toml` use: `same-owner`, `refuse`, `allow`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SameOwner => "same-owner",
+            Self::Refuse => "refuse",
+            Self::Allow => "allow",
+        }
+    }
+}
+
+impl std::str::FromStr for HardLinks {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "same-owner" => Ok(Self::SameOwner),
+            "refuse" => Ok(Self::Refuse),
+            "allow" => Ok(Self::Allow),
+            other => Err(format!(
+                "unknown hard-link policy {other:?} (expected same-owner, refuse or allow)"
+            )),
+        }
+    }
+}
+
+/// The owner of a path (unix), `None` where owners are unknown.
+fn owner(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        std::fs::metadata(path)
+            .ok()
+            .map(|m| std::os::unix::fs::MetadataExt::uid(&m))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
 }
 
 /// The fewest paths or directories a thread is given: below this, a second thread costs
@@ -108,6 +173,7 @@ impl FilesystemBackend {
         if !root.is_dir() {
             return Err(error("not a directory".into()));
         }
+        let root_owner = owner(&root);
         Ok(Self {
             inner: Arc::new(Inner {
                 root_str: root.to_str().map(str::to_owned),
@@ -116,7 +182,8 @@ impl FilesystemBackend {
                 max_file_size: DEFAULT_MAX_FILE_SIZE,
                 debounce: watch::DEFAULT_DEBOUNCE,
                 parallelism: default_parallelism(),
-                hard_links: false,
+                hard_links: HardLinks::default(),
+                root_owner,
             }),
         })
     }
@@ -158,15 +225,11 @@ impl FilesystemBackend {
         self.with_inner(|inner| inner.parallelism = threads.max(1))
     }
 
-    /// Whether files with more than one hard link are read (default `false`).
-    ///
-    /// A hard link is the same file under a second name, and nothing tells which name
-    /// is the original: a link inside the root may be a file from anywhere else on the
-    /// same file system (`/etc/shadow`, another user's key). So by default such a file
-    /// is listed but not read (`InvalidPath`, saying why). Turn this on for a root you
-    /// made yourself with hard-linked copies (`cp -al`, some package stores).
-    pub fn with_hard_links(self, allowed: bool) -> Self {
-        self.with_inner(|inner| inner.hard_links = allowed)
+    /// Which files with more than one hard link are read (default
+    /// [`HardLinks::SameOwner`]); the others are listed but answer `InvalidPath`, saying
+    /// why.
+    pub fn with_hard_links(self, policy: HardLinks) -> Self {
+        self.with_inner(|inner| inner.hard_links = policy)
     }
 
     /// How many threads one large listing or batch of reads may spread over.

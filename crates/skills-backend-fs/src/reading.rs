@@ -6,8 +6,8 @@ use std::io::Read;
 
 use skills_core::{BackendError, FileDownloadResponse, FileErrorKind, path};
 
-use crate::Inner;
 use crate::resolve::{self, RootDir, map_io_error, open_contained_file};
+use crate::{HardLinks, Inner};
 
 impl Inner {
     /// Opens a normalized path for reading, contained in the root: one `openat2` when
@@ -52,12 +52,20 @@ impl Inner {
             return FileDownloadResponse::err(asked, FileErrorKind::Other, "not a regular file");
         }
         let links = hard_links(&meta);
-        if links > 1 && !self.hard_links {
-            let msg = format!(
-                "{normalized} has {links} hard links and may be a file from outside the root; \
-                 not read (FilesystemBackend::with_hard_links)"
-            );
-            return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, msg);
+        if links > 1 {
+            let refused = match self.hard_links {
+                HardLinks::Allow => None,
+                HardLinks::Refuse => Some("the hard-link policy is `refuse`"),
+                HardLinks::SameOwner => (self.root_owner.is_none() || owner_of(&meta) != self.root_owner)
+                    .then_some("it belongs to another user than the skills folder"),
+            };
+            if let Some(why) = refused {
+                let msg = format!(
+                    "{normalized} has {links} hard links and may be a file from outside the skills folder; \
+                     not read: {why} (hard-link policy: same-owner, refuse or allow)"
+                );
+                return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, msg);
+            }
         }
         let limit = self.max_file_size;
         let too_large = |size: u64| {
@@ -79,6 +87,16 @@ impl Inner {
             Err(e) => fail(map_io_error(e, &normalized)),
         }
     }
+}
+
+#[cfg(unix)]
+fn owner_of(meta: &Metadata) -> Option<u32> {
+    Some(std::os::unix::fs::MetadataExt::uid(meta))
+}
+
+#[cfg(not(unix))]
+fn owner_of(_meta: &Metadata) -> Option<u32> {
+    None
 }
 
 #[cfg(unix)]

@@ -8,7 +8,7 @@ use std::path::Path;
 mod common;
 
 use common::poll_to_completion;
-use skills_backend_fs::FilesystemBackend;
+use skills_backend_fs::{FilesystemBackend, HardLinks};
 use skills_core::{BackendError, BackendProtocol, FileErrorKind, SourceError, list_skills};
 
 const SKILL: &str = "---\nname: web\ndescription: Browse\n---\n";
@@ -308,15 +308,27 @@ async fn a_skill_md_link_counts_only_inside_the_root() {
     assert!(listing.diagnostics.is_empty(), "{:?}", listing.diagnostics);
 }
 
+/// Gives `path` to another user (`nobody`) where the test may (as root); `false` where it
+/// may not, and then the strict policy stands in for the owner check.
+fn give_away(path: &std::path::Path) -> bool {
+    std::os::unix::fs::chown(path, Some(65534), Some(65534)).is_ok()
+}
+
 #[tokio::test]
-async fn hard_links_are_listed_but_never_read_unless_allowed() {
+async fn hard_links_to_another_users_files_are_listed_but_not_read() {
     let t = tree();
     let root = t.root.path();
     // Both temporary directories live on one file system, as a hard link needs.
     std::fs::hard_link(t.outside.join("secret.txt"), root.join("skills/web/notes.txt")).unwrap();
     std::fs::create_dir_all(root.join("skills/evil")).unwrap();
     std::fs::hard_link(t.outside.join("evil/SKILL.md"), root.join("skills/evil/SKILL.md")).unwrap();
-    let backend = FilesystemBackend::new(root).unwrap();
+    let given_away = give_away(&t.outside.join("secret.txt")) && give_away(&t.outside.join("evil/SKILL.md"));
+    let policy = if given_away {
+        HardLinks::SameOwner
+    } else {
+        HardLinks::Refuse
+    };
+    let backend = FilesystemBackend::new(root).unwrap().with_hard_links(policy);
     assert!(
         listed(&backend, "/skills/web")
             .await
@@ -329,6 +341,9 @@ async fn hard_links_are_listed_but_never_read_unless_allowed() {
     let error = answer.error.unwrap();
     assert_eq!(error.kind, FileErrorKind::InvalidPath);
     assert!(error.message.contains("2 hard links"), "{}", error.message);
+    if given_away {
+        assert!(error.message.contains("another user"), "{}", error.message);
+    }
     assert!(answer.content.is_none());
 
     // A hard-linked SKILL.md is a skipped skill whose diagnostic says why.
@@ -338,14 +353,36 @@ async fn hard_links_are_listed_but_never_read_unless_allowed() {
     assert_eq!(listing.diagnostics.len(), 1, "{:?}", listing.diagnostics);
     assert_eq!(listing.diagnostics[0].path, "/skills/evil/SKILL.md");
     assert!(listing.diagnostics[0].message.contains("hard links"));
+    assert!(!listing.diagnostics[0].message.contains("FilesystemBackend"));
 
-    // Opting in reads them (for roots made of hard-linked copies on purpose).
-    let trusting = FilesystemBackend::new(root).unwrap().with_hard_links(true);
+    // `refuse` refuses whatever the owner; `allow` reads them (a root you trust).
+    let strict = FilesystemBackend::new(root).unwrap().with_hard_links(HardLinks::Refuse);
+    let answer = strict.download_files(&["/skills/web/notes.txt".into()]).await.remove(0);
+    assert!(answer.error.unwrap().message.contains("`refuse`"));
+    let trusting = FilesystemBackend::new(root).unwrap().with_hard_links(HardLinks::Allow);
     let answer = trusting
         .download_files(&["/skills/web/notes.txt".into()])
         .await
         .remove(0);
     assert_eq!(answer.content.as_deref(), Some(&b"secret"[..]));
+}
+
+#[tokio::test]
+async fn a_users_own_hard_linked_copy_elsewhere_never_hides_the_original() {
+    let t = tree();
+    let root = t.root.path();
+    // A de-duplicating tool or `cp -al` made a copy of the library elsewhere.
+    std::fs::create_dir_all(t.outside.join("backup/web")).unwrap();
+    std::fs::hard_link(root.join("skills/web/SKILL.md"), t.outside.join("backup/web/SKILL.md")).unwrap();
+    let backend = FilesystemBackend::new(root).unwrap();
+    let listing = list_skills(&backend, "/skills").await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"web"), "{names:?} {:?}", listing.diagnostics);
+    assert!(listing.diagnostics.iter().all(|d| !d.message.contains("hard links")));
+    // The strict policy is still there for who wants it.
+    let strict = FilesystemBackend::new(root).unwrap().with_hard_links(HardLinks::Refuse);
+    let listing = list_skills(&strict, "/skills").await.unwrap();
+    assert!(!listing.skills.iter().any(|s| s.name == "web"));
 }
 
 #[tokio::test]

@@ -10,6 +10,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_VALIDATION: u8 = 1;
 /// Bad usage, a source that cannot be read, or an unknown skill.
 pub const EXIT_SOURCE_ERROR: u8 = 2;
+/// A limit left skills out of a source (without --allow-partial).
+pub const EXIT_PARTIAL: u8 = 3;
 
 const AFTER_HELP: &str = "\
 Sources, in priority order (for one name, the last source wins):
@@ -34,7 +36,9 @@ present), then ~/.agents/skills, then ./.agents/skills (missing ones are skipped
 Exit codes:
   0  success
   1  validation problems: a skill would be skipped
-  2  usage error, unreadable source, or unknown skill";
+  2  usage error, unreadable source, or unknown skill
+  3  a limit left skills out of a source (--max-skills, --max-dir-entries, --max-bytes
+     or [limits] in skills.toml raise them; --allow-partial accepts what fits)";
 
 /// List, inspect and validate Agent Skills libraries.
 #[derive(Debug, Parser)]
@@ -126,6 +130,8 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        discovery: DiscoveryArgs,
     },
 }
 
@@ -138,6 +144,8 @@ pub struct SourceArgs {
     /// --source is given); --source values come after its sources.
     #[arg(long = "config", short = 'c', value_name = "FILE")]
     pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub discovery: DiscoveryArgs,
 }
 
 impl Cli {
@@ -209,5 +217,47 @@ mod tests {
         let binary = dir.path().join("binary.toml");
         std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
         assert!(may_read_git(&["list", "--config", binary.to_str().unwrap()]));
+    }
+}
+
+/// How each source is discovered: limits (over the defaults and a skills.toml's
+/// `[limits]`) and the hard-link policy.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct DiscoveryArgs {
+    /// The most skill folders read from one source (default 200000).
+    #[arg(long, value_name = "N")]
+    pub max_skills: Option<usize>,
+    /// The most entries looked at in one directory (default 250000).
+    #[arg(long, value_name = "N")]
+    pub max_dir_entries: Option<usize>,
+    /// The most bytes of SKILL.md read from one source (default 4294967296).
+    #[arg(long, value_name = "BYTES")]
+    pub max_bytes: Option<u64>,
+    /// Accept a source that a limit cut: exit 0 with the skills that fit.
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Which files with several hard links local folders read: same-owner (default:
+    /// files of the folder's owner), refuse, or allow.
+    #[arg(long, value_name = "POLICY")]
+    pub hard_links: Option<agent_skills::fs::HardLinks>,
+}
+
+impl DiscoveryArgs {
+    /// `limits` with every value given on the command line replaced.
+    pub fn apply(&self, limits: agent_skills::DiscoveryLimits) -> agent_skills::DiscoveryLimits {
+        let config = agent_skills::sources::LimitsConfig {
+            max_skills: self.max_skills,
+            max_dir_entries: self.max_dir_entries,
+            max_bytes: self.max_bytes,
+        };
+        config.apply(limits)
+    }
+
+    /// `options` with the hard-link policy given on the command line, if any.
+    pub fn options(&self, options: agent_skills::sources::OpenOptions) -> agent_skills::sources::OpenOptions {
+        match self.hard_links {
+            Some(hard_links) => agent_skills::sources::OpenOptions { hard_links, ..options },
+            None => options,
+        }
     }
 }

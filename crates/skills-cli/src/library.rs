@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_skills::sources::{CONFIG_FILE, OpenOptions, SourceSpec, SourcesConfig};
-use agent_skills::{SkillCatalog, SkillSource};
+use agent_skills::{Diagnostic, DiscoveryLimits, Limit, SkillCatalog, SkillSource};
 use anyhow::Context;
 
-use crate::cli::SourceArgs;
+use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
 use crate::progress::Progress;
 
 /// What a command needs of its catalog.
@@ -28,34 +28,98 @@ pub enum Need {
     Live,
 }
 
+/// A command's catalog, loaded, and whether a limit left skills out of it.
+#[derive(Debug)]
+pub struct Library {
+    /// The catalog.
+    pub catalog: Arc<SkillCatalog>,
+    /// A limit cut a source (each cut was said on stderr).
+    pub cut: bool,
+    allow_partial: bool,
+}
+
+impl Library {
+    /// The exit code of a command that would exit with `code`: a cut source turns
+    /// success into [`EXIT_PARTIAL`], unless `--allow-partial` was given.
+    pub fn exit(&self, code: u8) -> u8 {
+        exit_code(code, self.cut, self.allow_partial)
+    }
+}
+
+/// `code`, or [`EXIT_PARTIAL`] for a success that a limit cut.
+pub fn exit_code(code: u8, cut: bool, allow_partial: bool) -> u8 {
+    if code == EXIT_OK && cut && !allow_partial {
+        EXIT_PARTIAL
+    } else {
+        code
+    }
+}
+
 /// Opens the sources of a command and discovers them into a catalog; `quiet` (JSON
-/// output, or a server whose client owns the terminal) means no spinner.
-pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Arc<SkillCatalog>> {
+/// output, or a server whose client owns the terminal) means no spinner. Every source a
+/// limit cut is said on stderr, in one line naming the flag that raises it.
+pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
     let progress = Progress::start(quiet, "reading skill sources");
-    let catalog = SkillCatalog::new(open_sources(args)?)
+    let (sources, limits) = open_sources(args)?;
+    let catalog = SkillCatalog::new(sources)
+        .with_limits(limits)
         .with_resources(need != Need::Listing)
         // A one-shot command holds one copy of the skills, not three.
         .with_incremental_reload(need == Need::Live);
     let catalog = Arc::new(catalog);
-    catalog.ensure_loaded().await;
+    let snapshot = catalog.ensure_loaded().await;
     drop(progress);
     if need == Need::Listing {
         if let Some((i, error)) = catalog.source_errors().await.into_iter().next() {
             let source = &catalog.sources()[i];
-            return Err(anyhow::Error::new(error).context(format!(
-                "source {} ({})",
-                source.label(),
-                source.location()
-            )));
+            let context = format!("source {} ({})", source.label(), source.location());
+            return Err(anyhow::Error::new(error).context(context));
         }
     }
-    Ok(catalog)
+    let mut cut = false;
+    for diagnostic in snapshot.diagnostics() {
+        if let Some(line) = cut_line(diagnostic) {
+            eprintln!("{line}");
+            cut = true;
+        }
+    }
+    Ok(Library {
+        catalog,
+        cut,
+        allow_partial: args.discovery.allow_partial,
+    })
+}
+
+/// The line a limit's cut gets on stderr, in the words of the command line; `None` for
+/// other diagnostics.
+pub fn cut_line(diagnostic: &Diagnostic) -> Option<String> {
+    let cut = diagnostic.cut?;
+    let what = match cut.limit {
+        Limit::MaxSkills => format!(
+            "{} has more than {} skill folders; {} were not read",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+        Limit::MaxDirEntries => format!(
+            "{} has more than {} entries; {} were left out",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+        Limit::MaxBytes => format!(
+            "the SKILL.md files of {} exceed {} bytes; {} skill folders were not read",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+    };
+    let limit = cut.limit.as_str();
+    Some(format!(
+        "error: skills left out: {what}. Raise the limit with --{limit} N or `{limit} = N` under [limits] in \
+         skills.toml, or pass --allow-partial to accept what fits"
+    ))
 }
 
 /// The sources of a command, in priority order: those of `--config FILE` (or of
 /// `./skills.toml` when there is one and no `--source` is given), then every `--source`.
-/// With neither, the default chain.
-pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<SkillSource>> {
+/// With neither, the default chain. Limits are the defaults, then the file's
+/// `[limits]`, then the command line's.
+pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = match &args.config {
         Some(path) => Some(path.clone()),
@@ -63,29 +127,45 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<Vec<SkillSource>> {
         None => None,
     };
     let mut opened = Vec::new();
+    let mut limits = DiscoveryLimits::default();
+    let flags = &args.discovery;
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
-        let options = OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path)));
-        opened.extend(file.open(&options)?);
+        // The file's settings, then the command line's over them.
+        let options = flags.options(file.apply(OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path)))));
+        for spec in &file.sources {
+            opened.push(spec.open(&options)?);
+        }
+        limits = file.limits.apply(limits);
     }
-    let options = OpenOptions::new(&cwd);
+    let limits = flags.apply(limits);
+    let options = flags.options(OpenOptions::new(&cwd));
     for text in &args.sources {
         opened.push(open_with(text, &options)?);
     }
     if config.is_none() && args.sources.is_empty() {
-        return Ok(default_sources(&options));
+        return Ok((default_sources(&options), limits));
     }
-    Ok(opened)
+    Ok((opened, limits))
 }
 
-/// One source given on the command line (`[LABEL=]LOCATION`), relative paths taken from
-/// the current directory.
-pub fn open_source(text: &str) -> anyhow::Result<SkillSource> {
+/// The limits and open options of a command without sources of its own (`validate`):
+/// the defaults, then `./skills.toml`'s `[limits]` and `hard-links` when there is one,
+/// then the command line's.
+pub fn discovery_of(args: &DiscoveryArgs) -> anyhow::Result<(DiscoveryLimits, OpenOptions)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    open_with(text, &OpenOptions::new(cwd))
+    let mut limits = DiscoveryLimits::default();
+    let mut options = OpenOptions::new(cwd);
+    if Path::new(CONFIG_FILE).is_file() {
+        let file = SourcesConfig::load(Path::new(CONFIG_FILE))?;
+        limits = file.limits.apply(limits);
+        options = file.apply(options);
+    }
+    Ok((args.apply(limits), args.options(options)))
 }
 
-fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<SkillSource> {
+/// One source given on the command line (`[LABEL=]LOCATION`) with the given options.
+pub fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<SkillSource> {
     let spec: SourceSpec = text.parse()?;
     Ok(spec.open(options)?)
 }

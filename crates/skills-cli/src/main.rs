@@ -88,7 +88,11 @@ fn quiet_on_closed_output(default_sigpipe: bool) {
             .unwrap_or_default();
         if message.starts_with("failed printing to std") {
             let broken_pipe = message.contains("Broken pipe");
-            std::process::exit(if broken_pipe { 0 } else { i32::from(cli::EXIT_SOURCE_ERROR) });
+            std::process::exit(if broken_pipe {
+                0
+            } else {
+                i32::from(cli::EXIT_SOURCE_ERROR)
+            });
         }
         default_hook(info);
     }));

@@ -53,7 +53,11 @@ fn assert_quiet_end(status: ExitStatus, stderr: &str, what: &str) {
 fn library(dir: &Path) {
     for i in 0..40 {
         let name = format!("skill-{i:02}");
-        write(dir, &format!("lib/{name}/SKILL.md"), &md(&name, "A skill that prints enough to fill lines"));
+        write(
+            dir,
+            &format!("lib/{name}/SKILL.md"),
+            &md(&name, "A skill that prints enough to fill lines"),
+        );
         write(dir, &format!("lib/{name}/scripts/run.sh"), "echo");
     }
 }
@@ -81,7 +85,10 @@ fn every_command_ends_quietly_when_its_output_is_closed() {
         let output = skills_into_closed_pipe(dir.path(), args).output().unwrap();
         assert_quiet_end(output.status, &String::from_utf8_lossy(&output.stderr), &args.join(" "));
     }
-    assert!(dir.path().join("made/fresh-skill/SKILL.md").is_file(), "new still did its work");
+    assert!(
+        dir.path().join("made/fresh-skill/SKILL.md").is_file(),
+        "new still did its work"
+    );
 }
 
 #[test]

@@ -14,6 +14,9 @@ pub struct Diagnostic {
     pub kind: DiagnosticKind,
     /// A sentence for people.
     pub message: String,
+    /// For a `limit-exceeded` diagnostic: which limit, and how much it left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<LimitCut>,
 }
 
 impl Diagnostic {
@@ -23,6 +26,15 @@ impl Diagnostic {
             path: path.into(),
             kind,
             message: message.into(),
+            cut: None,
+        }
+    }
+
+    /// A `limit-exceeded` diagnostic about `path`: `cut` says which limit and how much.
+    pub fn limit(path: impl Into<String>, cut: LimitCut, message: impl Into<String>) -> Self {
+        Self {
+            cut: Some(cut),
+            ..Self::new(path, DiagnosticKind::LimitExceeded, message)
         }
     }
 
@@ -37,6 +49,48 @@ impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}: {}", self.path, self.kind.as_str(), self.message)
     }
+}
+
+/// One of the [`DiscoveryLimits`](crate::DiscoveryLimits), by the name people set it
+/// with (`max-skills` in `skills.toml`, `--max-skills` on the command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    /// Skill folders (`SKILL.md` files) per source.
+    MaxSkills,
+    /// Entries per directory.
+    MaxDirEntries,
+    /// Bytes of `SKILL.md` per source.
+    MaxBytes,
+}
+
+impl Limit {
+    /// The kebab-case name: `max-skills`, `max-dir-entries`, `max-bytes`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::MaxSkills => "max-skills",
+            Self::MaxDirEntries => "max-dir-entries",
+            Self::MaxBytes => "max-bytes",
+        }
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a limit left out of a discovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LimitCut {
+    /// The limit that was reached.
+    pub limit: Limit,
+    /// Its value.
+    pub max: u64,
+    /// How many were left out: skill folders (`max-skills`, `max-bytes`) or directory
+    /// entries (`max-dir-entries`).
+    pub left_out: u64,
 }
 
 /// How serious a diagnostic is.

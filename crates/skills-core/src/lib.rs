@@ -59,7 +59,7 @@ mod yaml;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
-pub use diagnostic::{Diagnostic, DiagnosticKind, Severity};
+pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
 pub use file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::backend::Walk;
-use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::diagnostic::{Diagnostic, Limit, LimitCut};
 use crate::file::FileInfo;
 use crate::path;
 
@@ -30,12 +30,16 @@ pub struct DiscoveryLimits {
 }
 
 impl DiscoveryLimits {
-    /// Default of [`max_skills`](Self::max_skills): 10,000 `SKILL.md` files per source.
-    pub const DEFAULT_MAX_SKILLS: usize = 10_000;
-    /// Default of [`max_dir_entries`](Self::max_dir_entries): 20,000 entries per directory.
-    pub const DEFAULT_MAX_DIR_ENTRIES: usize = 20_000;
-    /// Default of [`max_bytes`](Self::max_bytes): 256 MiB of `SKILL.md` per source.
-    pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+    /// Default of [`max_skills`](Self::max_skills): 200,000 `SKILL.md` files per source,
+    /// so the largest public collections (a 100,000-skill source) load whole.
+    pub const DEFAULT_MAX_SKILLS: usize = 200_000;
+    /// Default of [`max_dir_entries`](Self::max_dir_entries): 250,000 entries per
+    /// directory (a source folder holds one entry per skill).
+    pub const DEFAULT_MAX_DIR_ENTRIES: usize = 250_000;
+    /// Default of [`max_bytes`](Self::max_bytes): 4 GiB of `SKILL.md` per source (real
+    /// `SKILL.md` files average a few KiB; files are read in batches, so this bounds
+    /// time, not memory).
+    pub const DEFAULT_MAX_BYTES: u64 = 4 * 1024 * 1024 * 1024;
     /// Default of [`read_batch`](Self::read_batch): 256 files per request to the backend.
     pub const DEFAULT_READ_BATCH: usize = 256;
 
@@ -142,10 +146,15 @@ pub(crate) fn cap_directories(walk: &Walk, limit: usize) -> (Cow<'_, [FileInfo]>
         .into_iter()
         .map(|(dir, n)| {
             let msg = format!(
-                "directory has {n} entries, over the limit of {limit} (DiscoveryLimits::max_dir_entries); \
-                 only the first {limit} in path order are used"
+                "directory has {n} entries, over the limit of {limit} per directory; only the first {limit} \
+                 in path order are used"
             );
-            Diagnostic::new(dir, DiagnosticKind::LimitExceeded, msg)
+            let cut = LimitCut {
+                limit: Limit::MaxDirEntries,
+                max: limit as u64,
+                left_out: (n - limit) as u64,
+            };
+            Diagnostic::limit(dir, cut, msg)
         })
         .collect();
     (Cow::Owned(kept), diagnostics)
@@ -224,8 +233,9 @@ mod tests {
     #[test]
     fn defaults_and_setters() {
         let limits = DiscoveryLimits::default();
-        assert_eq!(limits.max_skills(), 10_000);
-        assert_eq!(limits.max_bytes(), 256 << 20);
+        assert_eq!(limits.max_skills(), 200_000);
+        assert_eq!(limits.max_dir_entries(), 250_000);
+        assert_eq!(limits.max_bytes(), 4 << 30);
         assert_eq!(
             limits.with_read_batch(0).read_batch(),
             1,

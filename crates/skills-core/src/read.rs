@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use futures_util::future::join;
 
 use crate::backend::{BackendProtocol, Walk};
-use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
 use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::limits::{DiscoveryLimits, cap_directories};
 use crate::parse::{ParseOutcome, parse_skill_md};
@@ -108,6 +108,7 @@ pub(crate) async fn read_skills<'w>(
         if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
             continue;
         }
+        listing.folders += 1;
         let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg))
@@ -200,10 +201,15 @@ impl Refused {
         self.first.get_or_insert_with(|| path.to_owned());
     }
 
-    fn into_diagnostic(self, root: &str, what: String) -> Option<Diagnostic> {
+    fn into_diagnostic(self, root: &str, limit: Limit, max: u64, what: String) -> Option<Diagnostic> {
         let first = self.first?;
-        let msg = format!("{what}; {} not read, from {first}", self.count);
-        Some(Diagnostic::new(root, DiagnosticKind::LimitExceeded, msg))
+        let msg = format!("{what}; {} skill folders not read, from {first}", self.count);
+        let cut = LimitCut {
+            limit,
+            max,
+            left_out: self.count as u64,
+        };
+        Some(Diagnostic::limit(root, cut, msg))
     }
 }
 
@@ -236,18 +242,18 @@ impl Budget {
     }
 
     fn into_diagnostics(self, root: &str) -> impl Iterator<Item = Diagnostic> {
-        let count = format!(
-            "source has more than {} SKILL.md files (DiscoveryLimits::max_skills)",
-            self.max_skills
-        );
+        let count = format!("source has more than {} skill folders", self.max_skills);
         let bytes = format!(
-            "SKILL.md files of this source exceed {} bytes in all (DiscoveryLimits::max_bytes)",
+            "the SKILL.md files of this source exceed {} bytes in all",
             self.max_bytes
         );
-        let over_count = self.over_count.into_diagnostic(root, count);
-        over_count
-            .into_iter()
-            .chain(self.over_bytes.into_diagnostic(root, bytes))
+        let over_count = self
+            .over_count
+            .into_diagnostic(root, Limit::MaxSkills, self.max_skills as u64, count);
+        over_count.into_iter().chain(
+            self.over_bytes
+                .into_diagnostic(root, Limit::MaxBytes, self.max_bytes, bytes),
+        )
     }
 }
 
@@ -322,15 +328,15 @@ fn add_skill(listing: &mut SkillListing, index: &mut HashMap<String, usize>, out
     let Some(skill) = outcome.skill else { return };
     match index.get(&skill.name) {
         Some(&i) => {
+            // The warning goes on the folder that is hidden, and names the one kept.
+            let hidden = std::mem::replace(&mut listing.skills[i], skill);
             let msg = format!(
-                "skill '{}' is also declared by {}; this later one is kept",
-                skill.name, listing.skills[i].path
+                "hidden: skill '{}' is declared again by {}, which comes later in this source and is kept",
+                hidden.name, listing.skills[i].path
             );
-            let md_path = skill.path.clone();
             listing
                 .diagnostics
-                .push(Diagnostic::new(md_path, DiagnosticKind::DuplicateName, msg));
-            listing.skills[i] = skill;
+                .push(Diagnostic::new(hidden.path, DiagnosticKind::DuplicateName, msg));
         }
         None => {
             index.insert(skill.name.clone(), listing.skills.len());

@@ -134,6 +134,10 @@ pub struct SkillListing {
     pub skills: Vec<SkillMetadata>,
     /// Skips and warnings of this source, in path order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Skill folders seen: folders of the source holding a `SKILL.md`, loaded or not
+    /// (those a limit left out included; those under a directory cut by
+    /// `max-dir-entries` are not seen).
+    pub folders: usize,
     /// Resource files of each listed skill, by skill name (see
     /// [`resources_from_entries`](crate::resources::resources_from_entries)); empty unless [`Discovery::resources`](crate::Discovery::resources) was set.
     pub resources: BTreeMap<String, Vec<ResourceMetadata>>,

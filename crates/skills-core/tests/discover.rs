@@ -52,6 +52,15 @@ async fn duplicate_names_in_one_source_keep_the_later_with_a_warning() {
     assert_eq!(listing.skills[0].description, "second");
     let kinds: Vec<_> = listing.diagnostics.iter().map(|d| d.kind).collect();
     assert!(kinds.contains(&DiagnosticKind::DuplicateName), "{kinds:?}");
+    // The warning sits on the folder that is hidden and names the one kept.
+    let warning = listing
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::DuplicateName)
+        .unwrap();
+    assert_eq!(warning.path, "/src/one/SKILL.md");
+    assert!(warning.message.contains("/src/two/SKILL.md"), "{}", warning.message);
+    assert_eq!(listing.folders, 2);
 }
 
 #[tokio::test]

@@ -62,10 +62,25 @@ async fn skills_over_the_count_limit_are_not_read_and_reported_once() {
         assert_eq!(limited.len(), 1, "{limited:?}");
         assert_eq!(limited[0].0, "/src");
         assert!(
-            limited[0].1.contains("more than 4") && limited[0].1.contains("6 not read"),
+            limited[0].1.contains("more than 4 skill folders") && limited[0].1.contains("6 skill folders not read"),
             "{}",
             limited[0].1
         );
+        assert!(
+            !limited[0].1.contains("DiscoveryLimits"),
+            "no Rust names: {}",
+            limited[0].1
+        );
+        let cut = listing.diagnostics.iter().find_map(|d| d.cut).unwrap();
+        assert_eq!(
+            cut,
+            LimitCut {
+                limit: Limit::MaxSkills,
+                max: 4,
+                left_out: 6
+            }
+        );
+        assert_eq!(listing.folders, 10, "every folder was seen");
         assert_eq!(
             listing.diagnostics[0].kind.severity(),
             Severity::Skip,
@@ -83,8 +98,16 @@ async fn the_byte_budget_stops_reading_and_counts_cached_files_the_same() {
     assert_eq!(names(&listing), ["s00", "s01", "s02"]);
     let limited = limit_messages(&listing);
     assert!(
-        limited.len() == 1 && limited[0].1.contains("7 not read, from /src/s03/SKILL.md"),
+        limited.len() == 1
+            && limited[0]
+                .1
+                .contains("7 skill folders not read, from /src/s03/SKILL.md"),
         "{limited:?}"
+    );
+    let cut = listing.diagnostics.iter().find_map(|d| d.cut).unwrap();
+    assert_eq!(
+        (cut.limit, cut.max, cut.left_out),
+        (Limit::MaxBytes, 3 * one + one / 2, 7)
     );
 
     // A warm cache does not stretch the budget: the same library, the same skills.

@@ -28,7 +28,8 @@ struct FileJson {
 }
 
 pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(specs, Need::Listing, json).await?;
+    let library = library::catalog(specs, Need::Listing, json).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
         let available: Vec<_> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
@@ -60,7 +61,7 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
             files,
             diagnostics,
         })
-        .map(|()| ExitCode::from(EXIT_OK));
+        .map(|()| ExitCode::from(library.exit(EXIT_OK)));
     }
     println!("name:          {}", skill.name);
     println!("description:   {}", skill.description);
@@ -91,5 +92,5 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
     for d in diagnostics {
         println!("warning:       {}: {}", d.kind, d.message);
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(ExitCode::from(library.exit(EXIT_OK)))
 }

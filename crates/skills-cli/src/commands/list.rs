@@ -10,7 +10,8 @@ use crate::library::{self, Need};
 use crate::output::{print_diagnostics, shorten, table};
 
 pub async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(specs, Need::Listing, json).await?;
+    let library = library::catalog(specs, Need::Listing, json).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
@@ -43,7 +44,7 @@ pub async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
             .collect();
         print!("{}", table(&["NAME", "DESCRIPTION", "SOURCE"], &rows));
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(ExitCode::from(library.exit(EXIT_OK)))
 }
 
 /// A skill as `list --json` prints it: with the copies it hides.

@@ -19,7 +19,8 @@ struct LoadJson<'a> {
 /// `skills load NAME`: the answer of `load_skill` with nothing loaded yet, so errors
 /// read exactly as a model would see them.
 pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(args, Need::Agent, json).await?;
+    let library = library::catalog(args, Need::Agent, json).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let answer = load_skill(&snapshot, name, &[]).await;
@@ -37,5 +38,9 @@ pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<E
     } else {
         eprintln!("{content}");
     }
-    Ok(ExitCode::from(if ok { EXIT_OK } else { EXIT_SOURCE_ERROR }))
+    Ok(ExitCode::from(library.exit(if ok {
+        EXIT_OK
+    } else {
+        EXIT_SOURCE_ERROR
+    })))
 }

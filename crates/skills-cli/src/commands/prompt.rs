@@ -19,7 +19,8 @@ struct PromptJson<'a> {
 
 /// `skills prompt [--loaded a,b]`: the exact skills section of the system prompt.
 pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(args, Need::Agent, json).await?;
+    let library = library::catalog(args, Need::Agent, json).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     if let Some(unknown) = loaded.iter().find(|name| snapshot.get(name).is_none()) {
@@ -42,5 +43,5 @@ pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow:
     } else {
         println!("{section}");
     }
-    Ok(ExitCode::from(EXIT_OK))
+    Ok(ExitCode::from(library.exit(EXIT_OK)))
 }

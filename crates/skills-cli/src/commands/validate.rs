@@ -1,24 +1,29 @@
 //! `skills validate PATH|SOURCE...`: check skill folders, `SKILL.md` files, source
-//! folders and sources; exit 1 when a skill would be skipped.
+//! folders and sources; exit 1 when a skill would be skipped, 3 when a limit left skill
+//! folders out (unless `--allow-partial`).
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
 use agent_skills::fs::FilesystemBackend;
+use agent_skills::sources::OpenOptions;
 use agent_skills::{
-    BackendExt, Diagnostic, DiagnosticKind, SKILL_FILE, Severity, SkillMetadata, list_skills, parse_skill_md, path,
+    BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, SKILL_FILE, Severity,
+    SkillListing, SkillMetadata, parse_skill_md, path,
 };
 use anyhow::{Context, bail};
 use serde::Serialize;
 
 use super::print_json;
-use crate::cli::{EXIT_OK, EXIT_VALIDATION};
+use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_VALIDATION};
 use crate::library;
 use crate::progress::Progress;
 
 #[derive(Serialize)]
 struct ValidateJson<'a> {
     ok: bool,
+    summary: Summary,
     skills: Vec<ValidSkillJson<'a>>,
     diagnostics: &'a [Diagnostic],
 }
@@ -29,71 +34,156 @@ struct ValidSkillJson<'a> {
     path: &'a str,
 }
 
-pub async fn validate(targets: &[String], json: bool) -> anyhow::Result<ExitCode> {
-    let mut skills = Vec::new();
-    let mut diagnostics = Vec::new();
-    for given in targets {
-        let before = (skills.len(), diagnostics.len());
-        if given.contains("://") {
-            let _progress = Progress::start(json, "reading the source");
-            let source = library::open_source(given)?;
-            let listing = list_skills(source.backend().as_ref(), source.path())
-                .await
-                .with_context(|| format!("source {} ({})", source.label(), source.location()))?;
-            skills.extend(listing.skills);
-            diagnostics.extend(listing.diagnostics);
-        } else {
-            validate_path(Path::new(given), &mut skills, &mut diagnostics).await?;
-        }
-        if (skills.len(), diagnostics.len()) == before {
-            let msg = "no skill folders found (a skill folder holds SKILL.md)";
-            diagnostics.push(Diagnostic::new(given.clone(), DiagnosticKind::NoSkills, msg));
+/// What `validate` counts: every skill folder it saw, and what became of each.
+#[derive(Debug, Default, Serialize)]
+struct Summary {
+    /// Folders holding a `SKILL.md`.
+    folders: usize,
+    /// Skills that load.
+    loaded: usize,
+    /// Folders whose skill does not load.
+    skipped: usize,
+    /// Folders hidden by a later folder of the same source declaring the same name.
+    hidden: usize,
+    /// Folders a limit left out unread.
+    left_out: u64,
+    /// Warnings (hidden folders included).
+    warnings: usize,
+    /// Sources or folders that could not be read.
+    errors: usize,
+}
+
+/// What all targets gave.
+#[derive(Default)]
+struct Checked {
+    skills: Vec<SkillMetadata>,
+    diagnostics: Vec<Diagnostic>,
+    folders: usize,
+}
+
+impl Checked {
+    fn add(&mut self, listing: SkillListing) {
+        self.skills.extend(listing.skills);
+        self.diagnostics.extend(listing.diagnostics);
+        self.folders += listing.folders;
+    }
+
+    fn summary(&self) -> Summary {
+        let of = |severity| self.diagnostics.iter().filter(move |d| d.severity() == severity);
+        let skipped: BTreeSet<&str> = of(Severity::Skip)
+            .filter(|d| d.kind != DiagnosticKind::LimitExceeded)
+            .map(|d| d.path.as_str())
+            .collect();
+        Summary {
+            folders: self.folders,
+            loaded: self.skills.len(),
+            skipped: skipped.len(),
+            hidden: self
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind == DiagnosticKind::DuplicateName)
+                .count(),
+            left_out: self
+                .diagnostics
+                .iter()
+                .filter_map(|d| d.cut)
+                .filter(|cut| cut.limit != agent_skills::Limit::MaxDirEntries)
+                .map(|cut| cut.left_out)
+                .sum(),
+            warnings: of(Severity::Warning).count(),
+            errors: of(Severity::Error).count(),
         }
     }
-    let skipped: std::collections::BTreeSet<&str> = diagnostics
-        .iter()
-        .filter(|d| d.severity() == Severity::Skip)
-        .map(|d| d.path.as_str())
-        .collect();
-    let errors = diagnostics.iter().filter(|d| d.severity() == Severity::Error).count();
-    let ok = skipped.is_empty() && errors == 0;
+}
+
+pub async fn validate(targets: &[String], json: bool, limit_args: DiscoveryArgs) -> anyhow::Result<ExitCode> {
+    let (limits, options) = library::discovery_of(&limit_args)?;
+    let mut checked = Checked::default();
+    for given in targets {
+        let before = (checked.skills.len(), checked.diagnostics.len());
+        if given.contains("://") {
+            let _progress = Progress::start(json, "reading the source");
+            let source = library::open_with(given, &options)?;
+            let listing = discover(source.backend().as_ref(), source.path(), limits)
+                .await
+                .with_context(|| format!("source {} ({})", source.label(), source.location()))?;
+            checked.add(listing);
+        } else {
+            validate_path(Path::new(given), limits, &options, &mut checked).await?;
+        }
+        if (checked.skills.len(), checked.diagnostics.len()) == before {
+            let msg = "no skill folders found (a skill folder holds SKILL.md)";
+            checked
+                .diagnostics
+                .push(Diagnostic::new(given.clone(), DiagnosticKind::NoSkills, msg));
+        }
+    }
+    let summary = checked.summary();
+    let mut cut = false;
+    for line in checked.diagnostics.iter().filter_map(library::cut_line) {
+        eprintln!("{line}");
+        cut = true;
+    }
+    let valid = summary.skipped == 0 && summary.errors == 0;
+    let code = library::exit_code(
+        if valid { EXIT_OK } else { EXIT_VALIDATION },
+        cut,
+        limit_args.allow_partial,
+    );
     if json {
         print_json(&ValidateJson {
-            ok,
-            skills: skills
+            ok: code == EXIT_OK,
+            skills: checked
+                .skills
                 .iter()
-                .map(|s: &SkillMetadata| ValidSkillJson {
+                .map(|s| ValidSkillJson {
                     name: &s.name,
                     path: &s.path,
                 })
                 .collect(),
-            diagnostics: &diagnostics,
+            diagnostics: &checked.diagnostics,
+            summary,
         })?;
     } else {
-        for d in &diagnostics {
+        for d in &checked.diagnostics {
             println!("{d}");
         }
-        let warnings = diagnostics.iter().filter(|d| d.severity() == Severity::Warning).count();
-        let errors = if errors > 0 {
-            format!(", {errors} errors")
-        } else {
-            String::new()
-        };
-        eprintln!(
-            "{} skills checked: {} ok, {} skipped, {warnings} warnings{errors}",
-            skills.len() + skipped.len(),
-            skills.len(),
-            skipped.len()
-        );
+        eprintln!("{}", summary_line(&summary));
     }
-    Ok(ExitCode::from(if ok { EXIT_OK } else { EXIT_VALIDATION }))
+    Ok(ExitCode::from(code))
+}
+
+/// `N skill folders seen: L loaded, S skipped, H hidden, W warnings` (and what limits
+/// left out, and errors, when there are any).
+fn summary_line(s: &Summary) -> String {
+    let mut line = format!(
+        "{} skill folders seen: {} loaded, {} skipped, {} hidden",
+        s.folders, s.loaded, s.skipped, s.hidden
+    );
+    if s.left_out > 0 {
+        line.push_str(&format!(", {} left out by limits", s.left_out));
+    }
+    line.push_str(&format!(", {} warnings", s.warnings));
+    if s.errors > 0 {
+        line.push_str(&format!(", {} errors", s.errors));
+    }
+    line
+}
+
+async fn discover(
+    backend: &dyn BackendProtocol,
+    source: &str,
+    limits: DiscoveryLimits,
+) -> Result<SkillListing, agent_skills::SourceError> {
+    Discovery::new(backend, source).limits(limits).run().await
 }
 
 /// Checks one skill folder, a `SKILL.md`, or a source folder.
 async fn validate_path(
     given: &Path,
-    skills: &mut Vec<SkillMetadata>,
-    diagnostics: &mut Vec<Diagnostic>,
+    limits: DiscoveryLimits,
+    options: &OpenOptions,
+    checked: &mut Checked,
 ) -> anyhow::Result<()> {
     let meta = std::fs::metadata(given).with_context(|| format!("cannot read {}", given.display()))?;
     let skill_dir = if meta.is_file() {
@@ -107,23 +197,58 @@ async fn validate_path(
     } else if given.join(SKILL_FILE).is_file() {
         given
     } else {
-        let backend = FilesystemBackend::new(given)?.with_virtual_mode(false)?;
-        let listing = list_skills(&backend, backend.root_path()).await?;
-        skills.extend(listing.skills);
-        diagnostics.extend(listing.diagnostics);
+        let backend = FilesystemBackend::new(given)?
+            .with_virtual_mode(false)?
+            .with_hard_links(options.hard_links);
+        checked.add(discover(&backend, backend.root_path(), limits).await?);
         return Ok(());
     };
-    let backend = FilesystemBackend::new(skill_dir)?.with_virtual_mode(false)?;
+    checked.folders += 1;
+    let backend = FilesystemBackend::new(skill_dir)?
+        .with_virtual_mode(false)?
+        .with_hard_links(options.hard_links);
     let md_path = path::join(backend.root_path(), SKILL_FILE);
     let content = match backend.download_file(&md_path).await {
         Ok(content) => content,
         Err(error) => {
-            diagnostics.push(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, error.to_string()));
+            let problem = Diagnostic::new(md_path, DiagnosticKind::ReadFailed, error.to_string());
+            checked.diagnostics.push(problem);
             return Ok(());
         }
     };
     let outcome = parse_skill_md(&content, &md_path, path::file_name(backend.root_path()));
-    skills.extend(outcome.skill);
-    diagnostics.extend(outcome.diagnostics);
+    checked.skills.extend(outcome.skill);
+    checked.diagnostics.extend(outcome.diagnostics);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_only_what_happened() {
+        let plain = Summary {
+            folders: 5,
+            loaded: 4,
+            skipped: 1,
+            hidden: 0,
+            left_out: 0,
+            warnings: 2,
+            errors: 0,
+        };
+        assert_eq!(
+            summary_line(&plain),
+            "5 skill folders seen: 4 loaded, 1 skipped, 0 hidden, 2 warnings"
+        );
+        let cut = Summary {
+            left_out: 7,
+            errors: 1,
+            ..plain
+        };
+        assert_eq!(
+            summary_line(&cut),
+            "5 skill folders seen: 4 loaded, 1 skipped, 0 hidden, 7 left out by limits, 2 warnings, 1 errors"
+        );
+    }
 }

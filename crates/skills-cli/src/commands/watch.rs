@@ -23,7 +23,8 @@ struct ChangeJson<'a> {
 }
 
 pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let catalog = library::catalog(specs, Need::Live, json).await?;
+    let library = library::catalog(specs, Need::Live, json).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let mut events = catalog.subscribe();

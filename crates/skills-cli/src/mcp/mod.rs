@@ -51,7 +51,8 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
         }
     }
     // No spinner: a stdio client owns the terminal, if there is one.
-    let catalog = crate::library::catalog(args, Need::Live, true).await?;
+    let library = crate::library::catalog(args, Need::Live, true).await?;
+    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let watch = catalog.watch().context("cannot watch the sources")?;

@@ -1,0 +1,195 @@
+//! Limits on the command line: raised by flags and `[limits]` in skills.toml, said in one
+//! line on stderr in the command line's words when they cut a source, exit 3 unless
+//! `--allow-partial`; `validate` counts what it saw and what became of it.
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+mod common;
+
+use std::path::Path;
+
+use common::{json, md, skills, stderr, stdout, write};
+
+fn library(root: &Path, count: usize) {
+    for i in 0..count {
+        let name = format!("skill-{i:02}");
+        write(root, &format!("lib/{name}/SKILL.md"), &md(&name, "A skill"));
+    }
+}
+
+fn cut_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.starts_with("error: skills left out"))
+        .collect()
+}
+
+#[test]
+fn a_cut_source_is_said_once_in_cli_words_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path(), 6);
+    for command in [&["list"][..], &["prompt"], &["info", "skill-00"], &["load", "skill-00"]] {
+        let mut args = command.to_vec();
+        args.extend(["--source", "lib", "--max-skills", "4"]);
+        let out = skills(dir.path(), &args);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        let lines = cut_lines(&err);
+        assert_eq!(lines.len(), 1, "{args:?}: {err}");
+        for needle in [
+            "more than 4 skill folders",
+            "2 were not read",
+            "--max-skills",
+            "[limits]",
+            "--allow-partial",
+        ] {
+            assert!(lines[0].contains(needle), "{needle:?} missing: {}", lines[0]);
+        }
+        assert!(
+            !err.contains("DiscoveryLimits"),
+            "a Rust name reached the command line: {err}"
+        );
+        args.push("--allow-partial");
+        assert_eq!(skills(dir.path(), &args).status.code(), Some(0), "{args:?}");
+    }
+    let listed = skills(dir.path(), &["list", "--source", "lib", "--max-skills", "4", "--json"]);
+    assert_eq!(json(&listed).as_array().unwrap().len(), 4, "what fits is still listed");
+}
+
+#[test]
+fn skills_toml_limits_apply_and_flags_override_them() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path(), 6);
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[limits]\nmax-skills = 3\n",
+    );
+    let out = skills(dir.path(), &["list", "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(json(&out).as_array().unwrap().len(), 3);
+    let out = skills(dir.path(), &["list", "--json", "--max-skills", "10"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(json(&out).as_array().unwrap().len(), 6);
+    assert!(cut_lines(&stderr(&out)).is_empty());
+
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n[limits]\nmax-skils = 3\n",
+    );
+    let out = skills(dir.path(), &["list"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("max-skils"), "{}", stderr(&out));
+}
+
+#[test]
+fn validate_counts_folders_and_reports_the_cut_in_json() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path(), 6);
+    let out = skills(dir.path(), &["validate", "lib", "--max-skills", "4"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("6 skill folders seen: 4 loaded, 0 skipped, 0 hidden, 2 left out by limits, 0 warnings"),
+        "{}",
+        stderr(&out)
+    );
+    let out = skills(
+        dir.path(),
+        &["validate", "lib", "--max-skills", "4", "--json", "--allow-partial"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = json(&out);
+    assert_eq!(report["ok"], true);
+    assert_eq!(report["summary"]["folders"], 6);
+    assert_eq!(report["summary"]["left_out"], 2);
+    let cut = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "limit-exceeded")
+        .unwrap();
+    assert_eq!(cut["cut"]["limit"], "max-skills");
+    assert_eq!(
+        (cut["cut"]["max"].as_u64(), cut["cut"]["left_out"].as_u64()),
+        (Some(4), Some(2))
+    );
+}
+
+#[test]
+fn a_hidden_duplicate_is_reported_on_its_own_folder_and_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/a-copy/SKILL.md", &md("shared", "first copy"));
+    write(dir.path(), "lib/b-copy/SKILL.md", &md("shared", "second copy"));
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let hidden = format!("{}/lib/a-copy/SKILL.md: duplicate-name: ", root.display());
+    let line = stdout(&out).lines().find(|l| l.starts_with(&hidden)).map(str::to_owned);
+    let line = line.unwrap_or_else(|| panic!("no duplicate-name line on the hidden folder:\n{}", stdout(&out)));
+    assert!(
+        line.contains(&format!("{}/lib/b-copy/SKILL.md", root.display())),
+        "{line}"
+    );
+    assert!(
+        stderr(&out).contains("2 skill folders seen: 1 loaded, 0 skipped, 1 hidden"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn the_hard_link_policy_is_set_by_flag_and_skills_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path(), 2);
+    // A hard-linked copy of the user's own skill elsewhere: read by default.
+    std::fs::create_dir_all(dir.path().join("backup")).unwrap();
+    std::fs::hard_link(
+        dir.path().join("lib/skill-00/SKILL.md"),
+        dir.path().join("backup/SKILL.md"),
+    )
+    .unwrap();
+    let names = |out: &std::process::Output| -> Vec<String> {
+        json(out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let out = skills(dir.path(), &["list", "--source", "lib", "--json"]);
+    assert_eq!(names(&out), ["skill-00", "skill-01"], "{}", stderr(&out));
+
+    let out = skills(
+        dir.path(),
+        &["list", "--source", "lib", "--json", "--hard-links", "refuse"],
+    );
+    assert_eq!(names(&out), ["skill-01"]);
+    let err = stderr(&out);
+    assert!(err.contains("hard links") && err.contains("`refuse`"), "{err}");
+    assert!(
+        !err.contains("FilesystemBackend"),
+        "a Rust name reached the command line: {err}"
+    );
+
+    write(
+        dir.path(),
+        "skills.toml",
+        "hard-links = \"refuse\"\n[[source]]\nlocation = \"lib\"\n",
+    );
+    let out = skills(dir.path(), &["list", "--json"]);
+    assert_eq!(names(&out), ["skill-01"]);
+    let out = skills(dir.path(), &["list", "--json", "--hard-links", "allow"]);
+    assert_eq!(names(&out), ["skill-00", "skill-01"], "the flag wins over the file");
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "validate follows skills.toml: {}",
+        stderr(&out)
+    );
+
+    let bad = skills(dir.path(), &["list", "--hard-links", "sometimes"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("same-owner, refuse or allow"), "{}", stderr(&bad));
+}
