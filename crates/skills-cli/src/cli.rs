@@ -130,6 +130,10 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Fail (exit 1) on recovered mistakes too: frontmatter that loads only because it
+        /// was read line by line.
+        #[arg(long)]
+        strict: bool,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },

@@ -236,7 +236,7 @@ fn validate_accepts_good_skills_and_sources() {
     assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
     assert_eq!(stdout(&out), "");
     assert!(
-        stderr(&out).contains("5 skill folders seen: 5 loaded, 0 skipped, 0 hidden, 0 warnings"),
+        stderr(&out).contains("5 skill folders seen: 5 loaded, 0 skipped, 0 recovered, 0 hidden, 0 warnings"),
         "{}",
         stderr(&out)
     );
@@ -276,7 +276,7 @@ fn validate_prints_one_line_per_problem_and_exits_1_on_a_skip() {
         ]
     );
     assert!(
-        stderr(&out).contains("3 skill folders seen: 2 loaded, 1 skipped, 0 hidden, 1 warnings"),
+        stderr(&out).contains("3 skill folders seen: 2 loaded, 1 skipped, 0 recovered, 0 hidden, 1 warnings"),
         "{}",
         stderr(&out)
     );
@@ -301,7 +301,7 @@ fn validate_of_a_folder_without_skills_fails_and_a_missing_path_exits_2() {
         stdout(&out)
     );
     assert!(
-        stderr(&out).contains("0 skill folders seen: 0 loaded, 0 skipped, 0 hidden, 0 warnings, 1 errors"),
+        stderr(&out).contains("0 skill folders seen: 0 loaded, 0 skipped, 0 recovered, 0 hidden, 0 warnings, 1 errors"),
         "{}",
         stderr(&out)
     );

@@ -89,7 +89,9 @@ fn validate_counts_folders_and_reports_the_cut_in_json() {
     let out = skills(dir.path(), &["validate", "lib", "--max-skills", "4"]);
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("6 skill folders seen: 4 loaded, 0 skipped, 0 hidden, 2 left out by limits, 0 warnings"),
+        stderr(&out).contains(
+            "6 skill folders seen: 4 loaded, 0 skipped, 0 recovered, 0 hidden, 2 left out by limits, 0 warnings"
+        ),
         "{}",
         stderr(&out)
     );
@@ -131,7 +133,7 @@ fn a_hidden_duplicate_is_reported_on_its_own_folder_and_counted() {
         "{line}"
     );
     assert!(
-        stderr(&out).contains("2 skill folders seen: 1 loaded, 0 skipped, 1 hidden"),
+        stderr(&out).contains("2 skill folders seen: 1 loaded, 0 skipped, 0 recovered, 1 hidden"),
         "{}",
         stderr(&out)
     );
@@ -192,4 +194,54 @@ fn the_hard_link_policy_is_set_by_flag_and_skills_toml() {
     let bad = skills(dir.path(), &["list", "--hard-links", "sometimes"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("same-owner, refuse or allow"), "{}", stderr(&bad));
+}
+
+#[test]
+fn recovered_mistakes_load_and_fail_only_strict_validation() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lib/deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Deploys apps: fast\n---\n",
+    );
+    write(
+        dir.path(),
+        "lib/pdf/SKILL.md",
+        "---\nname: pdf\ndescription: #1 tool for PDFs\n---\n",
+    );
+    write(
+        dir.path(),
+        "lib/notes/SKILL.md",
+        "---\nname: notes\ndescription: |- Takes notes.\n---\n",
+    );
+    let out = skills(dir.path(), &["list", "--source", "lib", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let listed = json(&out);
+    let descriptions: Vec<_> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["description"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(descriptions, ["Deploys apps: fast", "Takes notes.", "#1 tool for PDFs"]);
+    let err = stderr(&out);
+    for hint in ["quote the value", "`#` starts a comment", "belongs on the next line"] {
+        assert!(err.contains(hint), "{hint:?} missing:\n{err}");
+    }
+
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("3 skill folders seen: 3 loaded, 0 skipped, 3 recovered, 0 hidden"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        stdout(&out).lines().filter(|l| l.contains(": recovered: ")).count(),
+        3,
+        "{}",
+        stdout(&out)
+    );
+    let strict = skills(dir.path(), &["validate", "lib", "--strict"]);
+    assert_eq!(strict.status.code(), Some(1));
 }

@@ -143,6 +143,10 @@ diagnostic_kinds! {
     NoFrontmatter = "no-frontmatter" => Skip,
     /// The frontmatter is not valid YAML (or exceeds the YAML limits).
     InvalidYaml = "invalid-yaml" => Skip,
+    /// The frontmatter holds a common authoring mistake (text after `|-`, an unquoted
+    /// `: `, a value starting with `*` or `#`); it was read line by line and the skill
+    /// loaded. The message says how to fix it.
+    Recovered = "recovered" => Warning,
     /// The frontmatter is valid YAML but not a mapping.
     FrontmatterNotMapping = "frontmatter-not-mapping" => Skip,
     /// `name` is missing, empty or not a scalar.

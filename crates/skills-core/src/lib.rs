@@ -51,6 +51,7 @@ pub mod name;
 pub mod parse;
 pub mod path;
 mod read;
+mod recover;
 pub mod resources;
 mod skill;
 pub mod url;

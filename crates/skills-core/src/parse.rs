@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
+use crate::recover;
 use crate::skill::{FrontmatterValue, SkillMetadata};
 use crate::yaml::{self, ScalarKind, Yaml};
 
@@ -143,10 +144,7 @@ impl FieldParser<'_> {
                 self.report(DiagnosticKind::FrontmatterNotMapping, msg);
                 return None;
             }
-            Err(e) => {
-                self.report(DiagnosticKind::InvalidYaml, format!("invalid YAML in frontmatter: {e}"));
-                return None;
-            }
+            Err(e) => self.recover(frontmatter, &e.to_string())?,
         };
 
         let mut fields: BTreeMap<String, Yaml> = BTreeMap::new();
@@ -163,6 +161,7 @@ impl FieldParser<'_> {
             }
         }
 
+        self.recover_comments(frontmatter, &mut fields);
         let name = self.required(fields.remove("name"), "name", DiagnosticKind::MissingName);
         let description = self.required(
             fields.remove("description"),
@@ -217,6 +216,60 @@ impl FieldParser<'_> {
             allowed_tools,
             extra,
         })
+    }
+
+    /// The frontmatter YAML refused (`error`), read line by line when the reason is one
+    /// of the common authoring mistakes and a name and a description can be read; the
+    /// skill then loads with a `recovered` warning that says how to fix it. Otherwise an
+    /// `invalid-yaml` skip, with the hint when there is one.
+    fn recover(&mut self, frontmatter: &str, error: &str) -> Option<Vec<(Yaml, Yaml)>> {
+        let reading = recover::read_lines(frontmatter);
+        let hints = reading.hints.join("; ");
+        if reading.hints.is_empty() || reading.get("name").is_none() || reading.get("description").is_none() {
+            let hint = if hints.is_empty() {
+                String::new()
+            } else {
+                format!(" (hint: {hints})")
+            };
+            self.report(
+                DiagnosticKind::InvalidYaml,
+                format!("invalid YAML in frontmatter: {error}{hint}"),
+            );
+            return None;
+        }
+        let mut message = format!("frontmatter is not valid YAML ({error}); read line by line. To fix: {hints}");
+        if !reading.unread.is_empty() {
+            message.push_str(&format!("; not read: {}", reading.unread.join(", ")));
+        }
+        self.report(DiagnosticKind::Recovered, message);
+        Some(
+            reading
+                .values
+                .into_iter()
+                .map(|(key, value)| (text_scalar(key), text_scalar(value)))
+                .collect(),
+        )
+    }
+
+    /// A `name` or `description` that YAML read as nothing because the value starts with
+    /// `#` (a comment): the value as written, with a `recovered` warning.
+    fn recover_comments(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
+        let mut reading = None;
+        for field in ["name", "description"] {
+            if !matches!(fields.get(field), None | Some(Yaml::Null)) {
+                continue;
+            }
+            let reading = reading.get_or_insert_with(|| recover::read_lines(frontmatter));
+            let Some(value) = reading.get(field) else { continue };
+            if !value.starts_with('#') {
+                continue;
+            }
+            let message = format!(
+                "`{field}: {value}` is read as written; YAML reads no value there. To fix: `#` starts a comment: quote the value"
+            );
+            self.report(DiagnosticKind::Recovered, message);
+            fields.insert(field.to_owned(), text_scalar(value.to_owned()));
+        }
     }
 
     /// A required scalar field, trimmed; `None` (with a diagnostic) when absent, null,
@@ -356,6 +409,14 @@ pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_
         serde_json::Value::Object(map) => Some(map),
         _ => None,
     }
+}
+
+/// A string scalar read line by line.
+fn text_scalar(text: String) -> Yaml {
+    Yaml::Scalar(yaml::Scalar {
+        text,
+        kind: yaml::ScalarKind::Str,
+    })
 }
 
 fn json_value(node: &Yaml) -> serde_json::Value {

@@ -88,11 +88,82 @@ fn invalid_yaml_is_a_skip() {
     for source in [
         "---\nname: [unclosed\ndescription: d\n---\n",
         "---\nname: web\nname: twice\ndescription: d\n---\n",
-        "---\nname: web\ndescription: *missing-anchor\n---\n",
         "---\nname: web\n\tdescription: tab indent\n---\n",
     ] {
         skipped(source.as_bytes(), &[InvalidYaml]);
     }
+}
+
+#[test]
+fn common_mistakes_are_recovered_with_a_hint_that_says_how_to_fix_them() {
+    for (source, description, hint) in [
+        (
+            "---\nname: web\ndescription: |- Searches the web.\n  Cites sources.\n---\n",
+            "Searches the web.\nCites sources.",
+            "belongs on the next line",
+        ),
+        (
+            "---\nname: web\ndescription: Deploys apps: fast\n---\n",
+            "Deploys apps: fast",
+            "quote the value",
+        ),
+        (
+            "---\nname: web\ndescription: **Bold** summary\n---\n",
+            "**Bold** summary",
+            "alias: quote the value",
+        ),
+        (
+            "---\nname: web\ndescription: *missing-anchor\n---\n",
+            "*missing-anchor",
+            "alias",
+        ),
+        (
+            "---\nname: web\ndescription: #1 tool for the web\n---\n",
+            "#1 tool for the web",
+            "comment: quote the value",
+        ),
+    ] {
+        let outcome = parse_in("web", source);
+        let skill = outcome
+            .skill
+            .clone()
+            .unwrap_or_else(|| panic!("{source:?} was skipped: {:?}", outcome.diagnostics));
+        assert_eq!(
+            (skill.name.as_str(), skill.description.as_str()),
+            ("web", description),
+            "{source:?}"
+        );
+        assert_eq!(kinds(&outcome), [Recovered], "{source:?}");
+        let message = &outcome.diagnostics[0].message;
+        assert!(message.contains(hint), "{source:?}: {message}");
+    }
+}
+
+#[test]
+fn recovery_keeps_the_other_plain_fields_and_names_what_it_could_not_read() {
+    let source = "---\nname: web\ndescription: Deploys: fast\nlicense: MIT\nmetadata:\n  team: infra\n---\n";
+    let outcome = parse_in("web", source);
+    let skill = outcome.skill.clone().unwrap();
+    assert_eq!(skill.license.as_deref(), Some("MIT"));
+    assert!(skill.metadata.is_empty());
+    assert!(
+        outcome.diagnostics[0].message.contains("not read: metadata"),
+        "{:?}",
+        outcome.diagnostics
+    );
+}
+
+#[test]
+fn invalid_yaml_that_is_no_known_mistake_is_still_a_skip_with_any_hint() {
+    // No name to read: nothing is guessed.
+    skipped(b"---\ndescription: Deploys: fast\n---\n", &[InvalidYaml]);
+    let outcome = parse_in("web", "---\nname: [web\ndescription: Deploys: fast\n---\n");
+    assert_eq!(outcome.skill, None);
+    assert!(
+        outcome.diagnostics[0].message.contains("hint: `description`"),
+        "{:?}",
+        outcome.diagnostics
+    );
 }
 
 #[test]

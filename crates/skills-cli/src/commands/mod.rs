@@ -22,7 +22,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { sources, json } => list::list(&sources, json).await,
         Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
-        Command::Validate { paths, json, discovery } => validate::validate(&paths, json, discovery).await,
+        Command::Validate {
+            paths,
+            json,
+            strict,
+            discovery,
+        } => validate::validate(&paths, json, strict, discovery).await,
         Command::Watch { sources, json } => watch::watch(&sources, json).await,
         Command::Prompt { sources, loaded, json } => prompt::prompt(&sources, &loaded, json).await,
         Command::Load { name, sources, json } => load::load(&sources, &name, json).await,

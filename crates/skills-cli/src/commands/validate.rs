@@ -43,6 +43,8 @@ struct Summary {
     loaded: usize,
     /// Folders whose skill does not load.
     skipped: usize,
+    /// Skills loaded from a frontmatter read line by line (a common mistake recovered).
+    recovered: usize,
     /// Folders hidden by a later folder of the same source declaring the same name.
     hidden: usize,
     /// Folders a limit left out unread.
@@ -78,6 +80,13 @@ impl Checked {
             folders: self.folders,
             loaded: self.skills.len(),
             skipped: skipped.len(),
+            recovered: self
+                .diagnostics
+                .iter()
+                .filter(|d| d.kind == DiagnosticKind::Recovered)
+                .map(|d| d.path.as_str())
+                .collect::<BTreeSet<_>>()
+                .len(),
             hidden: self
                 .diagnostics
                 .iter()
@@ -96,7 +105,12 @@ impl Checked {
     }
 }
 
-pub async fn validate(targets: &[String], json: bool, limit_args: DiscoveryArgs) -> anyhow::Result<ExitCode> {
+pub async fn validate(
+    targets: &[String],
+    json: bool,
+    strict: bool,
+    limit_args: DiscoveryArgs,
+) -> anyhow::Result<ExitCode> {
     let (limits, options) = library::discovery_of(&limit_args)?;
     let mut checked = Checked::default();
     for given in targets {
@@ -124,7 +138,9 @@ pub async fn validate(targets: &[String], json: bool, limit_args: DiscoveryArgs)
         eprintln!("{line}");
         cut = true;
     }
-    let valid = summary.skipped == 0 && summary.errors == 0;
+    // Under --strict a recovered mistake fails validation: the file is wrong even though
+    // it loads.
+    let valid = summary.skipped == 0 && summary.errors == 0 && !(strict && summary.recovered > 0);
     let code = library::exit_code(
         if valid { EXIT_OK } else { EXIT_VALIDATION },
         cut,
@@ -153,12 +169,12 @@ pub async fn validate(targets: &[String], json: bool, limit_args: DiscoveryArgs)
     Ok(ExitCode::from(code))
 }
 
-/// `N skill folders seen: L loaded, S skipped, H hidden, W warnings` (and what limits
+/// `N skill folders seen: L loaded, S skipped, R recovered, H hidden, W warnings` (and what limits
 /// left out, and errors, when there are any).
 fn summary_line(s: &Summary) -> String {
     let mut line = format!(
-        "{} skill folders seen: {} loaded, {} skipped, {} hidden",
-        s.folders, s.loaded, s.skipped, s.hidden
+        "{} skill folders seen: {} loaded, {} skipped, {} recovered, {} hidden",
+        s.folders, s.loaded, s.skipped, s.recovered, s.hidden
     );
     if s.left_out > 0 {
         line.push_str(&format!(", {} left out by limits", s.left_out));
@@ -232,6 +248,7 @@ mod tests {
             folders: 5,
             loaded: 4,
             skipped: 1,
+            recovered: 0,
             hidden: 0,
             left_out: 0,
             warnings: 2,
@@ -239,7 +256,7 @@ mod tests {
         };
         assert_eq!(
             summary_line(&plain),
-            "5 skill folders seen: 4 loaded, 1 skipped, 0 hidden, 2 warnings"
+            "5 skill folders seen: 4 loaded, 1 skipped, 0 recovered, 0 hidden, 2 warnings"
         );
         let cut = Summary {
             left_out: 7,
@@ -248,7 +265,7 @@ mod tests {
         };
         assert_eq!(
             summary_line(&cut),
-            "5 skill folders seen: 4 loaded, 1 skipped, 0 hidden, 7 left out by limits, 2 warnings, 1 errors"
+            "5 skill folders seen: 4 loaded, 1 skipped, 0 recovered, 0 hidden, 7 left out by limits, 2 warnings, 1 errors"
         );
     }
 }
