@@ -52,6 +52,9 @@ pub struct SourceSpec {
     pub label: Option<String>,
     /// Where the skills are.
     pub location: String,
+    /// How many levels below the location skill folders may lie (default 1).
+    #[serde(default)]
+    pub depth: Option<usize>,
 }
 
 impl FromStr for SourceSpec {
@@ -76,6 +79,7 @@ impl FromStr for SourceSpec {
         Ok(Self {
             label,
             location: location.to_owned(),
+            depth: None,
         })
     }
 }
@@ -101,6 +105,9 @@ pub struct OpenOptions {
     /// Which multiply-linked files local directories read.
     #[cfg(feature = "fs")]
     pub hard_links: crate::fs::HardLinks,
+    /// The depth of every source opened, over the one a source sets (`None`: the
+    /// source's own, or 1).
+    pub depth: Option<usize>,
 }
 
 impl OpenOptions {
@@ -113,6 +120,7 @@ impl OpenOptions {
             git_cache: default_git_cache(),
             #[cfg(feature = "fs")]
             hard_links: crate::fs::HardLinks::default(),
+            depth: None,
         }
     }
 }
@@ -170,7 +178,10 @@ impl SourceSpec {
         } else {
             open_dir(&options.base_dir.join(location), options).map_err(|e| fail(&e))?
         };
-        Ok(opened.with_label(self.label.clone().unwrap_or(default_label)))
+        let depth = options.depth.or(self.depth).unwrap_or(1);
+        Ok(opened
+            .with_label(self.label.clone().unwrap_or(default_label))
+            .with_depth(depth))
     }
 }
 

@@ -171,6 +171,7 @@ impl SkillCatalog {
             let before = state.cache.files_read();
             let discovery = Discovery::new(&**source.backend(), source.path())
                 .limits(self.limits)
+                .depth(source.depth())
                 .resources(self.resources);
             let result = if self.incremental {
                 discovery.cache(&mut state.cache).run().await

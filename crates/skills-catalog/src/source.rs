@@ -19,6 +19,7 @@ pub struct SkillSource {
     /// Whether the label was set (otherwise it follows the path).
     labelled: bool,
     location: Option<String>,
+    depth: usize,
 }
 
 impl SkillSource {
@@ -31,7 +32,20 @@ impl SkillSource {
             labelled: false,
             path,
             location: None,
+            depth: 1,
         }
+    }
+
+    /// How many levels below the path a skill folder may lie (default 1); see
+    /// [`Discovery::depth`](skills_core::Discovery::depth).
+    pub fn with_depth(mut self, depth: usize) -> Self {
+        self.depth = depth.max(1);
+        self
+    }
+
+    /// How many levels below the path a skill folder may lie.
+    pub fn depth(&self) -> usize {
+        self.depth
     }
 
     /// Sets the label shown in listings and the prompt (`Team` gives `**Team Skills**`).

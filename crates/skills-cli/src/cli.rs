@@ -240,6 +240,10 @@ pub struct DiscoveryArgs {
     /// Accept a source that a limit cut: exit 0 with the skills that fit.
     #[arg(long)]
     pub allow_partial: bool,
+    /// How many levels below each source skill folders may lie (default 1; hidden
+    /// folders and node_modules are not searched; a folder with a SKILL.md ends the search).
+    #[arg(long, value_name = "N")]
+    pub depth: Option<usize>,
     /// Which files with several hard links local folders read: same-owner (default:
     /// files of the folder's owner), refuse, or allow.
     #[arg(long, value_name = "POLICY")]
@@ -257,11 +261,12 @@ impl DiscoveryArgs {
         config.apply(limits)
     }
 
-    /// `options` with the hard-link policy given on the command line, if any.
+    /// `options` with the hard-link policy and depth given on the command line, if any.
     pub fn options(&self, options: agent_skills::sources::OpenOptions) -> agent_skills::sources::OpenOptions {
-        match self.hard_links {
-            Some(hard_links) => agent_skills::sources::OpenOptions { hard_links, ..options },
-            None => options,
+        agent_skills::sources::OpenOptions {
+            hard_links: self.hard_links.unwrap_or(options.hard_links),
+            depth: self.depth.or(options.depth),
+            ..options
         }
     }
 }

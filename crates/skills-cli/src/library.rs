@@ -182,6 +182,7 @@ fn default_sources(options: &OpenOptions) -> Vec<SkillSource> {
             let spec = SourceSpec {
                 label: Some(label.to_owned()),
                 location: dir?.to_str()?.to_owned(),
+                depth: None,
             };
             spec.open(options).ok()
         })

@@ -45,7 +45,11 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
             Severity::Skip => "skipped",
             Severity::Error => "error",
         };
-        eprintln!("{prefix}: {d}");
+        if d.kind == agent_skills::DiagnosticKind::DeeperSkills {
+            eprintln!("{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)");
+        } else {
+            eprintln!("{prefix}: {d}");
+        }
     }
 }
 

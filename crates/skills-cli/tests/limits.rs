@@ -245,3 +245,51 @@ fn recovered_mistakes_load_and_fail_only_strict_validation() {
     let strict = skills(dir.path(), &["validate", "lib", "--strict"]);
     assert_eq!(strict.status.code(), Some(1));
 }
+
+#[test]
+fn nested_layouts_are_found_with_a_depth_and_hinted_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "repo/plugins/docs/skills/write/SKILL.md",
+        &md("write", "Writes"),
+    );
+    write(
+        dir.path(),
+        "repo/owner--repo/skills/deploy/SKILL.md",
+        &md("deploy", "Deploys"),
+    );
+    write(dir.path(), "repo/.git/skills/hidden/SKILL.md", &md("hidden", "Hidden"));
+    let names = |out: &std::process::Output| -> Vec<String> {
+        json(out)
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let out = skills(dir.path(), &["list", "--source", "repo", "--json"]);
+    assert!(names(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("deeper-skills") && err.contains("but 2 deeper") && err.contains("--depth"),
+        "{err}"
+    );
+
+    let out = skills(dir.path(), &["list", "--source", "repo", "--json", "--depth", "4"]);
+    assert_eq!(names(&out), ["deploy", "write"], "{}", stderr(&out));
+
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"repo\"\ndepth = 4\n",
+    );
+    let out = skills(dir.path(), &["list", "--json"]);
+    assert_eq!(names(&out), ["deploy", "write"], "{}", stderr(&out));
+    let out = skills(dir.path(), &["validate", "repo", "--depth", "4"]);
+    assert!(
+        stderr(&out).contains("2 skill folders seen: 2 loaded"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -143,6 +143,9 @@ diagnostic_kinds! {
     NoFrontmatter = "no-frontmatter" => Skip,
     /// The frontmatter is not valid YAML (or exceeds the YAML limits).
     InvalidYaml = "invalid-yaml" => Skip,
+    /// The source has no skill folder within the discovery's depth, but has some deeper;
+    /// the message says how deep.
+    DeeperSkills = "deeper-skills" => Warning,
     /// The frontmatter holds a common authoring mistake (text after `|-`, an unquoted
     /// `: `, a value starting with `*` or `#`); it was read line by line and the skill
     /// loaded. The message says how to fix it.

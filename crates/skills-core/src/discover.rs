@@ -7,7 +7,7 @@ use crate::error::BackendError;
 use crate::file::FileInfo;
 use crate::limits::DiscoveryLimits;
 use crate::path;
-use crate::read::{ParseCache, read_skills};
+use crate::read::{ParseCache, read_skills, skill_files};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
 
@@ -121,7 +121,12 @@ pub struct Discovery<'a> {
     limits: DiscoveryLimits,
     cache: Option<&'a mut ParseCache>,
     resources: bool,
+    depth: usize,
 }
+
+/// How deep a discovery of depth 1 that finds no skill folder looks, to say whether
+/// there are skills deeper.
+const PROBE_DEPTH: usize = 4;
 
 impl<'a> Discovery<'a> {
     /// The discovery of the source at `source` in `backend`: default limits, no cache,
@@ -133,7 +138,18 @@ impl<'a> Discovery<'a> {
             limits: DiscoveryLimits::default(),
             cache: None,
             resources: false,
+            depth: 1,
         }
+    }
+
+    /// How many levels below the source a skill folder may lie (default 1, the Agent
+    /// Skills layout: `<source>/<skill>/SKILL.md`). Deeper, discovery descends through
+    /// folders that are neither hidden (`.git`, `.cache`) nor `node_modules`, and stops
+    /// at a folder holding a `SKILL.md`: `plugins/<p>/skills/<s>/SKILL.md` is found at
+    /// depth 4. A depth of 0 counts as 1.
+    pub fn depth(mut self, depth: usize) -> Self {
+        self.depth = depth.max(1);
+        self
     }
 
     /// Bounds on the discovery (default [`DiscoveryLimits::default`]).
@@ -159,12 +175,20 @@ impl<'a> Discovery<'a> {
         let failed = |e| SourceError::from_backend(self.source, e);
         let root = path::normalize(self.source).map_err(failed)?;
         let walk = if self.resources {
-            self.backend.walk(&root, 3).await
-        } else {
+            self.backend.walk(&root, self.depth + 2).await
+        } else if self.depth == 1 {
             self.backend.child_files(&root, SKILL_FILE).await
+        } else {
+            self.backend.walk(&root, self.depth + 1).await
         }
         .map_err(failed)?;
-        let (mut listing, entries) = read_skills(self.backend, &root, &walk, &self.limits, self.cache).await;
+        let (mut listing, entries) =
+            read_skills(self.backend, &root, &walk, self.depth, &self.limits, self.cache).await;
+        if listing.folders == 0 && self.depth < PROBE_DEPTH {
+            listing
+                .diagnostics
+                .extend(deeper_skills(self.backend, &root, self.depth).await);
+        }
         if self.resources {
             for skill in &listing.skills {
                 let dir = skill.dir();
@@ -174,6 +198,31 @@ impl<'a> Discovery<'a> {
         }
         Ok(listing)
     }
+}
+
+/// The hint for a source without skill folders within `depth`: how many lie deeper (up
+/// to [`PROBE_DEPTH`] levels), and how deep to look for them.
+async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) -> Option<Diagnostic> {
+    let walk = backend.walk(root, PROBE_DEPTH + 1).await.ok()?;
+    let found = skill_files(&walk.entries, root, PROBE_DEPTH);
+    let first = found.first()?;
+    let levels = found
+        .iter()
+        .map(|e| {
+            path::parent(&e.path)[root.trim_end_matches('/').len()..]
+                .matches('/')
+                .count()
+        })
+        .max()
+        .unwrap_or(PROBE_DEPTH)
+        .max(depth + 1);
+    let message = format!(
+        "no skill folder within {depth} level(s) of this source, but {} deeper, such as {}: discover {levels} \
+         levels deep to find them",
+        found.len(),
+        first.path
+    );
+    Some(Diagnostic::new(root, DiagnosticKind::DeeperSkills, message))
 }
 
 /// The entries of a path-sorted list that lie under `dir`: one contiguous range.

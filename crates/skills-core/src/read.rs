@@ -2,7 +2,7 @@
 //! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use futures_util::future::join;
 
@@ -77,6 +77,7 @@ pub(crate) async fn read_skills<'w>(
     backend: &dyn BackendProtocol,
     root: &str,
     walk: &'w Walk,
+    depth: usize,
     limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
 ) -> (SkillListing, Cow<'w, [FileInfo]>) {
@@ -94,7 +95,7 @@ pub(crate) async fn read_skills<'w>(
             listing
                 .diagnostics
                 .push(Diagnostic::new(error_path, DiagnosticKind::ListingFailed, msg));
-        } else if path::parent(dir) == root && ResourceKind::from_dir_name(path::file_name(error_path)).is_some() {
+        } else if ResourceKind::from_dir_name(path::file_name(error_path)).is_some() {
             resource_errors.push(error);
         }
     }
@@ -103,12 +104,9 @@ pub(crate) async fn read_skills<'w>(
     let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
-    for entry in entries.iter() {
-        let dir = path::parent(&entry.path);
-        if path::file_name(&entry.path) != SKILL_FILE || path::parent(dir) != root || dir == root {
-            continue;
-        }
-        listing.folders += 1;
+    let found = skill_files(&entries, root, depth);
+    listing.folders = found.len();
+    for entry in found {
         let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg))
@@ -175,6 +173,40 @@ pub(crate) async fn read_skills<'w>(
     }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     (listing, entries)
+}
+
+/// The `SKILL.md` files of a path-sorted walk that make skill folders, for a discovery
+/// `depth` levels deep: a skill folder lies 1 to `depth` levels below `root`; the folders
+/// above it may not be hidden (`.git`, `.cache`) or `node_modules`; and discovery stops at
+/// a folder holding a `SKILL.md` (a skill's own sub-folders are its files, not skills).
+pub(crate) fn skill_files<'a>(entries: &'a [FileInfo], root: &str, depth: usize) -> Vec<&'a FileInfo> {
+    let prefix = format!("{}/", root.trim_end_matches('/'));
+    let mut found: Vec<&FileInfo> = entries
+        .iter()
+        .filter(|entry| path::file_name(&entry.path) == SKILL_FILE)
+        .filter(|entry| {
+            let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
+                return false;
+            };
+            let folders: Vec<&str> = rel.split('/').collect();
+            let above = &folders[..folders.len() - 1];
+            folders.len() <= depth && !above.iter().any(|f| f.starts_with('.') || *f == "node_modules")
+        })
+        .collect();
+    if depth > 1 {
+        let skill_dirs: HashSet<&str> = found.iter().map(|e| path::parent(&e.path)).collect();
+        found.retain(|entry| {
+            let mut dir = path::parent(path::parent(&entry.path));
+            while dir.len() > root.len() {
+                if skill_dirs.contains(dir) {
+                    return false;
+                }
+                dir = path::parent(dir);
+            }
+            true
+        });
+    }
+    found
 }
 
 /// Counts `SKILL.md` files and their listed bytes against [`DiscoveryLimits`], in path

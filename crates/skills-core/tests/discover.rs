@@ -290,3 +290,72 @@ async fn a_hostile_source_of_many_large_files_is_read_up_to_the_budget_only() {
         .filter(|d| d.kind == DiagnosticKind::LimitExceeded);
     assert_eq!(limited.count(), 1);
 }
+
+/// A repository that keeps skills below the source's first level.
+fn nested() -> MemoryBackend {
+    let b = MemoryBackend::new();
+    for (path, name) in [
+        ("/repo/plugins/docs/skills/write/SKILL.md", "write"),
+        ("/repo/plugins/docs/skills/review/SKILL.md", "review"),
+        ("/repo/owner--repo/skills/deploy/SKILL.md", "deploy"),
+        // A skill's own sub-folders are its files, not skills.
+        ("/repo/owner--repo/skills/deploy/examples/inner/SKILL.md", "inner"),
+        // Not searched: hidden folders and node_modules.
+        ("/repo/.git/skills/hidden/SKILL.md", "hidden"),
+        ("/repo/node_modules/pkg/skill/SKILL.md", "vendored"),
+    ] {
+        b.insert(path, md(name, "A nested skill")).unwrap();
+    }
+    b.insert("/repo/README.md", "# A repository").unwrap();
+    b
+}
+
+#[tokio::test]
+async fn deeper_discovery_finds_nested_skills_and_stops_at_a_skill_folder() {
+    let b = nested();
+    for resources in [false, true] {
+        let found = Discovery::new(&b, "/repo")
+            .depth(4)
+            .resources(resources)
+            .run()
+            .await
+            .unwrap();
+        let mut names: Vec<_> = found.skills.iter().map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["deploy", "review", "write"], "resources: {resources}");
+        assert_eq!(found.folders, 3);
+    }
+    // Depth 3 reaches `owner--repo/skills/deploy` but not `plugins/docs/skills/*`.
+    let found = Discovery::new(&b, "/repo").depth(3).run().await.unwrap();
+    let names: Vec<_> = found.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["deploy"]);
+}
+
+#[tokio::test]
+async fn a_source_with_skills_only_deeper_says_how_deep_to_look() {
+    let b = nested();
+    let found = list_skills(&b, "/repo").await.unwrap();
+    assert!(found.skills.is_empty());
+    let hint = found
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::DeeperSkills)
+        .unwrap_or_else(|| panic!("no hint: {:?}", found.diagnostics));
+    assert_eq!(hint.path, "/repo");
+    assert!(
+        hint.message.contains("but 3 deeper") && hint.message.contains("4 levels deep"),
+        "{}",
+        hint.message
+    );
+    // A source with skills at its first level gets no hint, and an empty one neither.
+    let b = MemoryBackend::new();
+    b.insert("/flat/web/SKILL.md", md("web", "Web")).unwrap();
+    b.insert("/empty/notes.txt", "nothing").unwrap();
+    for source in ["/flat", "/empty"] {
+        let found = list_skills(&b, source).await.unwrap();
+        assert!(
+            found.diagnostics.iter().all(|d| d.kind != DiagnosticKind::DeeperSkills),
+            "{source}"
+        );
+    }
+}

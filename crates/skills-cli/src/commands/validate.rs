@@ -118,7 +118,7 @@ pub async fn validate(
         if given.contains("://") {
             let _progress = Progress::start(json, "reading the source");
             let source = library::open_with(given, &options)?;
-            let listing = discover(source.backend().as_ref(), source.path(), limits)
+            let listing = discover(source.backend().as_ref(), source.path(), limits, source.depth())
                 .await
                 .with_context(|| format!("source {} ({})", source.label(), source.location()))?;
             checked.add(listing);
@@ -190,8 +190,9 @@ async fn discover(
     backend: &dyn BackendProtocol,
     source: &str,
     limits: DiscoveryLimits,
+    depth: usize,
 ) -> Result<SkillListing, agent_skills::SourceError> {
-    Discovery::new(backend, source).limits(limits).run().await
+    Discovery::new(backend, source).limits(limits).depth(depth).run().await
 }
 
 /// Checks one skill folder, a `SKILL.md`, or a source folder.
@@ -216,7 +217,8 @@ async fn validate_path(
         let backend = FilesystemBackend::new(given)?
             .with_virtual_mode(false)?
             .with_hard_links(options.hard_links);
-        checked.add(discover(&backend, backend.root_path(), limits).await?);
+        let depth = options.depth.unwrap_or(1);
+        checked.add(discover(&backend, backend.root_path(), limits, depth).await?);
         return Ok(());
     };
     checked.folders += 1;
