@@ -134,6 +134,11 @@ pub enum Command {
         /// was read line by line.
         #[arg(long)]
         strict: bool,
+        /// lenient (default): fail on skills that do not load. spec: the Agent Skills
+        /// specification to the letter (name rules and folder, lengths, field types,
+        /// duplicates, recovered frontmatter and unknown top-level keys fail too).
+        #[arg(long, value_name = "PROFILE", default_value = "lenient")]
+        profile: agent_skills::ValidationProfile,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },

@@ -293,3 +293,46 @@ fn nested_layouts_are_found_with_a_depth_and_hinted_without_one() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_spec_profile_fails_what_the_lenient_one_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lib/good/SKILL.md",
+        &md("good", "Follows the specification"),
+    );
+    write(
+        dir.path(),
+        "lib/extra/SKILL.md",
+        "---\nname: extra\ndescription: Has a version\nversion: 2\n---\n",
+    );
+    write(
+        dir.path(),
+        "lib/moved/SKILL.md",
+        &md("renamed", "Name differs from its folder"),
+    );
+    let lenient = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(lenient.status.code(), Some(0), "{}", stderr(&lenient));
+    assert!(
+        !stdout(&lenient).contains("unknown-field"),
+        "lenient keeps unknown keys quietly"
+    );
+
+    let spec = skills(dir.path(), &["validate", "lib", "--profile", "spec"]);
+    assert_eq!(spec.status.code(), Some(1), "{}", stderr(&spec));
+    let out = stdout(&spec);
+    assert!(out.contains("extra/SKILL.md: unknown-field: `version`"), "{out}");
+    assert!(out.contains("moved/SKILL.md: name-mismatch"), "{out}");
+    assert!(stderr(&spec).contains("(2 fail the spec profile)"), "{}", stderr(&spec));
+    let report = json(&skills(dir.path(), &["validate", "lib", "--profile", "spec", "--json"]));
+    assert_eq!(
+        (report["ok"].as_bool(), report["summary"]["violations"].as_u64()),
+        (Some(false), Some(2))
+    );
+
+    let only_good = skills(dir.path(), &["validate", "lib/good", "--profile", "spec"]);
+    assert_eq!(only_good.status.code(), Some(0), "{}", stderr(&only_good));
+    let bad = skills(dir.path(), &["validate", "lib", "--profile", "pedantic"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

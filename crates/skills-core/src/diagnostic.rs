@@ -181,6 +181,10 @@ diagnostic_kinds! {
     MetadataIgnored = "metadata-ignored" => Warning,
     /// `license` or `compatibility` was a collection and was ignored.
     FieldIgnored = "field-ignored" => Warning,
+    /// A top-level frontmatter key the Agent Skills specification does not define; the
+    /// skill loads and keeps it (`SkillMetadata::extra`). Reported by `validate
+    /// --profile spec`, which fails on it.
+    UnknownField = "unknown-field" => Warning,
     /// A standard resource directory of a skill could not be listed; the skill loads
     /// without those resources.
     ResourcesUnlisted = "resources-unlisted" => Warning,

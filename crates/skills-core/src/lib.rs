@@ -50,6 +50,7 @@ mod merge;
 pub mod name;
 pub mod parse;
 pub mod path;
+mod profile;
 mod read;
 mod recover;
 pub mod resources;
@@ -69,6 +70,7 @@ pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
 pub use name::{NameError, validate_skill_name};
 pub use parse::{ParseOutcome, parse_skill_md};
+pub use profile::{SPEC_FIELDS, ValidationProfile};
 pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,

@@ -10,7 +10,7 @@ use agent_skills::fs::FilesystemBackend;
 use agent_skills::sources::OpenOptions;
 use agent_skills::{
     BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, SKILL_FILE, Severity,
-    SkillListing, SkillMetadata, parse_skill_md, path,
+    SkillListing, SkillMetadata, ValidationProfile, parse_skill_md, path,
 };
 use anyhow::{Context, bail};
 use serde::Serialize;
@@ -53,6 +53,10 @@ struct Summary {
     warnings: usize,
     /// Sources or folders that could not be read.
     errors: usize,
+    /// The profile judged by (`lenient`, `spec`).
+    profile: &'static str,
+    /// Warnings the profile fails on (0 under `lenient`).
+    violations: usize,
 }
 
 /// What all targets gave.
@@ -70,7 +74,7 @@ impl Checked {
         self.folders += listing.folders;
     }
 
-    fn summary(&self) -> Summary {
+    fn summary(&self, profile: ValidationProfile) -> Summary {
         let of = |severity| self.diagnostics.iter().filter(move |d| d.severity() == severity);
         let skipped: BTreeSet<&str> = of(Severity::Skip)
             .filter(|d| d.kind != DiagnosticKind::LimitExceeded)
@@ -101,6 +105,8 @@ impl Checked {
                 .sum(),
             warnings: of(Severity::Warning).count(),
             errors: of(Severity::Error).count(),
+            profile: profile.as_str(),
+            violations: of(Severity::Warning).filter(|d| profile.fails(d)).count(),
         }
     }
 }
@@ -109,6 +115,7 @@ pub async fn validate(
     targets: &[String],
     json: bool,
     strict: bool,
+    profile: ValidationProfile,
     limit_args: DiscoveryArgs,
 ) -> anyhow::Result<ExitCode> {
     let (limits, options) = library::discovery_of(&limit_args)?;
@@ -132,7 +139,10 @@ pub async fn validate(
                 .push(Diagnostic::new(given.clone(), DiagnosticKind::NoSkills, msg));
         }
     }
-    let summary = checked.summary();
+    let found: Vec<Diagnostic> = checked.skills.iter().flat_map(|s| profile.check(s)).collect();
+    checked.diagnostics.extend(found);
+    checked.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    let summary = checked.summary(profile);
     let mut cut = false;
     for line in checked.diagnostics.iter().filter_map(library::cut_line) {
         eprintln!("{line}");
@@ -140,7 +150,8 @@ pub async fn validate(
     }
     // Under --strict a recovered mistake fails validation: the file is wrong even though
     // it loads.
-    let valid = summary.skipped == 0 && summary.errors == 0 && !(strict && summary.recovered > 0);
+    let valid =
+        summary.skipped == 0 && summary.errors == 0 && summary.violations == 0 && !(strict && summary.recovered > 0);
     let code = library::exit_code(
         if valid { EXIT_OK } else { EXIT_VALIDATION },
         cut,
@@ -180,6 +191,9 @@ fn summary_line(s: &Summary) -> String {
         line.push_str(&format!(", {} left out by limits", s.left_out));
     }
     line.push_str(&format!(", {} warnings", s.warnings));
+    if s.violations > 0 {
+        line.push_str(&format!(" ({} fail the {} profile)", s.violations, s.profile));
+    }
     if s.errors > 0 {
         line.push_str(&format!(", {} errors", s.errors));
     }
@@ -255,6 +269,8 @@ mod tests {
             left_out: 0,
             warnings: 2,
             errors: 0,
+            profile: "lenient",
+            violations: 0,
         };
         assert_eq!(
             summary_line(&plain),
