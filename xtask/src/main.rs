@@ -6,6 +6,9 @@
 //!   other (directly or around a circle); part of `test`.
 //! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
 //!   table per backend.
+//! - `realworld [--depth N] DIR...`: `skills validate` and deepagents side by side on
+//!   real skill collections the caller fetched: folders, loaded by each, recovered,
+//!   hidden, skipped by reason, peak memory of each.
 //! - `test-tools`: installs what the tests run besides cargo, pinned: a Python virtual
 //!   environment under `target/test-venv` with the S3-compatible server moto and the
 //!   MCP Python SDK (a real MCP client), and the MCP inspector under `target/test-npm`.
@@ -22,6 +25,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod layout;
+mod realworld;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -35,6 +39,8 @@ tasks:
   layout                                no source file over 500 lines, no import circle
                                         between the modules of a crate
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
+  realworld [--depth N] DIR...           our CLI and deepagents side by side on real skill
+                                        collections fetched beforehand (nothing is fetched)
   test-tools                            install the pinned test tools: moto and the MCP Python SDK
                                         (target/test-venv), the MCP inspector (target/test-npm)
   bench [--quick]                       ours vs deepagents vs a read-only floor on generated
@@ -64,6 +70,7 @@ fn main() -> ExitCode {
         Some("test") if args.len() == 1 => test(),
         Some("layout") if args.len() == 1 => layout::check(&workspace_root()).map(|report| println!("{report}")),
         Some("conformance") => conformance(&args[1..]),
+        Some("realworld") => realworld::realworld(&args[1..]),
         Some("bench") => bench(&args[1..]),
         Some("test-tools") if args.len() == 1 => test_tools().map(|tools| {
             for (name, path) in tools.env() {
