@@ -122,6 +122,11 @@ fn common_mistakes_are_recovered_with_a_hint_that_says_how_to_fix_them() {
             "#1 tool for the web",
             "comment: quote the value",
         ),
+        (
+            "---\nname: web\ndescription: @mentions the web\n---\n",
+            "@mentions the web",
+            "`@` cannot start a plain value",
+        ),
     ] {
         let outcome = parse_in("web", source);
         let skill = outcome

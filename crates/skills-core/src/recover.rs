@@ -108,6 +108,10 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
                 reading.hints.push(format!(
                     "`{key}`: a value starting with `*` reads as an alias: quote the value"
                 ));
+            } else if let Some(reserved) = value.chars().next().filter(|c| matches!(c, '@' | '`' | '%')) {
+                reading.hints.push(format!(
+                    "`{key}`: `{reserved}` cannot start a plain value: quote the value"
+                ));
             } else if value.contains(": ") || value.ends_with(':') {
                 reading.hints.push(format!(
                     "`{key}`: the value holds `: `, which starts a mapping: quote the value"
@@ -175,6 +179,18 @@ mod tests {
             "description",
             Some("#1 tool for PDFs"),
             Some("comment"),
+        );
+        check(
+            "description: @Observable state and `views`\n",
+            "description",
+            Some("@Observable state and `views`"),
+            Some("`@` cannot start"),
+        );
+        check(
+            "description: `code` first\n",
+            "description",
+            Some("`code` first"),
+            Some("cannot start"),
         );
     }
 
