@@ -17,6 +17,16 @@ fn library(root: &Path, count: usize) {
     }
 }
 
+/// The names `list --json` printed.
+fn names(out: &std::process::Output) -> Vec<String> {
+    json(out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 fn cut_lines(text: &str) -> Vec<&str> {
     text.lines()
         .filter(|l| l.starts_with("error: skills left out"))
@@ -151,14 +161,6 @@ fn the_hard_link_policy_is_set_by_flag_and_skills_toml() {
         dir.path().join("backup/SKILL.md"),
     )
     .unwrap();
-    let names = |out: &std::process::Output| -> Vec<String> {
-        json(out)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
     let out = skills(dir.path(), &["list", "--source", "lib", "--json"]);
     assert_eq!(names(&out), ["skill-00", "skill-01"], "{}", stderr(&out));
 
@@ -260,14 +262,6 @@ fn nested_layouts_are_found_with_a_depth_and_hinted_without_one() {
         &md("deploy", "Deploys"),
     );
     write(dir.path(), "repo/.git/skills/hidden/SKILL.md", &md("hidden", "Hidden"));
-    let names = |out: &std::process::Output| -> Vec<String> {
-        json(out)
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["name"].as_str().unwrap().to_owned())
-            .collect()
-    };
     let out = skills(dir.path(), &["list", "--source", "repo", "--json"]);
     assert!(names(&out).is_empty());
     let err = stderr(&out);
