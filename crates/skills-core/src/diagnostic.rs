@@ -181,6 +181,9 @@ diagnostic_kinds! {
     MetadataIgnored = "metadata-ignored" => Warning,
     /// `license` or `compatibility` was a collection and was ignored.
     FieldIgnored = "field-ignored" => Warning,
+    /// A frontmatter key appears more than once in one mapping; the last one is used,
+    /// as PyYAML does.
+    DuplicateKey = "duplicate-key" => Warning,
     /// A top-level frontmatter key the Agent Skills specification does not define; the
     /// skill loads and keeps it (`SkillMetadata::extra`). Reported by `validate
     /// --profile spec`, which fails on it.

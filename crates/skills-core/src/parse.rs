@@ -137,9 +137,15 @@ impl FieldParser<'_> {
             );
             return None;
         };
-        let entries = match yaml::parse(frontmatter) {
-            Ok(Yaml::Map(entries)) => entries,
-            Ok(other) => {
+        let entries = match yaml::parse_lenient(frontmatter) {
+            Ok((Yaml::Map(entries), duplicates)) => {
+                for key in duplicates {
+                    let msg = format!("key `{key}` appears more than once; the last one is used");
+                    self.report(DiagnosticKind::DuplicateKey, msg);
+                }
+                entries
+            }
+            Ok((other, _)) => {
                 let msg = format!("frontmatter must be a mapping, got {}", other.type_name());
                 self.report(DiagnosticKind::FrontmatterNotMapping, msg);
                 return None;

@@ -87,7 +87,6 @@ fn missing_or_malformed_frontmatter_is_a_skip() {
 fn invalid_yaml_is_a_skip() {
     for source in [
         "---\nname: [unclosed\ndescription: d\n---\n",
-        "---\nname: web\nname: twice\ndescription: d\n---\n",
         "---\nname: web\n\tdescription: tab indent\n---\n",
     ] {
         skipped(source.as_bytes(), &[InvalidYaml]);
@@ -169,6 +168,15 @@ fn invalid_yaml_that_is_no_known_mistake_is_still_a_skip_with_any_hint() {
         "{:?}",
         outcome.diagnostics
     );
+}
+
+#[test]
+fn duplicate_keys_are_a_warning_and_the_last_one_wins() {
+    let skill = loaded(
+        "---\nname: web\ndescription: first\ndescription: second\n---\n",
+        &[DuplicateKey],
+    );
+    assert_eq!(skill.description, "second");
 }
 
 #[test]

@@ -88,6 +88,7 @@ impl ValidationProfile {
                     | DiagnosticKind::DuplicateName
                     | DiagnosticKind::Recovered
                     | DiagnosticKind::UnknownField
+                    | DiagnosticKind::DuplicateKey
             ),
         }
     }

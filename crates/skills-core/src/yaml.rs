@@ -166,6 +166,13 @@ enum Frame {
 
 /// Parses one YAML document. An empty document is [`Yaml::Null`].
 pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
+    parse_lenient(src).map(|(yaml, _)| yaml)
+}
+
+/// [`parse`], and the keys that appeared more than once in a mapping: as PyYAML does,
+/// the last one is kept.
+pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError> {
+    let mut duplicates = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, (Yaml, usize)> = HashMap::new();
     let mut root: Option<Yaml> = None;
@@ -264,7 +271,9 @@ pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
                     None => {
                         if let Yaml::Scalar(s) = &node {
                             if !seen.insert(s.text.clone()) {
-                                return Err(YamlError(format!("duplicate key `{}`", s.text)));
+                                // The last one wins, as in PyYAML: drop the earlier pair.
+                                entries.retain(|(k, _)| !matches!(k, Yaml::Scalar(earlier) if earlier.text == s.text));
+                                duplicates.push(s.text.clone());
                             }
                         }
                         *key = Some(node);
@@ -274,7 +283,7 @@ pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
             }
         }
     }
-    Ok(root.unwrap_or(Yaml::Null))
+    Ok((root.unwrap_or(Yaml::Null), duplicates))
 }
 
 /// Takes `nodes` from the document's node budget.
@@ -462,7 +471,12 @@ mod tests {
 
     #[test]
     fn duplicate_keys_and_syntax_errors_are_errors() {
-        check_err("a: 1\na: 2\n", "duplicate key `a`");
+        let (yaml, duplicates) = parse_lenient("a: 1\nb: 2\na: 3\n").unwrap();
+        assert_eq!(duplicates, ["a"]);
+        let Yaml::Map(entries) = yaml else { panic!("a mapping") };
+        let keys: Vec<String> = entries.iter().map(|(k, _)| k.to_text()).collect();
+        assert_eq!(keys, ["b", "a"], "the last `a` is kept");
+        assert_eq!(entries[1].1.to_text(), "3");
         check_err("a: [1, 2\n", "");
         check_err("a: *nope\n", "");
     }

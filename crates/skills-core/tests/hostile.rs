@@ -128,7 +128,13 @@ fn every_corpus_file_parses_to_an_answer() {
         let outcome = parse_checked(content);
         let expect_skill = matches!(
             name.as_str(),
-            "valid-full.md" | "bom-crlf.md" | "injection.md" | "multi-document.md" | "tags-and-anchors.md"
+            "valid-full.md"
+                | "bom-crlf.md"
+                | "injection.md"
+                | "multi-document.md"
+                | "tags-and-anchors.md"
+                // Duplicate keys are a warning; the last one wins, as in PyYAML.
+                | "duplicate-keys.md"
         );
         assert_eq!(
             outcome.skill.is_some(),
