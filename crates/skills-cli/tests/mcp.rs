@@ -129,6 +129,26 @@ fn check_report(report: &Value, library: &Library) {
         "skills/get answers the listed entry"
     );
     assert_eq!(report["skills_get_unknown"]["code"], json!(-32602));
+    // Not-found errors carry the URI in `data`; an unknown skill's folder is an invalid
+    // parameter (SEP-2640); no prompts capability means no prompts/list.
+    // rmcp answers "resource not found" in each protocol era's code: -32002 on the 2025
+    // handshake protocols, -32602 from 2026-07-28 on.
+    let not_found = if report["protocol"].as_str().unwrap().starts_with("2025") {
+        -32002
+    } else {
+        -32602
+    };
+    assert_eq!(report["read_unknown"]["code"], json!(not_found), "{report}");
+    assert_eq!(
+        report["read_unknown"]["data"]["uri"], "skill://nobody/SKILL.md",
+        "{report}"
+    );
+    assert_eq!(report["directory_unknown"]["code"], json!(-32602), "{report}");
+    assert_eq!(
+        report["directory_unknown"]["data"]["uri"], "skill://nobody/",
+        "{report}"
+    );
+    assert_eq!(report["prompts_list"]["code"], json!(-32601), "{report}");
 
     // Resources: SKILL.md verbatim, the index, a reference.
     assert_eq!(report["skill_md"].as_str().unwrap().as_bytes(), skill_md.as_slice());

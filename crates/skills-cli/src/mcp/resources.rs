@@ -9,7 +9,7 @@ use rmcp::model::{
 use serde_json::{Value, json};
 
 use super::files::{self, INDEX_URI, SkillUri};
-use super::server::{ReadError, SkillsServer, cursor, page, shorten};
+use super::server::{SkillsServer, cursor, page, shorten, uri_data};
 
 /// Resources per `resources/list` page.
 const RESOURCES_PAGE: usize = 1_000;
@@ -67,7 +67,10 @@ impl SkillsServer {
                 ResourceContents::text(text, uri).with_mime_type("application/json")
             }
             Some(SkillUri::File { skill, rel }) => {
-                let (_, bytes) = self.read_file(&skill, &rel).await.map_err(ReadError::into_error_data)?;
+                let (_, bytes) = self
+                    .read_file(&skill, &rel)
+                    .await
+                    .map_err(|e| e.into_error_data(&uri))?;
                 let mime = files::mime_type(&rel);
                 // Answered under the URI asked for: clients match on it.
                 let contents = match String::from_utf8(bytes) {
@@ -91,7 +94,7 @@ impl SkillsServer {
             None => {
                 return Err(ErrorData::resource_not_found(
                     format!("no resource at {}", shorten(&uri)),
-                    None,
+                    Some(uri_data(&uri)),
                 ));
             }
         };

@@ -7,9 +7,9 @@ use agent_skills::name::check_skill_name;
 use agent_skills::{BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, SkillCatalog, SkillMetadata};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -46,9 +46,13 @@ pub(super) enum ReadError {
 }
 
 impl ReadError {
-    pub(super) fn into_error_data(self) -> ErrorData {
+    /// The JSON-RPC error for a read of `uri`; a not-found error carries the URI in
+    /// `data`, as MCP asks.
+    pub(super) fn into_error_data(self, uri: &str) -> ErrorData {
         match self {
-            Self::UnknownSkill(message) | Self::NotFound(message) => ErrorData::resource_not_found(message, None),
+            Self::UnknownSkill(message) | Self::NotFound(message) => {
+                ErrorData::resource_not_found(message, Some(uri_data(uri)))
+            }
             Self::Refused(message) => ErrorData::invalid_params(message, None),
             Self::Failed(message) => ErrorData::internal_error(message, None),
         }
@@ -158,6 +162,11 @@ pub(super) fn cursor(request: Option<&PaginatedRequestParams>) -> Option<&str> {
     request.and_then(|r| r.cursor.as_deref())
 }
 
+/// `{"uri": uri}`, the `data` of an error about one resource.
+pub(super) fn uri_data(uri: &str) -> serde_json::Value {
+    serde_json::json!({ "uri": uri })
+}
+
 /// Each request goes to the surface that answers it: the skills extension
 /// (`skills_ext`), plain resources (`resources`), tools (`tools`), change notifications
 /// (`notify`).
@@ -240,6 +249,15 @@ impl ServerHandler for SkillsServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(Self::tool_specs()))
+    }
+
+    /// No prompts capability is declared, so `prompts/list` is an unknown method.
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(ErrorData::method_not_found::<ListPromptsRequestMethod>())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

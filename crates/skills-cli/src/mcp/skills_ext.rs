@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::files::{self, SkillUri};
 use super::resources::resource_page;
-use super::server::{SkillsServer, cursor, page, shorten};
+use super::server::{SkillsServer, cursor, page, shorten, uri_data};
 
 /// Skills per `skills/list` page (each costs a listing of the skill's folder).
 const SKILLS_PAGE: usize = 100;
@@ -86,9 +86,10 @@ impl SkillsServer {
             Self::servable_skill(&snapshot, &skill_name),
             Self::backend_of(&snapshot, &skill_name),
         ) else {
-            return Err(ErrorData::resource_not_found(
+            // SEP-2640: an unknown skill is an invalid parameter, with the URI in `data`.
+            return Err(ErrorData::invalid_params(
                 format!("no skill named {:?}", shorten(&skill_name)),
-                None,
+                Some(uri_data(&request.uri)),
             ));
         };
         let dir = match &rel {

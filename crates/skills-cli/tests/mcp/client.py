@@ -40,6 +40,19 @@ class GetSkillRequest(types.Request[GetSkillParams, Literal["skills/get"]]):
     params: GetSkillParams
 
 
+class DirectoryReadParams(types.RequestParams):
+    uri: str
+
+
+class DirectoryReadRequest(types.Request[DirectoryReadParams, Literal["resources/directory/read"]]):
+    method: Literal["resources/directory/read"] = "resources/directory/read"
+    params: DirectoryReadParams
+
+
+class ListPromptsRawRequest(types.PaginatedRequest[Literal["prompts/list"]]):
+    method: Literal["prompts/list"] = "prompts/list"
+
+
 RAW = TypeAdapter(dict[str, Any])
 
 
@@ -54,8 +67,10 @@ async def error_of(call) -> dict[str, Any]:
     try:
         value = await call
     except Exception as error:  # the SDK raises MCPError for JSON-RPC errors
-        code = getattr(getattr(error, "error", None), "code", None)
-        return {"raised": True, "code": code, "message": str(error)}
+        detail = getattr(error, "error", None)
+        code = getattr(detail, "code", None)
+        data = getattr(detail, "data", None)
+        return {"raised": True, "code": code, "message": str(error), "data": data}
     return {"raised": False, "value": str(value)}
 
 
@@ -111,6 +126,11 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         reference = await client.read_resource("skill://alpha/references/guide.md")
         report["reference"] = reference.contents[0].text
         report["read_traversal"] = await error_of(client.read_resource("skill://alpha/..%2Fbeta%2FSKILL.md"))
+        report["read_unknown"] = await error_of(client.read_resource("skill://nobody/SKILL.md"))
+        report["directory_unknown"] = await error_of(
+            session.send_request(DirectoryReadRequest(params=DirectoryReadParams(uri="skill://nobody/")), RAW)
+        )
+        report["prompts_list"] = await error_of(session.send_request(ListPromptsRawRequest(), RAW))
         report["read_link_out"] = await error_of(client.read_resource("skill://alpha/references/secret.md"))
 
         report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
