@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_skills::sources::{CONFIG_FILE, OpenOptions, SourceSpec, SourcesConfig};
-use agent_skills::{Diagnostic, DiscoveryLimits, Limit, SkillCatalog, SkillSource};
+use agent_skills::{DiscoveryLimits, SkillCatalog, SkillSource};
 use anyhow::Context;
 
 use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
@@ -78,7 +78,7 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
     }
     let mut cut = false;
     for diagnostic in snapshot.diagnostics() {
-        if let Some(line) = cut_line(diagnostic) {
+        if let Some(line) = crate::output::cut_line(diagnostic) {
             eprintln!("{line}");
             cut = true;
         }
@@ -88,31 +88,6 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
         cut,
         allow_partial: args.discovery.allow_partial,
     })
-}
-
-/// The line a limit's cut gets on stderr, in the words of the command line; `None` for
-/// other diagnostics.
-pub fn cut_line(diagnostic: &Diagnostic) -> Option<String> {
-    let cut = diagnostic.cut?;
-    let what = match cut.limit {
-        Limit::MaxSkills => format!(
-            "{} has more than {} skill folders; {} were not read",
-            diagnostic.path, cut.max, cut.left_out
-        ),
-        Limit::MaxDirEntries => format!(
-            "{} has more than {} entries; {} were left out",
-            diagnostic.path, cut.max, cut.left_out
-        ),
-        Limit::MaxBytes => format!(
-            "the SKILL.md files of {} exceed {} bytes; {} skill folders were not read",
-            diagnostic.path, cut.max, cut.left_out
-        ),
-    };
-    let limit = cut.limit.as_str();
-    Some(format!(
-        "error: skills left out: {what}. Raise the limit with --{limit} N or `{limit} = N` under [limits] in \
-         skills.toml, or pass --allow-partial to accept what fits"
-    ))
 }
 
 /// The sources of a command, in priority order: those of `--config FILE` (or of

@@ -1,6 +1,6 @@
 //! Text output helpers.
 
-use agent_skills::{Diagnostic, Severity};
+use agent_skills::{Diagnostic, DiagnosticKind, Limit, Severity};
 
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {
@@ -37,20 +37,46 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Prints diagnostics to stderr, prefixed by their severity.
+/// Prints diagnostics to stderr, prefixed by their severity. A limit's cut is left out:
+/// the command said it already, in the command line's words ([`cut_line`]).
 pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    for d in diagnostics {
+    for d in diagnostics.iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
             Severity::Skip => "skipped",
             Severity::Error => "error",
         };
-        if d.kind == agent_skills::DiagnosticKind::DeeperSkills {
+        if d.kind == DiagnosticKind::DeeperSkills {
             eprintln!("{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)");
         } else {
             eprintln!("{prefix}: {d}");
         }
     }
+}
+
+/// The line a limit's cut gets on stderr, in the words of the command line; `None` for
+/// other diagnostics.
+pub fn cut_line(diagnostic: &Diagnostic) -> Option<String> {
+    let cut = diagnostic.cut?;
+    let what = match cut.limit {
+        Limit::MaxSkills => format!(
+            "{} has more than {} skill folders; {} were not read",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+        Limit::MaxDirEntries => format!(
+            "{} has more than {} entries; {} were left out",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+        Limit::MaxBytes => format!(
+            "the SKILL.md files of {} exceed {} bytes; {} skill folders were not read",
+            diagnostic.path, cut.max, cut.left_out
+        ),
+    };
+    let limit = cut.limit.as_str();
+    Some(format!(
+        "error: skills left out: {what}. Raise the limit with --{limit} N or `{limit} = N` under [limits] in \
+         skills.toml, or pass --allow-partial to accept what fits"
+    ))
 }
 
 #[cfg(test)]

@@ -58,6 +58,10 @@ fn a_cut_source_is_said_once_in_cli_words_and_exits_3() {
             !err.contains("DiscoveryLimits"),
             "a Rust name reached the command line: {err}"
         );
+        assert!(
+            !err.contains("limit-exceeded"),
+            "the cut is said once, not twice: {err}"
+        );
         args.push("--allow-partial");
         assert_eq!(skills(dir.path(), &args).status.code(), Some(0), "{args:?}");
     }

@@ -144,7 +144,7 @@ pub async fn validate(
     checked.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     let summary = checked.summary(profile);
     let mut cut = false;
-    for line in checked.diagnostics.iter().filter_map(library::cut_line) {
+    for line in checked.diagnostics.iter().filter_map(crate::output::cut_line) {
         eprintln!("{line}");
         cut = true;
     }
