@@ -53,6 +53,8 @@ pub struct PromptSection {
     template: PromptTemplate,
     /// Sections by loaded set, each with the snapshot version it was rendered from.
     cache: DashMap<Vec<String>, (u64, Arc<str>)>,
+    /// The newest snapshot version rendered; only its sections are kept.
+    newest: AtomicU64,
     renders: AtomicU64,
 }
 
@@ -72,6 +74,7 @@ impl PromptSection {
             policy,
             template,
             cache: DashMap::new(),
+            newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
         }
     }
@@ -81,8 +84,8 @@ impl PromptSection {
         self.policy
     }
 
-    /// The section for `snapshot` with `loaded` loaded, rendered once per pair. A newer
-    /// snapshot version replaces a set's older section.
+    /// The section for `snapshot` with `loaded` loaded, rendered once per pair. Only
+    /// sections of the newest version rendered are kept.
     pub fn render(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
         let version = snapshot.version();
         if let Some(entry) = self.cache.get(loaded) {
@@ -93,11 +96,25 @@ impl PromptSection {
         let section: Arc<str> = self
             .render_parts(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
             .into();
+        // A newer version makes every older section dead weight (at 10,000 skills one is
+        // over a megabyte): drop them. A thread still on an older snapshot (per-thread
+        // reloads) renders again, uncached.
+        let newest = self.newest.fetch_max(version, Ordering::Relaxed);
+        if version > newest {
+            self.cache.retain(|_, (v, _)| *v >= version);
+        } else if version < newest {
+            return section;
+        }
         if self.cache.len() >= MAX_CACHED_SECTIONS {
             self.cache.clear();
         }
         self.cache.insert(loaded.to_vec(), (version, section.clone()));
         section
+    }
+
+    /// How many sections the cache holds.
+    pub fn cached(&self) -> usize {
+        self.cache.len()
     }
 
     /// The section for a thread's state (its skills, resources, diagnostics and loaded

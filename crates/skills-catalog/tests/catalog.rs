@@ -131,3 +131,35 @@ async fn load_skill_reads_through_the_serving_source_and_never_changes_the_catal
     );
     assert_eq!(catalog.snapshot().version(), 1);
 }
+
+#[tokio::test]
+async fn the_prompt_section_keeps_only_the_newest_versions_sections() {
+    use skills_catalog::{AllowedToolsPolicy, PromptSection, PromptTemplate};
+    let backend = library();
+    let catalog = SkillCatalog::new(sources(&backend));
+    let section = PromptSection::new(
+        catalog.sources(),
+        AllowedToolsPolicy::Recommend,
+        PromptTemplate::default(),
+    );
+    let v1 = catalog.ensure_loaded().await;
+    let sets = [vec![], vec!["web".to_owned()], vec!["sql".to_owned()]];
+    for loaded in &sets {
+        section.render(&v1, loaded);
+    }
+    assert_eq!((section.cached(), section.renders()), (3, 3));
+    section.render(&v1, &sets[1]);
+    assert_eq!(section.renders(), 3, "a cached section is not rendered again");
+
+    backend.insert("/base/sql/SKILL.md", md("sql", "Edited")).unwrap();
+    let v2 = {
+        catalog.reload().await.unwrap();
+        catalog.snapshot()
+    };
+    let text = section.render(&v2, &sets[0]);
+    assert!(text.contains("Edited"));
+    assert_eq!(section.cached(), 1, "the older version's sections are dropped");
+    // A thread still on the older snapshot gets its section, without filling the cache.
+    assert!(!section.render(&v1, &sets[2]).contains("Edited"));
+    assert_eq!(section.cached(), 1);
+}
