@@ -176,12 +176,7 @@ impl Cli {
         if sources.sources.iter().any(|s| s.contains("git+")) {
             return true;
         }
-        let config = match &sources.config {
-            Some(path) => Some(path.clone()),
-            None if sources.sources.is_empty() => Some(PathBuf::from(agent_skills::sources::CONFIG_FILE)),
-            None => None,
-        };
-        config.is_some_and(|path| match std::fs::read_to_string(&path) {
+        crate::library::config_file(sources).is_some_and(|path| match std::fs::read_to_string(&path) {
             Ok(text) => text.contains("git+"),
             Err(_) => path.exists(),
         })

@@ -96,11 +96,7 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
 /// `[limits]`, then the command line's.
 pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let config = match &args.config {
-        Some(path) => Some(path.clone()),
-        None if args.sources.is_empty() && Path::new(CONFIG_FILE).is_file() => Some(PathBuf::from(CONFIG_FILE)),
-        None => None,
-    };
+    let config = config_file(args);
     let mut opened = Vec::new();
     let mut limits = DiscoveryLimits::default();
     let flags = &args.discovery;
@@ -122,6 +118,16 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
         return Ok((default_sources(&options), limits));
     }
     Ok((opened, limits))
+}
+
+/// The `skills.toml` a command reads: `--config FILE`, or `./skills.toml` when there is
+/// one and no `--source` is given.
+pub fn config_file(args: &SourceArgs) -> Option<PathBuf> {
+    match &args.config {
+        Some(path) => Some(path.clone()),
+        None if args.sources.is_empty() && Path::new(CONFIG_FILE).is_file() => Some(PathBuf::from(CONFIG_FILE)),
+        None => None,
+    }
 }
 
 /// The limits and open options of a command without sources of its own (`validate`):
