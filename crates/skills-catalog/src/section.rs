@@ -112,6 +112,29 @@ impl PromptSection {
         section
     }
 
+    /// The skills list alone (the section's `{skills_list}` without its load warnings),
+    /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
+    /// answers.
+    pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
+        self.list(snapshot.skills(), snapshot.resources(), loaded)
+    }
+
+    fn list(
+        &self,
+        skills: &[SkillMetadata],
+        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
+        loaded: &[String],
+    ) -> String {
+        let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
+        let ctx = ListContext {
+            loaded,
+            resources,
+            policy: self.policy,
+            source_paths: &source_paths,
+        };
+        format_skills_list(skills, &ctx)
+    }
+
     /// How many sections the cache holds.
     pub fn cached(&self) -> usize {
         self.cache.len()
@@ -141,14 +164,7 @@ impl PromptSection {
         loaded: &[String],
     ) -> String {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
-        let ctx = ListContext {
-            loaded,
-            resources,
-            policy: self.policy,
-            source_paths: &source_paths,
-        };
-        let mut list = format_skills_list(skills, &ctx);
+        let mut list = self.list(skills, resources, loaded);
         if let Some(warnings) = format_load_warnings(diagnostics) {
             list.push_str("\n\n");
             list.push_str(&warnings);

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use agent_skills::name::check_skill_name;
-use agent_skills::{BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, SkillCatalog, SkillMetadata};
+use agent_skills::{
+    AllowedToolsPolicy, BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, PromptSection, PromptTemplate,
+    SkillCatalog, SkillMetadata,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
     ListPromptsRequestMethod, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
@@ -35,6 +38,8 @@ pub struct SkillsServer {
 pub(super) struct Inner {
     pub(super) catalog: Arc<SkillCatalog>,
     pub(super) digests: DigestCache,
+    /// The skills list the `list_skills` tool answers.
+    pub(super) section: PromptSection,
 }
 
 /// Why a file of a skill cannot be served.
@@ -70,6 +75,11 @@ impl SkillsServer {
     pub fn new(catalog: Arc<SkillCatalog>) -> Self {
         Self {
             inner: Arc::new(Inner {
+                section: PromptSection::new(
+                    catalog.sources(),
+                    AllowedToolsPolicy::Recommend,
+                    PromptTemplate::default(),
+                ),
                 catalog,
                 digests: DigestCache::default(),
             }),

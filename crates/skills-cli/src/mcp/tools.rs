@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use agent_skills::prompt::{ListContext, format_skills_list};
-use agent_skills::{AllowedToolsPolicy, load_skill};
+use agent_skills::load_skill;
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ResourceContents,
@@ -105,14 +104,7 @@ impl SkillsServer {
     async fn list_skills_text(&self) -> (String, Value) {
         let snapshot = self.snapshot().await;
         let skills = snapshot.skills();
-        let source_paths: Vec<&str> = self.inner.catalog.sources().iter().map(|s| s.path()).collect();
-        let ctx = ListContext {
-            loaded: &[],
-            resources: snapshot.resources(),
-            policy: AllowedToolsPolicy::Recommend,
-            source_paths: &source_paths,
-        };
-        let text = format_skills_list(skills, &ctx);
+        let text = self.inner.section.skills_list(&snapshot, &[]);
         let structured = json!({
             "skills": skills
                 .iter()
