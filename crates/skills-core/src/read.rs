@@ -188,9 +188,10 @@ pub(crate) fn skill_files<'a>(entries: &'a [FileInfo], root: &str, depth: usize)
             let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
                 return false;
             };
-            let folders: Vec<&str> = rel.split('/').collect();
-            let above = &folders[..folders.len() - 1];
-            folders.len() <= depth && !above.iter().any(|f| f.starts_with('.') || *f == "node_modules")
+            // No allocation per entry: this runs over every `SKILL.md` of a source.
+            let levels = rel.matches('/').count() + 1;
+            let above = rel.rsplit_once('/').map_or("", |(above, _)| above);
+            levels <= depth && !above.split('/').any(|f| f.starts_with('.') || f == "node_modules")
         })
         .collect();
     if depth > 1 {
