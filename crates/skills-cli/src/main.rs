@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     let git_timeout = std::time::Duration::from_secs(git_timeout);
     // Setting the timeouts initializes libgit2, which loads the system's certificate
     // store (about 25 ms of CPU): only a command that may read a git source pays for it.
-    if cli.may_read_git() {
+    if library::may_read_git(&cli) {
         // SAFETY: libgit2's options are process globals; no other thread exists yet (the
         // runtime starts below), which is what setting them requires.
         #[allow(unsafe_code)]

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use skills_catalog::{AllowedToolsPolicy, CatalogSnapshot, PromptSection, SkillCatalog};
+use skills_catalog::{CatalogSnapshot, PromptSection, SkillCatalog};
 
 use crate::state::{AgentState, StatePart};
 
@@ -31,12 +31,12 @@ impl StatePart for PinnedSnapshot {
 }
 
 /// What a [`SkillsMiddleware`], its clones and its `load_skill` tool share at run time:
-/// the catalog, the prompt section (with its cache) and the two policies.
+/// the catalog, the prompt section (with its cache and the allowed-tools policy its
+/// wording follows) and the reload policy.
 #[derive(Debug)]
 pub(crate) struct SkillsRuntime {
     pub(crate) catalog: Arc<SkillCatalog>,
     pub(crate) section: PromptSection,
-    pub(crate) policy: AllowedToolsPolicy,
     pub(crate) reload: ReloadPolicy,
 }
 

@@ -158,7 +158,6 @@ impl SkillsMiddlewareBuilder {
             runtime: Arc::new(SkillsRuntime {
                 section: PromptSection::new(&sources, self.policy, template),
                 catalog: Arc::new(SkillCatalog::new(sources).with_limits(self.limits)),
-                policy: self.policy,
                 reload: self.reload,
             }),
         })
@@ -187,7 +186,7 @@ impl SkillsMiddleware {
 
     /// The allowed-tools policy.
     pub fn allowed_tools_policy(&self) -> AllowedToolsPolicy {
-        self.runtime.policy
+        self.runtime.section.policy()
     }
 
     /// The reload policy.
@@ -276,13 +275,13 @@ impl AgentMiddleware for SkillsMiddleware {
     }
 
     async fn wrap_tool_call(&self, request: ToolCallRequest<'_>, next: ToolNext<'_>) -> ToolOutput {
-        if self.runtime.policy == AllowedToolsPolicy::Recommend {
+        if self.runtime.section.policy() == AllowedToolsPolicy::Recommend {
             return next.run(request).await;
         }
         let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
         let skills = loaded.iter().filter_map(|name| snapshot.get(name));
-        match check_allowed_tools(self.runtime.policy, &request.call.name, skills) {
+        match check_allowed_tools(self.runtime.section.policy(), &request.call.name, skills) {
             None => next.run(request).await,
             Some(message) => ToolOutput::Message(ToolMessage::error(&request.call.id, message)),
         }
