@@ -184,6 +184,11 @@ diagnostic_kinds! {
     /// A frontmatter key appears more than once in one mapping; the last one is used,
     /// as PyYAML does.
     DuplicateKey = "duplicate-key" => Warning,
+    /// The frontmatter is not valid YAML 1.2 but libyaml (PyYAML) reads it: quoted
+    /// continuation lines or a flow collection not indented under their key, a
+    /// surrogate-pair escape, a byte order mark inside. It was repaired and read as
+    /// PyYAML reads it; the message says what to fix.
+    NonStandardYaml = "non-standard-yaml" => Warning,
     /// A top-level frontmatter key the Agent Skills specification does not define; the
     /// skill loads and keeps it (`SkillMetadata::extra`). Reported by `validate
     /// --profile spec`, which fails on it.

@@ -44,6 +44,7 @@ mod diagnostic;
 mod discover;
 mod error;
 mod file;
+mod forgive;
 mod limits;
 mod memory;
 mod merge;

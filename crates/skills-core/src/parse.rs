@@ -138,15 +138,23 @@ impl FieldParser<'_> {
             return None;
         };
         let entries = match yaml::parse_lenient(frontmatter) {
-            Ok((Yaml::Map(entries), duplicates)) => {
+            Ok(yaml::Lenient {
+                yaml: Yaml::Map(entries),
+                duplicates,
+                repairs,
+            }) => {
+                for note in repairs {
+                    let msg = format!("{note} (read as PyYAML reads it)");
+                    self.report(DiagnosticKind::NonStandardYaml, msg);
+                }
                 for key in duplicates {
                     let msg = format!("key `{key}` appears more than once; the last one is used");
                     self.report(DiagnosticKind::DuplicateKey, msg);
                 }
                 entries
             }
-            Ok((other, _)) => {
-                let msg = format!("frontmatter must be a mapping, got {}", other.type_name());
+            Ok(other) => {
+                let msg = format!("frontmatter must be a mapping, got {}", other.yaml.type_name());
                 self.report(DiagnosticKind::FrontmatterNotMapping, msg);
                 return None;
             }
@@ -225,36 +233,19 @@ impl FieldParser<'_> {
     }
 
     /// The frontmatter YAML refused (`error`), read line by line when the reason is one
-    /// of the common authoring mistakes and a name and a description can be read; the
-    /// skill then loads with a `recovered` warning that says how to fix it. Otherwise an
-    /// `invalid-yaml` skip, with the hint when there is one.
+    /// of the common authoring mistakes (see [`recover::recover`]): a `recovered`
+    /// warning, or an `invalid-yaml` skip with the hint when there is one.
     fn recover(&mut self, frontmatter: &str, error: &str) -> Option<Vec<(Yaml, Yaml)>> {
-        let reading = recover::read_lines(frontmatter);
-        let hints = reading.hints.join("; ");
-        if reading.hints.is_empty() || reading.get("name").is_none() || reading.get("description").is_none() {
-            let hint = if hints.is_empty() {
-                String::new()
-            } else {
-                format!(" (hint: {hints})")
-            };
-            self.report(
-                DiagnosticKind::InvalidYaml,
-                format!("invalid YAML in frontmatter: {error}{hint}"),
-            );
-            return None;
+        match recover::recover(frontmatter, error) {
+            Ok((entries, message)) => {
+                self.report(DiagnosticKind::Recovered, message);
+                Some(entries)
+            }
+            Err(message) => {
+                self.report(DiagnosticKind::InvalidYaml, message);
+                None
+            }
         }
-        let mut message = format!("frontmatter is not valid YAML ({error}); read line by line. To fix: {hints}");
-        if !reading.unread.is_empty() {
-            message.push_str(&format!("; not read: {}", reading.unread.join(", ")));
-        }
-        self.report(DiagnosticKind::Recovered, message);
-        Some(
-            reading
-                .values
-                .into_iter()
-                .map(|(key, value)| (text_scalar(key), text_scalar(value)))
-                .collect(),
-        )
     }
 
     /// A `name` or `description` that YAML read as nothing because the value starts with
@@ -274,7 +265,7 @@ impl FieldParser<'_> {
                 "`{field}: {value}` is read as written; YAML reads no value there. To fix: `#` starts a comment: quote the value"
             );
             self.report(DiagnosticKind::Recovered, message);
-            fields.insert(field.to_owned(), text_scalar(value.to_owned()));
+            fields.insert(field.to_owned(), yaml::text_scalar(value.to_owned()));
         }
     }
 
@@ -418,13 +409,6 @@ pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_
 }
 
 /// A string scalar read line by line.
-fn text_scalar(text: String) -> Yaml {
-    Yaml::Scalar(yaml::Scalar {
-        text,
-        kind: yaml::ScalarKind::Str,
-    })
-}
-
 fn json_value(node: &Yaml) -> serde_json::Value {
     use serde_json::Value;
     match node {

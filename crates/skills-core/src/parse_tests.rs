@@ -144,8 +144,27 @@ fn common_mistakes_are_recovered_with_a_hint_that_says_how_to_fix_them() {
 }
 
 #[test]
-fn recovery_keeps_the_other_plain_fields_and_names_what_it_could_not_read() {
-    let source = "---\nname: web\ndescription: Deploys: fast\nlicense: MIT\nmetadata:\n  team: infra\n---\n";
+fn recovery_reads_the_rest_as_yaml_and_names_what_it_could_not_read() {
+    // With the mistaken value quoted, the nested `metadata` reads as written.
+    let source =
+        "---\nname: web\ndescription: Deploys: fast\nlicense: MIT\nmetadata:\n  team: infra\n  tags: [a, b]\n---\n";
+    let outcome = parse_in("web", source);
+    let skill = outcome.skill.clone().unwrap();
+    assert_eq!(skill.description, "Deploys: fast");
+    assert_eq!(skill.license.as_deref(), Some("MIT"));
+    assert_eq!(skill.metadata.get("team").map(String::as_str), Some("infra"));
+    assert_eq!(skill.metadata.get("tags").map(String::as_str), Some("[a, b]"));
+    assert_eq!(kinds(&outcome), [Recovered]);
+    assert!(!outcome.diagnostics[0].message.contains("not read"));
+
+    // A block scalar's text keeps its line breaks through the quoting.
+    let source = "---\nname: web\ndescription: |- Deploys\n  \"fast\" \\ safe\nmetadata:\n  team: infra\n---\n";
+    let skill = parse_in("web", source).skill.unwrap();
+    assert_eq!(skill.description, "Deploys\n\"fast\" \\ safe");
+    assert_eq!(skill.metadata.len(), 1);
+
+    // When the rest is broken too, the plain fields are kept and the others named.
+    let source = "---\nname: web\ndescription: Deploys: fast\nlicense: MIT\nmetadata:\n  team: [infra\n---\n";
     let outcome = parse_in("web", source);
     let skill = outcome.skill.clone().unwrap();
     assert_eq!(skill.license.as_deref(), Some("MIT"));

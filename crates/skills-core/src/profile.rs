@@ -89,6 +89,7 @@ impl ValidationProfile {
                     | DiagnosticKind::Recovered
                     | DiagnosticKind::UnknownField
                     | DiagnosticKind::DuplicateKey
+                    | DiagnosticKind::NonStandardYaml
             ),
         }
     }

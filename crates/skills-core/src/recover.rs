@@ -13,6 +13,8 @@
 //! not close on their line, and keys whose value is a nested block, are left out (and
 //! named), never guessed.
 
+use crate::yaml::{self, Yaml};
+
 /// What a line-by-line reading found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct LineReading {
@@ -23,6 +25,17 @@ pub(crate) struct LineReading {
     pub unread: Vec<String>,
     /// How to fix what YAML refused, one hint per mistake found, in file order.
     pub hints: Vec<String>,
+    /// The keys a hint is about: their lines and the value a person reads.
+    pub mistakes: Vec<Mistake>,
+}
+
+/// A top-level key written with one of the mistakes, and what a person reads there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Mistake {
+    /// The lines of the frontmatter the key and its value take.
+    pub lines: std::ops::Range<usize>,
+    pub key: String,
+    pub value: String,
 }
 
 impl LineReading {
@@ -71,6 +84,7 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
             continue;
         }
         // The indented lines that follow belong to this key.
+        let hints_before = reading.hints.len();
         let start = i;
         while i < lines.len() && (lines[i].starts_with([' ', '\t']) || lines[i].trim().is_empty()) {
             i += 1;
@@ -125,11 +139,80 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
             Some(std::iter::once(value).chain(continuation).collect::<Vec<_>>().join(" "))
         };
         match read {
-            Some(value) if !value.trim().is_empty() => reading.values.push((key.to_owned(), value)),
+            Some(value) if !value.trim().is_empty() => {
+                if reading.hints.len() > hints_before {
+                    reading.mistakes.push(Mistake {
+                        lines: start - 1..i,
+                        key: key.to_owned(),
+                        value: value.clone(),
+                    });
+                }
+                reading.values.push((key.to_owned(), value));
+            }
             _ => reading.unread.push(key.to_owned()),
         }
     }
     reading
+}
+
+/// The frontmatter YAML refused (`error`), read line by line when the reason is one of
+/// the common authoring mistakes and a name and a description can be read: the entries
+/// and a `recovered` message that says how to fix it. Otherwise the `invalid-yaml`
+/// message, with the hint when there is one.
+pub(crate) fn recover(frontmatter: &str, error: &str) -> Result<(Vec<(Yaml, Yaml)>, String), String> {
+    let reading = read_lines(frontmatter);
+    let hints = reading.hints.join("; ");
+    if reading.hints.is_empty() || reading.get("name").is_none() || reading.get("description").is_none() {
+        let hint = if hints.is_empty() {
+            String::new()
+        } else {
+            format!(" (hint: {hints})")
+        };
+        return Err(format!("invalid YAML in frontmatter: {error}{hint}"));
+    }
+    let mut message = format!("frontmatter is not valid YAML ({error}); read line by line. To fix: {hints}");
+    // With the mistaken values quoted, YAML reads the rest as written.
+    let quoted = quote_mistakes(frontmatter, &reading).map(|text| yaml::parse(&text));
+    if let Some(Ok(Yaml::Map(entries))) = quoted {
+        return Ok((entries, message));
+    }
+    if !reading.unread.is_empty() {
+        message.push_str(&format!("; not read: {}", reading.unread.join(", ")));
+    }
+    let entries = reading
+        .values
+        .into_iter()
+        .map(|(key, value)| (yaml::text_scalar(key), yaml::text_scalar(value)))
+        .collect();
+    Ok((entries, message))
+}
+
+/// The frontmatter with every mistaken value written as a double-quoted YAML string, so
+/// that YAML can read the rest of it (nested `metadata`, lists) as written. `None` when
+/// there is no mistake to rewrite.
+pub(crate) fn quote_mistakes(frontmatter: &str, reading: &LineReading) -> Option<String> {
+    if reading.mistakes.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(frontmatter.len() + 64);
+    let mut mistakes = reading.mistakes.iter().peekable();
+    let mut skip_to = 0;
+    for (n, line) in frontmatter.lines().enumerate() {
+        if n < skip_to {
+            continue;
+        }
+        match mistakes.next_if(|m| m.lines.start == n) {
+            Some(mistake) => {
+                out.push_str(&mistake.key);
+                out.push_str(": ");
+                yaml::write_quoted(&mistake.value, &mut out);
+                skip_to = mistake.lines.end;
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    Some(out)
 }
 
 #[cfg(test)]

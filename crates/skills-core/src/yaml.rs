@@ -11,6 +11,8 @@ use std::fmt;
 
 use saphyr_parser::{Event, Parser, ScalarStyle};
 
+use crate::forgive;
+
 /// Deepest nesting of sequences and mappings accepted in frontmatter.
 const MAX_DEPTH: usize = 64;
 
@@ -124,7 +126,16 @@ fn needs_quotes(text: &str) -> bool {
         || text.contains(" #")
 }
 
-fn write_quoted(text: &str, out: &mut String) {
+/// A string scalar holding `text`.
+pub(crate) fn text_scalar(text: String) -> Yaml {
+    Yaml::Scalar(Scalar {
+        text,
+        kind: ScalarKind::Str,
+    })
+}
+
+/// `text` as a double-quoted YAML string.
+pub(crate) fn write_quoted(text: &str, out: &mut String) {
     out.push('"');
     for c in text.chars() {
         match c {
@@ -166,12 +177,70 @@ enum Frame {
 
 /// Parses one YAML document. An empty document is [`Yaml::Null`].
 pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
-    parse_lenient(src).map(|(yaml, _)| yaml)
+    parse_lenient(src).map(|lenient| lenient.yaml)
 }
 
-/// [`parse`], and the keys that appeared more than once in a mapping: as PyYAML does,
-/// the last one is kept.
-pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError> {
+/// Most repairs one document may need before its first error is the answer: each is a
+/// parse of the whole frontmatter.
+const MAX_REPAIRS: usize = 64;
+
+/// A document read as libyaml reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Lenient {
+    /// The document.
+    pub yaml: Yaml,
+    /// Keys that appeared more than once in a mapping: as PyYAML does, the last one is
+    /// kept.
+    pub duplicates: Vec<String>,
+    /// What was repaired to read it (see [`forgive`](crate::forgive)), one note per
+    /// repair, in the order made.
+    pub repairs: Vec<String>,
+}
+
+/// [`parse`], forgiving what libyaml forgives (see [`forgive`](crate::forgive)).
+pub(crate) fn parse_lenient(src: &str) -> Result<Lenient, YamlError> {
+    let mut text = std::borrow::Cow::Borrowed(src);
+    let mut repairs: Vec<String> = Vec::new();
+    let mut first_error = None;
+    loop {
+        let Failure { error, scan } = match parse_events(&text) {
+            Ok((yaml, duplicates)) => {
+                repairs.dedup();
+                return Ok(Lenient {
+                    yaml,
+                    duplicates,
+                    repairs,
+                });
+            }
+            Err(failure) => failure,
+        };
+        let first = first_error.get_or_insert(error);
+        let repair = scan
+            .filter(|_| repairs.len() < MAX_REPAIRS)
+            .and_then(|(info, at)| forgive::repair(&text, &info, at));
+        let Some(repair) = repair else {
+            return Err(first.clone());
+        };
+        repairs.push(repair.note);
+        text = std::borrow::Cow::Owned(repair.text);
+    }
+}
+
+/// Why [`parse_events`] stopped.
+struct Failure {
+    error: YamlError,
+    /// For a scanner error, its message and the character it stopped at.
+    scan: Option<(String, usize)>,
+}
+
+impl From<YamlError> for Failure {
+    fn from(error: YamlError) -> Self {
+        Failure { error, scan: None }
+    }
+}
+
+/// Parses the events of `src`.
+fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
     let mut duplicates = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, (Yaml, usize)> = HashMap::new();
@@ -180,12 +249,15 @@ pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError>
     let mut budget = MAX_NODES;
 
     for next in Parser::new_from_str(src) {
-        let (event, _span) = next.map_err(|e| YamlError(e.to_string()))?;
+        let (event, _span) = next.map_err(|e| Failure {
+            error: YamlError(e.to_string()),
+            scan: Some((e.info().to_owned(), e.marker().index())),
+        })?;
         let (node, nodes, anchor) = match event {
             Event::DocumentStart(_) => {
                 documents += 1;
                 if documents > 1 {
-                    return Err(YamlError("more than one YAML document".into()));
+                    return Err(YamlError("more than one YAML document".into()).into());
                 }
                 continue;
             }
@@ -209,7 +281,7 @@ pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError>
             }
             Event::SequenceStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")));
+                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")).into());
                 }
                 spend(&mut budget, 1)?;
                 stack.push(Frame::Seq {
@@ -221,7 +293,7 @@ pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError>
             }
             Event::MappingStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
-                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")));
+                    return Err(YamlError(format!("nesting deeper than {MAX_DEPTH} levels")).into());
                 }
                 spend(&mut budget, 1)?;
                 stack.push(Frame::Map {
@@ -235,13 +307,13 @@ pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError>
             }
             Event::SequenceEnd => match stack.pop() {
                 Some(Frame::Seq { items, anchor, nodes }) => (Yaml::Seq(items), nodes, anchor),
-                _ => return Err(YamlError("unbalanced sequence end".into())),
+                _ => return Err(YamlError("unbalanced sequence end".into()).into()),
             },
             Event::MappingEnd => match stack.pop() {
                 Some(Frame::Map {
                     entries, anchor, nodes, ..
                 }) => (Yaml::Map(entries), nodes, anchor),
-                _ => return Err(YamlError("unbalanced mapping end".into())),
+                _ => return Err(YamlError("unbalanced mapping end".into()).into()),
             },
         };
 
@@ -251,7 +323,7 @@ pub(crate) fn parse_lenient(src: &str) -> Result<(Yaml, Vec<String>), YamlError>
         match stack.last_mut() {
             None => {
                 if root.is_some() {
-                    return Err(YamlError("more than one YAML document".into()));
+                    return Err(YamlError("more than one YAML document".into()).into());
                 }
                 root = Some(node);
             }
@@ -366,126 +438,5 @@ fn resolve_plain(text: &str) -> Option<ScalarKind> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn scalar(text: &str, kind: ScalarKind) -> Yaml {
-        Yaml::Scalar(Scalar {
-            text: text.into(),
-            kind,
-        })
-    }
-
-    fn check(src: &str, expected: Yaml) {
-        assert_eq!(parse(src), Ok(expected), "source: {src:?}");
-    }
-
-    fn check_err(src: &str, needle: &str) {
-        let shown: String = src.chars().take(80).collect();
-        let err = parse(src).expect_err(&shown).to_string();
-        assert!(err.contains(needle), "{shown:?}: {err:?} lacks {needle:?}");
-    }
-
-    #[test]
-    fn scalars_keep_their_text_and_resolve_core_schema_types() {
-        use ScalarKind::*;
-        for (src, text, kind) in [
-            ("1.10", "1.10", Float),
-            ("007", "007", Int),
-            ("0x1F", "0x1F", Int),
-            ("-3", "-3", Int),
-            ("1e3", "1e3", Float),
-            (".5", ".5", Float),
-            (".inf", ".inf", Float),
-            ("true", "true", Bool),
-            ("False", "False", Bool),
-            ("yes", "yes", Str),
-            ("'1.10'", "1.10", Str),
-            ("\"true\"", "true", Str),
-            ("!!str 12", "12", Str),
-            ("1.2.3", "1.2.3", Str),
-            ("hello world", "hello world", Str),
-        ] {
-            check(src, scalar(text, kind));
-        }
-        for src in ["", "~", "null", "NULL", "!!null x"] {
-            check(src, Yaml::Null);
-        }
-    }
-
-    #[test]
-    fn collections_nest_in_source_order() {
-        check(
-            "b: [1, x]\na:\n  k: v\n",
-            Yaml::Map(vec![
-                (
-                    scalar("b", ScalarKind::Str),
-                    Yaml::Seq(vec![scalar("1", ScalarKind::Int), scalar("x", ScalarKind::Str)]),
-                ),
-                (
-                    scalar("a", ScalarKind::Str),
-                    Yaml::Map(vec![(scalar("k", ScalarKind::Str), scalar("v", ScalarKind::Str))]),
-                ),
-            ]),
-        );
-    }
-
-    #[test]
-    fn aliases_expand_to_their_anchor() {
-        check(
-            "a: &x [1]\nb: *x\n",
-            Yaml::Map(vec![
-                (
-                    scalar("a", ScalarKind::Str),
-                    Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
-                ),
-                (
-                    scalar("b", ScalarKind::Str),
-                    Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
-                ),
-            ]),
-        );
-    }
-
-    #[test]
-    fn alias_bomb_is_refused() {
-        let mut src = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
-        let mut prev = 'a';
-        for name in 'b'..='j' {
-            src.push_str(&format!(
-                "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
-            ));
-            prev = name;
-        }
-        check_err(&src, "repetition limit exceeded");
-    }
-
-    #[test]
-    fn deep_nesting_is_refused() {
-        let src = format!("{}{}", "[".repeat(100), "]".repeat(100));
-        check_err(&src, "nesting deeper than");
-        // Deeper still, the parser's own recursion guard answers first.
-        let src = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-        assert!(parse(&src).is_err());
-    }
-
-    #[test]
-    fn duplicate_keys_and_syntax_errors_are_errors() {
-        let (yaml, duplicates) = parse_lenient("a: 1\nb: 2\na: 3\n").unwrap();
-        assert_eq!(duplicates, ["a"]);
-        let Yaml::Map(entries) = yaml else { panic!("a mapping") };
-        let keys: Vec<String> = entries.iter().map(|(k, _)| k.to_text()).collect();
-        assert_eq!(keys, ["b", "a"], "the last `a` is kept");
-        assert_eq!(entries[1].1.to_text(), "3");
-        check_err("a: [1, 2\n", "");
-        check_err("a: *nope\n", "");
-    }
-
-    #[test]
-    fn collections_render_as_flow_text() {
-        let node = parse("{a: [1, 'x y', 'true', ''], b: ~, c: 'k: v'}").unwrap();
-        assert_eq!(node.to_text(), r#"{a: [1, x y, "true", ""], b: null, c: "k: v"}"#);
-        assert_eq!(parse("1.10").unwrap().to_text(), "1.10");
-        assert_eq!(Yaml::Null.to_text(), "");
-    }
-}
+#[path = "yaml_tests.rs"]
+mod tests;

@@ -1,0 +1,210 @@
+//! Tests of the YAML reader.
+
+use super::*;
+
+fn scalar(text: &str, kind: ScalarKind) -> Yaml {
+    Yaml::Scalar(Scalar {
+        text: text.into(),
+        kind,
+    })
+}
+
+fn check(src: &str, expected: Yaml) {
+    assert_eq!(parse(src), Ok(expected), "source: {src:?}");
+}
+
+fn check_err(src: &str, needle: &str) {
+    let shown: String = src.chars().take(80).collect();
+    let err = parse(src).expect_err(&shown).to_string();
+    assert!(err.contains(needle), "{shown:?}: {err:?} lacks {needle:?}");
+}
+
+#[test]
+fn scalars_keep_their_text_and_resolve_core_schema_types() {
+    use ScalarKind::*;
+    for (src, text, kind) in [
+        ("1.10", "1.10", Float),
+        ("007", "007", Int),
+        ("0x1F", "0x1F", Int),
+        ("-3", "-3", Int),
+        ("1e3", "1e3", Float),
+        (".5", ".5", Float),
+        (".inf", ".inf", Float),
+        ("true", "true", Bool),
+        ("False", "False", Bool),
+        ("yes", "yes", Str),
+        ("'1.10'", "1.10", Str),
+        ("\"true\"", "true", Str),
+        ("!!str 12", "12", Str),
+        ("1.2.3", "1.2.3", Str),
+        ("hello world", "hello world", Str),
+    ] {
+        check(src, scalar(text, kind));
+    }
+    for src in ["", "~", "null", "NULL", "!!null x"] {
+        check(src, Yaml::Null);
+    }
+}
+
+#[test]
+fn collections_nest_in_source_order() {
+    check(
+        "b: [1, x]\na:\n  k: v\n",
+        Yaml::Map(vec![
+            (
+                scalar("b", ScalarKind::Str),
+                Yaml::Seq(vec![scalar("1", ScalarKind::Int), scalar("x", ScalarKind::Str)]),
+            ),
+            (
+                scalar("a", ScalarKind::Str),
+                Yaml::Map(vec![(scalar("k", ScalarKind::Str), scalar("v", ScalarKind::Str))]),
+            ),
+        ]),
+    );
+}
+
+#[test]
+fn aliases_expand_to_their_anchor() {
+    check(
+        "a: &x [1]\nb: *x\n",
+        Yaml::Map(vec![
+            (
+                scalar("a", ScalarKind::Str),
+                Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
+            ),
+            (
+                scalar("b", ScalarKind::Str),
+                Yaml::Seq(vec![scalar("1", ScalarKind::Int)]),
+            ),
+        ]),
+    );
+}
+
+#[test]
+fn alias_bomb_is_refused() {
+    let mut src = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    let mut prev = 'a';
+    for name in 'b'..='j' {
+        src.push_str(&format!(
+            "{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+        ));
+        prev = name;
+    }
+    check_err(&src, "repetition limit exceeded");
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    let src = format!("{}{}", "[".repeat(100), "]".repeat(100));
+    check_err(&src, "nesting deeper than");
+    // Deeper still, the parser's own recursion guard answers first.
+    let src = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    assert!(parse(&src).is_err());
+}
+
+#[test]
+fn duplicate_keys_and_syntax_errors_are_errors() {
+    let read = parse_lenient("a: 1\nb: 2\na: 3\n").unwrap();
+    assert_eq!(read.duplicates, ["a"]);
+    let Yaml::Map(entries) = read.yaml else {
+        panic!("a mapping")
+    };
+    let keys: Vec<String> = entries.iter().map(|(k, _)| k.to_text()).collect();
+    assert_eq!(keys, ["b", "a"], "the last `a` is kept");
+    assert_eq!(entries[1].1.to_text(), "3");
+    check_err("a: [1, 2\n", "");
+    check_err("a: *nope\n", "");
+}
+
+#[test]
+fn collections_render_as_flow_text() {
+    let node = parse("{a: [1, 'x y', 'true', ''], b: ~, c: 'k: v'}").unwrap();
+    assert_eq!(node.to_text(), r#"{a: [1, x y, "true", ""], b: null, c: "k: v"}"#);
+    assert_eq!(parse("1.10").unwrap().to_text(), "1.10");
+    assert_eq!(Yaml::Null.to_text(), "");
+}
+
+/// The document read leniently, with its repair notes.
+fn forgiven(src: &str) -> (Yaml, Vec<String>) {
+    let read = parse_lenient(src).unwrap_or_else(|e| panic!("{src:?}: {e}"));
+    assert!(read.duplicates.is_empty());
+    (read.yaml, read.repairs)
+}
+
+fn value_of(yaml: &Yaml, key: &str) -> String {
+    let Yaml::Map(entries) = yaml else { panic!("a mapping") };
+    entries
+        .iter()
+        .find(|(k, _)| k.to_text() == key)
+        .map(|(_, v)| v.to_text())
+        .unwrap()
+}
+
+#[test]
+fn under_indented_quoted_continuations_read_as_libyaml_reads_them() {
+    for src in [
+        "d: \"This is a long\ndescription that continues\"\nn: x\n",
+        "d: 'This is a long\ndescription that continues'\nn: x\n",
+    ] {
+        let (yaml, repairs) = forgiven(src);
+        assert_eq!(value_of(&yaml, "d"), "This is a long description that continues");
+        assert_eq!(value_of(&yaml, "n"), "x");
+        assert_eq!(repairs.len(), 1, "{repairs:?}");
+        assert!(repairs[0].starts_with("line 1: the continuation lines"), "{repairs:?}");
+    }
+    // Nested: indented past the nested key, not the top level.
+    let (yaml, _) = forgiven("m:\n  k: \"one\n two\"\n");
+    assert_eq!(value_of(&yaml, "m"), "{k: one two}");
+}
+
+#[test]
+fn surrogate_pair_escapes_decode_to_their_character() {
+    let (yaml, repairs) = forgiven("icon: \"\\ud83d\\udcb0 and \\u00e9\"\nlone: \"a\\ud83d\"\n");
+    assert_eq!(value_of(&yaml, "icon"), "\u{1f4b0} and \u{e9}");
+    assert_eq!(value_of(&yaml, "lone"), "a\u{fffd}");
+    assert_eq!(repairs.len(), 2, "{repairs:?}");
+    assert!(
+        repairs[1].starts_with("line 2: a JSON-style surrogate-pair"),
+        "{repairs:?}"
+    );
+    // In a plain or single-quoted value the text stays as written.
+    let (yaml, repairs) = forgiven("a: \\ud83d\\udcb0\nb: '\\ud83d'\n");
+    assert_eq!(value_of(&yaml, "a"), "\\ud83d\\udcb0");
+    assert_eq!(value_of(&yaml, "b"), "\\ud83d");
+    assert!(repairs.is_empty());
+}
+
+#[test]
+fn flow_collections_closed_at_column_zero_read_as_libyaml_reads_them() {
+    let (yaml, repairs) = forgiven("m: {\n\"a\": \"b\",\n  c: [1,\n2\n]\n}\nn: x\n");
+    assert_eq!(value_of(&yaml, "m"), "{a: b, c: [1, 2]}");
+    assert_eq!(value_of(&yaml, "n"), "x");
+    assert!(
+        !repairs.is_empty() && repairs.iter().all(|r| r.contains("inside `[...]`")),
+        "{repairs:?}"
+    );
+    // A block mapping under-indented is no flow collection: still an error.
+    check_err("m:\n  a: 1\n b: 2\n", "");
+}
+
+#[test]
+fn byte_order_marks_inside_the_frontmatter_are_dropped() {
+    let (yaml, repairs) = forgiven("a: \u{feff}hello\nb: \u{feff}\"q\"\n");
+    assert_eq!(value_of(&yaml, "a"), "hello");
+    assert_eq!(value_of(&yaml, "b"), "q");
+    assert_eq!(repairs.len(), 2, "{repairs:?}");
+}
+
+#[test]
+fn repairs_are_bounded_and_the_first_error_is_the_answer() {
+    // A flow collection 81 columns short of its key needs more repairs than allowed:
+    // the answer is the parser's first error.
+    let nested: String = (0..40).map(|i| format!("{}k{i}:\n", "  ".repeat(i))).collect();
+    let deep = format!("{nested}{}k: {{\n}}\n", "  ".repeat(40));
+    let err = parse(&deep).unwrap_err().to_string();
+    assert!(err.contains("invalid indentation") && err.contains("line 42"), "{err}");
+    let near = format!("{nested}{}k: {{\n{}}}\n", "  ".repeat(40), " ".repeat(30));
+    assert!(parse(&near).is_ok(), "51 repairs are within the bound");
+    // Unknown escapes are errors in libyaml too.
+    check_err("a: \"\\d\"\n", "unknown escape");
+}
