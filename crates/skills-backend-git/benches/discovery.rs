@@ -4,7 +4,9 @@
 //! - cold open + discovery from the local repository;
 //! - cold clone + discovery from `git daemon` on 127.0.0.1 (empty cache), and open +
 //!   discovery with a warm cache (one fetch that brings nothing);
-//! - commit-to-catalog latency with a watched local repository (notify on refs).
+//! - commit-to-catalog latency with a watched local repository (notify on refs);
+//! - growth: discovery of 1,000 / 3,000 / 10,000 skills in one folder (`SKILL.md` only,
+//!   as `skills list` reads them) from disk, a packed repository and a loose one.
 //!
 //! `cargo xtask bench git`. Wall-clock figures: compare runs on one machine.
 
@@ -38,6 +40,59 @@ async fn discover(builder: GitBackendBuilder) -> Duration {
     let elapsed = started.elapsed();
     assert_eq!(snapshot.skills().len(), SKILLS);
     elapsed
+}
+
+/// Median discovery time of `source()`'s library of `skills` skills, without resources.
+async fn list(skills: usize, source: impl Fn() -> SkillSource) -> Duration {
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let catalog = SkillCatalog::new(vec![source()]).with_resources(false);
+        let snapshot = catalog.ensure_loaded().await;
+        runs.push(started.elapsed());
+        assert_eq!(snapshot.skills().len(), skills);
+    }
+    median(runs)
+}
+
+/// Disk, packed git and loose git at growing library sizes: time per skill stays flat
+/// when discovery is linear.
+async fn growth() {
+    println!("growth: one folder of N skills (a ~3 KiB SKILL.md each), discovery without resources, 3 runs, median");
+    println!("| skills | disk | git packed | git loose | packed / disk | packed per skill |");
+    println!("|---|---|---|---|---|---|");
+    let body = "Read the request, then follow these steps in order. ".repeat(60);
+    for skills in [1_000, 3_000, 10_000] {
+        let disk = tempfile::tempdir().unwrap();
+        let mut repo = TestRepo::new();
+        for i in 0..skills {
+            let name = format!("skill-{i:05}");
+            let md = format!("---\nname: {name}\ndescription: Does task {i} when asked\n---\n\n{body}\n");
+            std::fs::create_dir(disk.path().join(&name)).unwrap();
+            std::fs::write(disk.path().join(&name).join("SKILL.md"), &md).unwrap();
+            repo.write(&format!("{name}/SKILL.md"), md);
+        }
+        repo.commit("main", "library");
+        let fs = Arc::new(skills_backend_fs::FilesystemBackend::new(disk.path()).unwrap());
+        let on_disk = list(skills, || SkillSource::new(fs.clone(), "/")).await;
+        let git = || {
+            GitBackend::open(repo.path())
+                .reference(GitRef::Branch("main".into()))
+                .open()
+                .unwrap()
+        };
+        let loose = list(skills, || SkillSource::new(Arc::new(git()), "/")).await;
+        repo.pack("main");
+        let packed = list(skills, || SkillSource::new(Arc::new(git()), "/")).await;
+        println!(
+            "| {skills} | {} | {} | {} | {:.2}x | {:.1} µs |",
+            ms(on_disk),
+            ms(packed),
+            ms(loose),
+            packed.as_secs_f64() / on_disk.as_secs_f64(),
+            packed.as_secs_f64() * 1e6 / skills as f64
+        );
+    }
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
@@ -123,4 +178,6 @@ async fn main() {
         ms(latencies[EDITS / 2]),
         ms(latencies[EDITS - 1])
     );
+    println!();
+    growth().await;
 }

@@ -47,6 +47,8 @@ pub struct GitBackend {
 pub(crate) struct Inner {
     /// The handle reads use.
     repo: Mutex<Repository>,
+    /// Name indexes of the large trees paths were looked up in (see `tree::TreeIndexes`).
+    trees: Mutex<tree::TreeIndexes>,
     /// Held by the refresh that runs (fetches use a handle of their own).
     refreshing: Mutex<()>,
     pub(crate) git_dir: PathBuf,
@@ -154,6 +156,7 @@ impl GitBackendBuilder {
         Ok(GitBackend {
             inner: Arc::new(Inner {
                 repo: Mutex::new(repo),
+                trees: Mutex::default(),
                 refreshing: Mutex::new(()),
                 git_dir,
                 remote,

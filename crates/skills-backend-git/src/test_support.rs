@@ -94,6 +94,35 @@ impl TestRepo {
             .expect("a commit")
     }
 
+    /// Packs every object reachable from `branch` into one pack file and deletes the
+    /// loose objects, as `git gc` leaves a repository (and as a clone is).
+    ///
+    /// # Panics
+    /// On git or I/O errors.
+    pub fn pack(&self, branch: &str) {
+        let repo = self.repo();
+        let tip = repo
+            .find_reference(&format!("refs/heads/{branch}"))
+            .and_then(|r| r.peel_to_commit())
+            .expect("the branch to pack");
+        let mut walk = repo.revwalk().expect("a revwalk");
+        walk.push(tip.id()).expect("the tip");
+        let mut builder = repo.packbuilder().expect("a pack builder");
+        builder.insert_walk(&mut walk).expect("the history");
+        let objects = self.path().join("objects");
+        builder.write(&objects.join("pack"), 0).expect("the pack");
+        for entry in std::fs::read_dir(&objects).expect("the object directory") {
+            let path = entry.expect("an entry").path();
+            let loose = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.len() == 2 && n.chars().all(|c| c.is_ascii_hexdigit()));
+            if loose {
+                std::fs::remove_dir_all(&path).expect("loose objects removed");
+            }
+        }
+    }
+
     /// Commits the file map as a root commit (no parent), replacing `branch`: a
     /// force-push of an unrelated history.
     ///

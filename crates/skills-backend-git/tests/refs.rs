@@ -240,6 +240,59 @@ async fn symbolic_links_in_a_tree_are_never_listed_or_followed() {
     assert_eq!(names, ["web"]);
 }
 
+/// Large folders are looked up through a name index; what is found, missing, a link or
+/// a file used as a folder answers exactly as in a small folder, packed or loose.
+#[tokio::test]
+async fn lookups_in_large_folders_answer_as_in_small_ones() {
+    let mut repo = TestRepo::new();
+    for i in 0..600 {
+        let name = format!("s{i:03}");
+        repo.write(&format!("skills/{name}/SKILL.md"), skill(&name, &format!("number {i}")));
+    }
+    repo.link("skills/s999", "/etc");
+    repo.commit("main", "many");
+    for packed in [false, true] {
+        if packed {
+            repo.pack("main");
+        }
+        let backend = open(&repo, GitRef::Branch("main".into()));
+        let listing = list_skills(&backend, "/").await.unwrap();
+        assert_eq!(listing.skills.len(), 600, "packed: {packed}");
+        assert_eq!(listing.skills[599].description, "number 599");
+        let asked = [
+            "/s000/SKILL.md",
+            "/s599/SKILL.md",
+            "/s600/SKILL.md",
+            "/s999/passwd",
+            "/s001/SKILL.md/x",
+            "/s002",
+        ];
+        let answers = backend.download_files(&asked.map(str::to_owned)).await;
+        let kinds: Vec<_> = answers.iter().map(|a| a.error.as_ref().map(|e| e.kind)).collect();
+        assert_eq!(
+            kinds,
+            [
+                None,
+                None,
+                Some(FileErrorKind::FileNotFound),
+                Some(FileErrorKind::FileNotFound),
+                Some(FileErrorKind::FileNotFound),
+                Some(FileErrorKind::IsDirectory),
+            ],
+            "packed: {packed}"
+        );
+        assert_eq!(
+            answers[1].content.as_deref(),
+            Some(skill("s599", "number 599").as_bytes())
+        );
+        assert!(matches!(
+            backend.ls_info("/s600").await,
+            Err(BackendError::NotFound { .. })
+        ));
+        assert_eq!(backend.ls_info("/s042").await.unwrap()[0].path, "/s042/SKILL.md");
+    }
+}
+
 /// The file of a loose object in a bare repository.
 fn loose_object(repo: &TestRepo, spec: &str) -> std::path::PathBuf {
     let id = repo.repo().revparse_single(spec).unwrap().id().to_string();

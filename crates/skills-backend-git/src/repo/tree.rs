@@ -1,7 +1,7 @@
 //! Reads from the served tree: path lookup, listings, walks and blob downloads, straight
 //! from the object database.
 
-use std::path::Path;
+use std::collections::HashMap;
 use std::time::SystemTime;
 
 use git2::{ObjectType, Oid, Repository, Tree, TreeEntry};
@@ -10,29 +10,80 @@ use skills_core::{BackendError, FileDownloadResponse, FileErrorKind, FileInfo, W
 
 use super::GitBackend;
 
+/// Trees with more entries than this get a name index the first time a path is looked
+/// up in them.
+const INDEXED_TREE_ENTRIES: usize = 256;
+
+/// Most entries all the indexes together hold (about 100 bytes each) before they are
+/// dropped and built again as lookups need them.
+const MAX_INDEXED_ENTRIES: usize = 1_000_000;
+
+/// An entry of a tree: its object, file mode and kind.
+type Child = (Oid, i32, Option<ObjectType>);
+
+/// Name indexes of large trees, by tree id (a tree's content never changes, so an index
+/// never goes stale).
+///
+/// libgit2 caches only small trees (up to 4 KiB), so every path lookup in a folder of
+/// thousands of skills read and parsed that folder's tree again: discovery was quadratic
+/// in the skills of one folder. With the index each lookup is one hash probe per large
+/// tree on the path.
+#[derive(Default)]
+pub(crate) struct TreeIndexes {
+    trees: HashMap<Oid, HashMap<Box<str>, Child>>,
+    entries: usize,
+}
+
 impl GitBackend {
-    /// The tree entry at a normalized backend path: `Ok(None)` for the root.
+    /// The tree entry at a normalized backend path.
     fn lookup<'r>(&self, repo: &'r Repository, normalized: &str) -> Result<Node<'r>, BackendError> {
         let served = self.served();
-        let Some(root) = served.root else {
-            return Err(BackendError::NotFound {
-                path: normalized.to_owned(),
-            });
+        let not_found = || BackendError::NotFound {
+            path: normalized.to_owned(),
         };
-        let root = repo.find_tree(root).map_err(|e| self.error(normalized, &e))?;
+        let root = served.root.ok_or_else(not_found)?;
         let rel = normalized.trim_start_matches('/');
-        if rel.is_empty() {
-            return Ok(Node::Tree(root, served.time));
+        let (mut id, mut mode, mut kind) = (root, 0o040000, Some(ObjectType::Tree));
+        if !rel.is_empty() {
+            for name in rel.split('/') {
+                if kind != Some(ObjectType::Tree) {
+                    return Err(not_found());
+                }
+                (id, mode, kind) = self.child(repo, id, name, normalized)?.ok_or_else(not_found)?;
+            }
         }
-        let entry = root.get_path(Path::new(rel)).map_err(|e| self.error(normalized, &e))?;
-        match (entry.kind(), entry.filemode()) {
+        match (kind, mode) {
             (Some(ObjectType::Tree), _) => {
-                let tree = repo.find_tree(entry.id()).map_err(|e| self.error(normalized, &e))?;
+                let tree = repo.find_tree(id).map_err(|e| self.error(normalized, &e))?;
                 Ok(Node::Tree(tree, served.time))
             }
-            (Some(ObjectType::Blob), 0o100644 | 0o100755) => Ok(Node::Blob(entry.id())),
+            (Some(ObjectType::Blob), 0o100644 | 0o100755) => Ok(Node::Blob(id)),
             _ => Ok(Node::Unserved),
         }
+    }
+
+    /// The entry `name` of tree `id`, through its index when the tree is large.
+    fn child(&self, repo: &Repository, id: Oid, name: &str, path: &str) -> Result<Option<Child>, BackendError> {
+        let mut indexes = self.inner.trees.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(index) = indexes.trees.get(&id) {
+            return Ok(index.get(name).copied());
+        }
+        let tree = repo.find_tree(id).map_err(|e| self.error(path, &e))?;
+        let found = tree
+            .get_name(name)
+            .map(|entry| (entry.id(), entry.filemode(), entry.kind()));
+        if tree.len() > INDEXED_TREE_ENTRIES {
+            if indexes.entries + tree.len() > MAX_INDEXED_ENTRIES {
+                *indexes = TreeIndexes::default();
+            }
+            let index: HashMap<Box<str>, Child> = tree
+                .iter()
+                .filter_map(|entry| Some((entry.name().ok()?.into(), (entry.id(), entry.filemode(), entry.kind()))))
+                .collect();
+            indexes.entries += index.len();
+            indexes.trees.insert(id, index);
+        }
+        Ok(found)
     }
 
     pub(super) fn ls_blocking(&self, normalized: &str) -> Result<Vec<FileInfo>, BackendError> {
