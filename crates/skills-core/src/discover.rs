@@ -200,27 +200,62 @@ impl<'a> Discovery<'a> {
     }
 }
 
-/// The hint for a source without skill folders within `depth`: how many lie deeper (up
-/// to [`PROBE_DEPTH`] levels), and how deep to look for them.
+/// Most directories the probe for deeper skills lists: the hint must stay cheap on a
+/// large tree (a walk of every level would read each skill's resources too).
+const PROBE_DIRS: usize = 256;
+
+/// The hint for a source without skill folders within `depth`: the skill folders found
+/// up to [`PROBE_DEPTH`] levels down by listing at most [`PROBE_DIRS`] directories,
+/// level by level, and how deep to look for them.
 async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) -> Option<Diagnostic> {
-    let walk = backend.walk(root, PROBE_DEPTH + 1).await.ok()?;
-    let found = skill_files(&walk.entries, root, PROBE_DEPTH);
+    let mut queue = std::collections::VecDeque::from([(root.to_owned(), 0usize)]);
+    let mut found: Vec<String> = Vec::new();
+    let mut levels = 0;
+    let mut visits = 0;
+    let mut partial = false;
+    while let Some((dir, level)) = queue.pop_front() {
+        if visits == PROBE_DIRS {
+            break;
+        }
+        visits += 1;
+        let Ok(entries) = backend.ls_info(&dir).await else {
+            continue;
+        };
+        if level > 0
+            && entries
+                .iter()
+                .any(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE)
+        {
+            found.push(path::join(&dir, SKILL_FILE));
+            levels = levels.max(level);
+            continue;
+        }
+        if level == PROBE_DEPTH {
+            continue;
+        }
+        let below = entries.into_iter().filter(|e| {
+            let name = path::file_name(&e.path);
+            e.is_dir && !name.starts_with('.') && name != "node_modules"
+        });
+        let room = (PROBE_DIRS - visits).saturating_sub(queue.len());
+        for (n, entry) in below.enumerate() {
+            if n == room {
+                partial = true;
+                break;
+            }
+            queue.push_back((entry.path, level + 1));
+        }
+    }
     let first = found.first()?;
-    let levels = found
-        .iter()
-        .map(|e| {
-            path::parent(&e.path)[root.trim_end_matches('/').len()..]
-                .matches('/')
-                .count()
-        })
-        .max()
-        .unwrap_or(PROBE_DEPTH)
-        .max(depth + 1);
+    let count = if queue.is_empty() && !partial {
+        found.len().to_string()
+    } else {
+        format!("at least {}", found.len())
+    };
+    let levels = levels.max(depth + 1);
     let message = format!(
-        "no skill folder within {depth} level(s) of this source, but {} deeper, such as {}: discover {levels} \
-         levels deep to find them",
-        found.len(),
-        first.path
+        "no skill folder within {depth} level(s) of this source, but {count} deeper, such as {first}: discover \
+         {levels} levels deep to find them"
     );
     Some(Diagnostic::new(root, DiagnosticKind::DeeperSkills, message))
 }

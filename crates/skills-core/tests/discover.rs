@@ -359,3 +359,40 @@ async fn a_source_with_skills_only_deeper_says_how_deep_to_look() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_probe_for_deeper_skills_stays_small_on_a_large_tree() {
+    // 600 skills one level too deep, each with resources: the probe lists a few hundred
+    // directories at most (not every skill's resources) and says it saw only part.
+    let b = MemoryBackend::new();
+    for i in 0..600 {
+        let dir = format!("/big/team/s{i:03}");
+        b.insert(&format!("{dir}/SKILL.md"), md(&format!("s{i:03}"), "d"))
+            .unwrap();
+        b.insert(&format!("{dir}/references/guide.md"), "guide").unwrap();
+    }
+    let found = list_skills(&b, "/big").await.unwrap();
+    let hint = found
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::DeeperSkills)
+        .unwrap_or_else(|| panic!("no hint: {:?}", found.diagnostics));
+    assert!(
+        hint.message.contains("but at least ")
+            && hint.message.contains("such as /big/team/s000/SKILL.md")
+            && hint.message.contains("2 levels deep"),
+        "{}",
+        hint.message
+    );
+    let count: usize = hint
+        .message
+        .split("at least ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((200..=256).contains(&count), "{count}");
+}
