@@ -387,7 +387,9 @@ impl FilesystemBackend {
             };
             run_blocking(move || below(&inner, share), failed)
         });
-        for part in join_all(parts).await {
+        let parts = join_all(parts).await;
+        walk.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
+        for part in parts {
             walk.entries.extend(part.entries);
             walk.errors.extend(part.errors);
         }

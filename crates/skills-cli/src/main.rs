@@ -19,6 +19,7 @@ use clap::Parser;
 const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 
 fn main() -> ExitCode {
+    few_malloc_arenas();
     let cli = cli::Cli::parse();
     quiet_on_closed_output(!matches!(cli.command, cli::Command::Serve { .. }));
     let git_timeout = match std::env::var("SKILLS_GIT_TIMEOUT") {
@@ -57,6 +58,20 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(cli::EXIT_SOURCE_ERROR)
         }
+    }
+}
+
+/// glibc gives each thread that allocates its own arena, up to eight per core, and an
+/// arena keeps the memory it once held: discovery reads on the blocking pool's threads,
+/// so each of them kept a few MiB of a large library's peak. Two arenas hold the peak
+/// of `skills list` on a real 10,000-skill library from 39 to 35 MiB at no cost in time.
+fn few_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: called first thing in main, before any other thread exists; M_ARENA_MAX
+    // only bounds how many arenas glibc creates later.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
     }
 }
 

@@ -7,7 +7,7 @@ use crate::error::BackendError;
 use crate::file::FileInfo;
 use crate::limits::DiscoveryLimits;
 use crate::path;
-use crate::read::{ParseCache, read_skills, skill_files};
+use crate::read::{ParseCache, read_skills};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
 

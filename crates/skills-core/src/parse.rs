@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
+use crate::fields::FieldMap;
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
 use crate::recover;
 use crate::skill::{FrontmatterValue, SkillMetadata};
@@ -162,7 +163,7 @@ impl FieldParser<'_> {
         };
 
         let mut fields: BTreeMap<String, Yaml> = BTreeMap::new();
-        let mut extra = BTreeMap::new();
+        let mut extra = Vec::new();
         for (key, value) in entries {
             let key = key.to_text();
             match key.as_str() {
@@ -170,7 +171,7 @@ impl FieldParser<'_> {
                     fields.insert(key, value);
                 }
                 _ => {
-                    extra.insert(key, frontmatter_value(&value));
+                    extra.push((key, frontmatter_value(&value)));
                 }
             }
         }
@@ -228,7 +229,7 @@ impl FieldParser<'_> {
             compatibility,
             metadata,
             allowed_tools,
-            extra,
+            extra: extra.into_iter().collect(),
         })
     }
 
@@ -341,14 +342,14 @@ impl FieldParser<'_> {
         }
     }
 
-    fn metadata(&mut self, value: Option<Yaml>) -> BTreeMap<String, String> {
+    fn metadata(&mut self, value: Option<Yaml>) -> FieldMap<String> {
         match value {
-            None | Some(Yaml::Null) => BTreeMap::new(),
+            None | Some(Yaml::Null) => FieldMap::new(),
             Some(Yaml::Map(entries)) => entries.into_iter().map(|(k, v)| (k.to_text(), v.to_text())).collect(),
             Some(other) => {
                 let msg = format!("ignoring `metadata`: expected a mapping, got a {}", other.type_name());
                 self.report(DiagnosticKind::MetadataIgnored, msg);
-                BTreeMap::new()
+                FieldMap::new()
             }
         }
     }

@@ -55,9 +55,9 @@ fn full_frontmatter_fills_every_field() {
             description: "Search the web".into(),
             license: Some("MIT".into()),
             compatibility: Some("Python 3.10+".into()),
-            metadata: BTreeMap::from([("author".into(), "team".into()), ("version".into(), "2".into())]),
+            metadata: BTreeMap::from([("author".into(), "team".into()), ("version".into(), "2".into())]).into(),
             allowed_tools: vec!["Read".into(), "Grep".into()],
-            extra: BTreeMap::new(),
+            extra: FieldMap::new(),
         }
     );
 }
@@ -332,7 +332,7 @@ fn metadata_values_keep_their_yaml_text() {
         ),
         &[],
     );
-    let expected: BTreeMap<String, String> = [
+    let expected: FieldMap<String> = [
         ("version", "1.10"),
         ("flag", "true"),
         ("count", "007"),
@@ -378,7 +378,7 @@ fn unknown_keys_are_kept_in_extra() {
     let skill = loaded(&md("version: 1.10\ntags: [a, b]\nowner: {team: x}\nnothing:\n"), &[]);
     assert_eq!(
         skill.extra,
-        BTreeMap::from([
+        FieldMap::from_iter([
             ("version".to_owned(), FrontmatterValue::Text("1.10".into())),
             (
                 "tags".to_owned(),
@@ -389,7 +389,7 @@ fn unknown_keys_are_kept_in_extra() {
             ),
             (
                 "owner".to_owned(),
-                FrontmatterValue::Map(BTreeMap::from([(
+                FrontmatterValue::Map(FieldMap::from_iter([(
                     "team".to_owned(),
                     FrontmatterValue::Text("x".into())
                 )]))

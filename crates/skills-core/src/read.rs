@@ -18,8 +18,9 @@ use crate::skill::{ResourceKind, SKILL_FILE, SkillListing};
 enum Read {
     /// Not readable; the diagnostic says why.
     Problem(Diagnostic),
-    /// Unchanged since it was parsed (same etag).
-    Parsed(ParseOutcome),
+    /// Unchanged since it was parsed (same etag). Boxed: a source's candidates are all
+    /// held at once, and most are `Pending`.
+    Parsed(Box<ParseOutcome>),
     /// To download and parse.
     Pending,
 }
@@ -101,10 +102,10 @@ pub(crate) async fn read_skills<'w>(
     }
 
     let max_size = backend.max_file_size();
-    let mut candidates: Vec<(&FileInfo, Read)> = Vec::new();
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
     let found = skill_files(&entries, root, depth);
+    let mut candidates: Vec<(&FileInfo, Read)> = Vec::with_capacity(found.len());
     listing.folders = found.len();
     for entry in found {
         let read = if entry.is_dir {
@@ -116,7 +117,7 @@ pub(crate) async fn read_skills<'w>(
         } else if !budget.admit(entry) {
             continue;
         } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
-            Read::Parsed(outcome)
+            Read::Parsed(Box::new(outcome))
         } else {
             to_download += 1;
             Read::Pending
@@ -133,19 +134,8 @@ pub(crate) async fn read_skills<'w>(
             .retain(|path, _| entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
-    // Read in chunks and parse each while the next one downloads: memory stays bounded by
-    // two chunks of files, not the whole source, and parsing overlaps the backend's I/O.
-    let mut chunks = Vec::new();
-    let mut candidates = candidates.into_iter().peekable();
-    while candidates.peek().is_some() {
-        chunks.push(
-            candidates
-                .by_ref()
-                .take(limits.read_batch())
-                .collect::<Vec<(&FileInfo, Read)>>(),
-        );
-    }
-    let mut chunks = chunks.into_iter().peekable();
+    listing.skills.reserve_exact(candidates.len());
+    let mut chunks = chunks(candidates, limits.read_batch()).into_iter().peekable();
     let mut responses = download_pending(backend, chunks.peek()).await;
     while let Some(chunk) = chunks.next() {
         let download = download_pending(backend, chunks.peek());
@@ -290,6 +280,31 @@ impl Budget {
     }
 }
 
+/// Most bytes of `SKILL.md` files one chunk downloads (a chunk holds at least one file).
+const READ_CHUNK_BYTES: u64 = 1 << 20;
+
+/// The candidates in chunks of at most `batch` files and [`READ_CHUNK_BYTES`] to
+/// download. Each chunk is parsed while the next one downloads: memory stays bounded by
+/// two chunks of files, not the whole source, and parsing overlaps the backend's I/O.
+fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInfo, Read)>> {
+    let mut chunks = Vec::new();
+    let mut current = Vec::new();
+    let mut bytes = 0u64;
+    for (entry, read) in candidates {
+        let size = if matches!(read, Read::Pending) { entry.size } else { 0 };
+        if !current.is_empty() && (current.len() == batch || bytes.saturating_add(size) > READ_CHUNK_BYTES) {
+            chunks.push(std::mem::take(&mut current));
+            bytes = 0;
+        }
+        bytes = bytes.saturating_add(size);
+        current.push((entry, read));
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
 /// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order
 /// (nothing for no chunk).
 async fn download_pending(
@@ -325,7 +340,7 @@ fn parse_chunk(
                 listing.diagnostics.push(diagnostic);
                 continue;
             }
-            Read::Parsed(outcome) => outcome,
+            Read::Parsed(outcome) => *outcome,
             Read::Pending => {
                 let response = responses.next().unwrap_or_else(|| {
                     FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")

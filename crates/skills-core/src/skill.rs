@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
+use crate::fields::FieldMap;
 
 /// The file that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
@@ -28,13 +29,13 @@ pub struct SkillMetadata {
     pub compatibility: Option<String>,
     /// Free-form key-value pairs; values are kept as their YAML text.
     #[serde(default)]
-    pub metadata: BTreeMap<String, String>,
+    pub metadata: FieldMap<String>,
     /// Tools the skill recommends (`allowed-tools` in the frontmatter).
     #[serde(default)]
     pub allowed_tools: Vec<String>,
     /// Frontmatter keys this version does not interpret, kept instead of dropped.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub extra: BTreeMap<String, FrontmatterValue>,
+    #[serde(default, skip_serializing_if = "FieldMap::is_empty")]
+    pub extra: FieldMap<FrontmatterValue>,
 }
 
 impl SkillMetadata {
@@ -56,7 +57,7 @@ pub enum FrontmatterValue {
     /// A sequence.
     List(Vec<FrontmatterValue>),
     /// A mapping; keys are their YAML text.
-    Map(BTreeMap<String, FrontmatterValue>),
+    Map(FieldMap<FrontmatterValue>),
 }
 
 /// The kind of a resource file, from the standard directory it lives in.

@@ -15,12 +15,13 @@ fn skill() -> SkillMetadata {
         description: "Search".into(),
         license: Some("MIT".into()),
         compatibility: None,
-        metadata: BTreeMap::from([("version".into(), "1.10".into())]),
+        metadata: BTreeMap::from([("version".into(), "1.10".into())]).into(),
         allowed_tools: vec!["Read".into()],
         extra: BTreeMap::from([(
             "tags".into(),
             FrontmatterValue::List(vec![FrontmatterValue::Text("a".into())]),
-        )]),
+        )])
+        .into(),
     }
 }
 

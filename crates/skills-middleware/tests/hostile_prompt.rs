@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used)] // Test helpers fail loudly.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -65,9 +64,9 @@ fn skill(i: usize, name: String, description: String, license: String, tools: Ve
         description,
         license: Some(license),
         compatibility: None,
-        metadata: BTreeMap::new(),
+        metadata: Default::default(),
         allowed_tools: tools,
-        extra: BTreeMap::new(),
+        extra: Default::default(),
     }
 }
 

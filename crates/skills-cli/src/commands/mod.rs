@@ -9,7 +9,6 @@ mod prompt;
 mod validate;
 mod watch;
 
-use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use agent_skills::{CatalogSnapshot, SkillMetadata};
@@ -63,7 +62,7 @@ struct SkillJson<'a> {
     path: &'a str,
     license: Option<&'a str>,
     compatibility: Option<&'a str>,
-    metadata: &'a BTreeMap<String, String>,
+    metadata: &'a agent_skills::FieldMap<String>,
     allowed_tools: &'a [String],
     source: &'a str,
 }
