@@ -361,6 +361,14 @@ impl BackendProtocol for FilesystemBackend {
         self.two_stage(path, 2, move |inner, dirs| inner.child_files_in(dirs, &name))
             .await
     }
+
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let name = file_name.to_owned();
+        self.two_stage(path, max_depth, move |inner, dirs| {
+            inner.find_below(dirs, 1, max_depth, &name)
+        })
+        .await
+    }
 }
 
 impl FilesystemBackend {

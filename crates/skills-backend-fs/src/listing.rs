@@ -20,6 +20,12 @@ impl Inner {
     /// Lists a resolved directory. Entries whose name is not UTF-8, special files, and
     /// links leading out of the root (or nowhere) are left out.
     pub(crate) fn list_dir(&self, dir_path: &str, dir: &Path) -> Result<Vec<Entry>, BackendError> {
+        self.list_dir_keeping(dir_path, dir, None)
+    }
+
+    /// [`list_dir`](Self::list_dir), keeping only the files named `only` when it is
+    /// given (directories are all kept): the other files are never `stat`ed.
+    fn list_dir_keeping(&self, dir_path: &str, dir: &Path, only: Option<&str>) -> Result<Vec<Entry>, BackendError> {
         let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
         let mut out = Vec::new();
         for entry in read_dir {
@@ -30,6 +36,9 @@ impl Inner {
             };
             let entry_path = path::join(dir_path, &name);
             let file_type = entry.file_type().map_err(|e| map_io_error(e, &entry_path))?;
+            if only.is_some_and(|only| only != name) && file_type.is_file() {
+                continue;
+            }
             let (host, meta) = if file_type.is_symlink() {
                 let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
                     Ok(resolved) => resolved,
@@ -106,6 +115,44 @@ impl Inner {
             for entry in entries {
                 if entry.info.is_dir && depth < max_depth {
                     queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
+                }
+                walk.entries.push(entry.info);
+            }
+        }
+        walk
+    }
+
+    /// Walks directories that lie at `depth` down to `max_depth` as
+    /// [`walk_below`](Self::walk_below) does, keeping only the files named `file_name`
+    /// and not descending into a directory that holds one, a hidden directory or
+    /// `node_modules` (see `BackendProtocol::find_files`).
+    pub(crate) fn find_below(
+        &self,
+        dirs: Vec<(String, PathBuf)>,
+        depth: usize,
+        max_depth: usize,
+        file_name: &str,
+    ) -> Walk {
+        let mut walk = Walk::default();
+        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
+        while let Some((dir_path, dir, depth)) = queue.pop_front() {
+            let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
+                Ok(entries) => entries,
+                Err(e) => {
+                    walk.errors.push(e);
+                    continue;
+                }
+            };
+            let name = path::file_name(&dir_path);
+            let pruned = name.starts_with('.') || name == "node_modules" || entries.iter().any(|e| !e.info.is_dir);
+            for entry in entries {
+                if entry.info.is_dir {
+                    if pruned {
+                        continue;
+                    }
+                    if depth < max_depth {
+                        queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
+                    }
                 }
                 walk.entries.push(entry.info);
             }

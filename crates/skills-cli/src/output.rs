@@ -37,21 +37,50 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// Prints diagnostics to stderr, prefixed by their severity. A limit's cut is left out:
-/// the command said it already, in the command line's words ([`cut_line`]).
+/// Warnings of one kind printed before the rest are counted in one line: a real library
+/// can carry tens of thousands of `name-mismatch` warnings, and every command printing
+/// them all would bury what matters (`skills validate` lists every one).
+const WARNINGS_PER_KIND: usize = 20;
+
+/// Prints diagnostics to stderr, prefixed by their severity: every skip and error, and
+/// [`WARNINGS_PER_KIND`] warnings of each kind with a count of the rest. A limit's cut is
+/// left out: the command said it already, in the command line's words ([`cut_line`]).
 pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
+    use std::io::Write;
+    let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+    let mut shown: std::collections::HashMap<DiagnosticKind, usize> = std::collections::HashMap::new();
+    let mut more: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for d in diagnostics.iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
             Severity::Skip => "skipped",
             Severity::Error => "error",
         };
-        if d.kind == DiagnosticKind::DeeperSkills {
-            eprintln!("{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)");
-        } else {
-            eprintln!("{prefix}: {d}");
+        if d.severity() == Severity::Warning {
+            let count = shown.entry(d.kind).or_default();
+            *count += 1;
+            if *count > WARNINGS_PER_KIND {
+                *more.entry(d.kind.as_str()).or_default() += 1;
+                continue;
+            }
         }
+        // A closed stderr is no reason to stop the command.
+        let _ = if d.kind == DiagnosticKind::DeeperSkills {
+            writeln!(
+                err,
+                "{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)"
+            )
+        } else {
+            writeln!(err, "{prefix}: {d}")
+        };
     }
+    for (kind, count) in more {
+        let _ = writeln!(
+            err,
+            "warning: {count} more {kind} warnings not shown (`skills validate` lists every one)"
+        );
+    }
+    let _ = err.flush();
 }
 
 /// The line a limit's cut gets on stderr, in the words of the command line; `None` for

@@ -85,4 +85,8 @@ impl<B: BackendProtocol> BackendProtocol for BeforeReads<B> {
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         self.inner.child_files(path, file_name).await
     }
+
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.inner.find_files(path, file_name, max_depth).await
+    }
 }

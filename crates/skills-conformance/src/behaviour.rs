@@ -345,6 +345,42 @@ pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, r
     })
 }
 
+/// `find_files` keeps every file of the asked name that a walk finds outside skill
+/// folders, with the same sizes and etags, and the directories on the way.
+pub async fn find_files_finds_what_a_walk_finds(b: &dyn BackendProtocol, root: &str) {
+    let found = b
+        .find_files(root, "SKILL.md", 4)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    let walk = b.walk(root, 4).await.unwrap_or_else(|e| panic!("{e}"));
+    let facts = |entries: &[FileInfo]| {
+        entries
+            .iter()
+            .filter(|e| e.path.ends_with("/SKILL.md"))
+            .map(|e| (e.path.clone(), e.size, e.etag.clone()))
+            .collect::<Vec<_>>()
+    };
+    ensure_eq(facts(&found.entries), facts(&walk.entries), "SKILL.md files found");
+    let dirs = |entries: &[FileInfo]| {
+        entries
+            .iter()
+            .filter(|e| e.is_dir && !e.path.contains("/skills/"))
+            .map(|e| e.path.clone())
+            .collect::<Vec<_>>()
+    };
+    ensure_eq(
+        dirs(&found.entries),
+        dirs(&walk.entries),
+        "directories outside skill folders",
+    );
+    let sorted = found.entries.windows(2).all(|w| w[0].path < w[1].path);
+    ensure(sorted, || "find_files entries are not sorted by path".to_owned());
+    let missing = b.find_files(&join(root, "nope"), "SKILL.md", 3).await;
+    ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
+        format!("missing root: expected NotFound, got {missing:?}")
+    })
+}
+
 /// `list_skills` over the backend finds the fixture's skills and reports its broken, renamed and oversized ones.
 pub async fn list_skills_parses_fixture_source(b: &dyn BackendProtocol, root: &str) {
     let source = join(root, "skills");

@@ -89,6 +89,7 @@ macro_rules! backend_conformance {
             walk_respects_max_depth,
             walk_missing_root_is_not_found,
             child_files_is_a_filtered_two_level_walk,
+            find_files_finds_what_a_walk_finds,
             list_skills_parses_fixture_source,
             list_skills_missing_or_file_source_is_source_error,
         );

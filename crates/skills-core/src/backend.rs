@@ -125,6 +125,20 @@ pub trait BackendProtocol: Send + Sync + Debug {
             .retain(|e| path::parent(&e.path) == root || path::file_name(&e.path) == file_name);
         Ok(walk)
     }
+
+    /// The files named `file_name` down to `max_depth` levels below `path`, for
+    /// discovery deeper than one level: a backend may leave out what lies inside a
+    /// directory that holds `file_name` (a skill folder), inside a hidden directory
+    /// (`.git`) or inside `node_modules`, and the other files it meets; it must keep every
+    /// other `file_name` file (with its size and etag, as a listing gives them) and the
+    /// directories on the way. Sorted by path; errors as in [`walk`](Self::walk).
+    ///
+    /// The provided implementation is `walk(path, max_depth)`; local disk, where a
+    /// walk costs a `stat` per file, overrides it.
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let _ = file_name;
+        self.walk(path, max_depth).await
+    }
 }
 
 /// Conveniences over [`BackendProtocol`], for every backend (including
@@ -175,6 +189,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         (**self).child_files(path, file_name).await
+    }
+
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        (**self).find_files(path, file_name, max_depth).await
     }
 }
 

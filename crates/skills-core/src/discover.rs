@@ -179,7 +179,7 @@ impl<'a> Discovery<'a> {
         } else if self.depth == 1 {
             self.backend.child_files(&root, SKILL_FILE).await
         } else {
-            self.backend.walk(&root, self.depth + 1).await
+            self.backend.find_files(&root, SKILL_FILE, self.depth + 1).await
         }
         .map_err(failed)?;
         let (mut listing, entries) =

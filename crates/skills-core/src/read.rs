@@ -139,9 +139,7 @@ pub(crate) async fn read_skills<'w>(
     let mut responses = download_pending(backend, chunks.peek()).await;
     while let Some(chunk) = chunks.next() {
         let download = download_pending(backend, chunks.peek());
-        let parse = async {
-            parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
-        };
+        let parse = parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
         // `join` polls the download first, so a backend that hands its reads to other
         // threads is already reading the next chunk while this one is parsed.
         (responses, ()) = join(download, parse).await;
@@ -323,9 +321,19 @@ async fn download_pending(
     backend.download_files(&paths).await
 }
 
+/// What became of one file of a chunk before parsing.
+enum Step {
+    /// Not readable; the diagnostic says why.
+    Problem(Diagnostic),
+    /// Parsed before (the cache).
+    Ready(ParseOutcome),
+    /// Read; parsed with the rest of the chunk.
+    Parse,
+}
+
 /// Parses a chunk with its downloads (one response per pending file, in order) into the
-/// listing.
-fn parse_chunk(
+/// listing. The files are parsed on every core; the listing takes them in chunk order.
+async fn parse_chunk(
     chunk: Vec<(&FileInfo, Read)>,
     responses: Vec<FileDownloadResponse>,
     listing: &mut SkillListing,
@@ -333,20 +341,22 @@ fn parse_chunk(
     mut cache: Option<&mut ParseCache>,
 ) {
     let mut responses = responses.into_iter();
+    let mut steps: Vec<(&FileInfo, Step)> = Vec::with_capacity(chunk.len());
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     for (entry, read) in chunk {
         let md_path = &entry.path;
-        let outcome = match read {
-            Read::Problem(diagnostic) => {
-                listing.diagnostics.push(diagnostic);
-                continue;
-            }
-            Read::Parsed(outcome) => *outcome,
+        let step = match read {
+            Read::Problem(diagnostic) => Step::Problem(diagnostic),
+            Read::Parsed(outcome) => Step::Ready(*outcome),
             Read::Pending => {
                 let response = responses.next().unwrap_or_else(|| {
                     FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
                 });
-                let content = match response.into_result() {
-                    Ok(content) => content,
+                match response.into_result() {
+                    Ok(content) => {
+                        files.push((md_path.clone(), content));
+                        Step::Parse
+                    }
                     // Deleted between the listing and the read: as if it had never been there.
                     Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
                     Err(e) => {
@@ -354,11 +364,23 @@ fn parse_chunk(
                             FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
                             _ => (DiagnosticKind::ReadFailed, e.to_string()),
                         };
-                        listing.diagnostics.push(Diagnostic::new(md_path, kind, message));
-                        continue;
+                        Step::Problem(Diagnostic::new(md_path, kind, message))
                     }
-                };
-                let outcome = parse_skill_md(&content, md_path, path::file_name(path::parent(md_path)));
+                }
+            }
+        };
+        steps.push((entry, step));
+    }
+    let mut parsed = parse_files(files).await.into_iter();
+    for (entry, step) in steps {
+        let outcome = match step {
+            Step::Problem(diagnostic) => {
+                listing.diagnostics.push(diagnostic);
+                continue;
+            }
+            Step::Ready(outcome) => outcome,
+            Step::Parse => {
+                let Some(outcome) = parsed.next() else { continue };
                 if let Some(cache) = cache.as_deref_mut() {
                     cache.store(entry, &outcome);
                 }
@@ -367,6 +389,47 @@ fn parse_chunk(
         };
         add_skill(listing, index, outcome);
     }
+}
+
+/// Fewest files worth handing to another thread.
+const PARALLEL_PARSE_MIN: usize = 32;
+
+/// Parses `SKILL.md` files (backend path, content), split over the cores: once the
+/// files are in memory, parsing (mostly YAML) is the larger part of discovery. One
+/// outcome per file, in order.
+async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<ParseOutcome> {
+    let parse = |files: Vec<(String, Vec<u8>)>| -> Vec<ParseOutcome> {
+        files
+            .into_iter()
+            .map(|(md_path, content)| parse_skill_md(&content, &md_path, path::file_name(path::parent(&md_path))))
+            .collect()
+    };
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let parts = cores.min(files.len() / PARALLEL_PARSE_MIN);
+    if parts <= 1 {
+        return parse(files);
+    }
+    let per_part = files.len().div_ceil(parts);
+    let mut files = files.into_iter();
+    let work = (0..parts).map(|_| {
+        let part: Vec<(String, Vec<u8>)> = files.by_ref().take(per_part).collect();
+        let paths: Vec<String> = part.iter().map(|(p, _)| p.clone()).collect();
+        let failed = move |message: String| -> Vec<ParseOutcome> {
+            paths
+                .iter()
+                .map(|p| ParseOutcome {
+                    skill: None,
+                    diagnostics: vec![Diagnostic::new(p, DiagnosticKind::ReadFailed, message.clone())],
+                })
+                .collect()
+        };
+        crate::blocking::run_blocking(move || parse(part), failed)
+    });
+    futures_util::future::join_all(work)
+        .await
+        .into_iter()
+        .flatten()
+        .collect()
 }
 
 /// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
