@@ -18,7 +18,8 @@
 //!   and library against deepagents (pinned, in `target/bench-venv`) and a floor that only
 //!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|micro|all` runs
 //!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
-//!   and commit-to-catalog latency, divan micro-benchmarks of the hot paths.
+//!   and commit-to-catalog latency, divan micro-benchmarks of the hot paths; `bench
+//!   scale` lists one source of 100,000 skills.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -47,7 +48,9 @@ tasks:
                                         libraries (100/1,000/10,000 skills; --quick: 100/1,000);
                                         table in target/bench/side-by-side.{md,json}
   bench reload|s3|git|micro|all         one named benchmark (release build): hot reload, S3,
-                                        git, divan micro-benchmarks, or all of them";
+                                        git, divan micro-benchmarks, or all of them
+  bench scale                           skills list on one source of 100,000 skills: every
+                                        skill read, time and peak memory";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -311,6 +314,7 @@ fn bench(args: &[String]) -> Result<(), String> {
     let selected: Vec<_> = match args {
         [] => return side_by_side(false),
         [flag] if flag == "--quick" => return side_by_side(true),
+        [name] if name == "scale" => return scale(),
         [name] if name == "all" => BENCHES.iter().collect(),
         [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
             Some(bench) => vec![bench],
@@ -354,6 +358,22 @@ fn side_by_side(quick: bool) -> Result<(), String> {
         run.arg("--quick");
     }
     step("side-by-side", run)
+}
+
+/// `skills list` on one source of 100,000 generated skills (kept in `target/bench`
+/// between runs): every skill read, time and peak memory.
+fn scale() -> Result<(), String> {
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "skills-cli", "-p", "skills-bench"]);
+    step("build --release", build)?;
+    let target = target_dir();
+    let mut run = Command::new(target.join("release/skills-bench"));
+    run.arg("scale")
+        .arg("--cli")
+        .arg(target.join("release/skills"))
+        .arg("--out")
+        .arg(target.join("bench"));
+    step("scale", run)
 }
 
 /// The workspace root (this crate's parent directory).

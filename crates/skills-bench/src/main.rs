@@ -4,6 +4,7 @@
 //! skills-bench generate DIR SKILLS [SEED]
 //! skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]
 //! skills-bench measure RUNS PROGRAM [ARGS...]
+//! skills-bench scale --cli PATH --out DIR [--skills N]
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -15,6 +16,8 @@
 //! writes `OUT/side-by-side.json` and `OUT/side-by-side.md`.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod scale;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
         Some("generate") => generate_command(&args[1..]),
         Some("run") => run_command(&args[1..]),
         Some("measure") => measure_command(&args[1..]),
+        Some("scale") => scale::scale_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -49,7 +53,8 @@ fn main() -> ExitCode {
 
 const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]\n       \
-                     skills-bench measure RUNS PROGRAM [ARGS...]";
+                     skills-bench measure RUNS PROGRAM [ARGS...]\n       \
+                     skills-bench scale --cli PATH --out DIR [--skills N]";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -1,12 +1,12 @@
 //! [`CatalogSnapshot`]: one consistent, immutable view of the catalog, and the change
 //! events between two of them.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use skills_core::{
-    Diagnostic, DiagnosticKind, ResourceMetadata, Severity, ShadowedSkill, SkillListing, SkillMetadata, SkillsState,
-    merge_last_wins,
+    Diagnostic, DiagnosticKind, NameIndex, ResourceMetadata, Severity, ShadowedSkill, SkillListing, SkillMetadata,
+    SkillsState, merge_last_wins,
 };
 
 use crate::source::SkillSource;
@@ -20,7 +20,7 @@ pub struct CatalogSnapshot {
     sources: Arc<[SkillSource]>,
     skills: Vec<SkillMetadata>,
     /// Position in `skills` by name.
-    index: HashMap<String, usize>,
+    index: NameIndex,
     /// The source of each skill, parallel to `skills`.
     skill_sources: Vec<usize>,
     shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
@@ -39,14 +39,19 @@ impl CatalogSnapshot {
         &self.skills
     }
 
+    /// Where the skill called `name` is in [`skills`](Self::skills).
+    fn position(&self, name: &str) -> Option<usize> {
+        self.index.get(name, |i| self.skills[i].name.as_str())
+    }
+
     /// The skill called `name`.
     pub fn get(&self, name: &str) -> Option<&SkillMetadata> {
-        self.index.get(name).map(|&i| &self.skills[i])
+        self.position(name).map(|i| &self.skills[i])
     }
 
     /// Index of the source the skill `name` comes from.
     pub fn source_of(&self, name: &str) -> Option<usize> {
-        self.index.get(name).map(|&i| self.skill_sources[i])
+        self.position(name).map(|i| self.skill_sources[i])
     }
 
     /// The source that serves the skill `name`: its backend is the one to read the
@@ -169,17 +174,22 @@ pub(crate) fn build_snapshot(
         resources.push(found.resources);
         snapshot.diagnostics.extend(error);
     }
-    for entry in merge_last_wins(per_source) {
-        let name = entry.skill.name.clone();
-        let found = resources.get_mut(entry.source).and_then(|r| r.remove(&name));
+    let merged = merge_last_wins(per_source);
+    snapshot.skills.reserve_exact(merged.len());
+    snapshot.skill_sources.reserve_exact(merged.len());
+    snapshot.index = NameIndex::with_capacity(merged.len());
+    for entry in merged {
+        let name = &entry.skill.name;
+        let found = resources.get_mut(entry.source).and_then(|r| r.remove(name));
         if let Some(found) = found {
             snapshot.resources.insert(name.clone(), found);
         }
         if !entry.shadowed.is_empty() {
             snapshot.shadowed.insert(name.clone(), entry.shadowed);
         }
-        snapshot.index.insert(name, snapshot.skills.len());
         snapshot.skills.push(entry.skill);
+        let skills = &snapshot.skills;
+        snapshot.index.insert(skills.len() - 1, |i| skills[i].name.as_str());
         snapshot.skill_sources.push(entry.source);
     }
     snapshot

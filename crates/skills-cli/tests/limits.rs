@@ -9,6 +9,7 @@ mod common;
 use std::path::Path;
 
 use common::{json, md, skills, stderr, stdout, write};
+use serde_json::Value;
 
 fn library(root: &Path, count: usize) {
     for i in 0..count {
@@ -333,4 +334,41 @@ fn the_spec_profile_fails_what_the_lenient_one_reports() {
     assert_eq!(only_good.status.code(), Some(0), "{}", stderr(&only_good));
     let bad = skills(dir.path(), &["validate", "lib", "--profile", "pedantic"]);
     assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn validate_flags_skills_over_the_mcp_extension_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/many/SKILL.md", &md("many", "Too many files"));
+    for i in 0..512 {
+        write(dir.path(), &format!("lib/many/data/{i:03}.txt"), "x");
+    }
+    write(dir.path(), "lib/fine/SKILL.md", &md("fine", "Small"));
+    let out = skills(dir.path(), &["validate", "lib", "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "a warning in the lenient profile: {}",
+        stdout(&out)
+    );
+    let report = json(&out);
+    let over: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] == "over-spec-limits")
+        .collect();
+    assert_eq!(over.len(), 1, "{report}");
+    assert!(over[0]["path"].as_str().unwrap().ends_with("/lib/many/SKILL.md"));
+    assert!(
+        over[0]["message"].as_str().unwrap().contains("513 files, over the 512"),
+        "{}",
+        over[0]
+    );
+    let out = skills(dir.path(), &["validate", "lib", "--profile", "spec"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(stdout(&out).contains("over-spec-limits"), "{}", stdout(&out));
+    // One skill folder given directly is checked too.
+    let out = skills(dir.path(), &["validate", "lib/many", "--profile", "spec"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
 }

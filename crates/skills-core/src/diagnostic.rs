@@ -193,6 +193,10 @@ diagnostic_kinds! {
     /// skill loads and keeps it (`SkillMetadata::extra`). Reported by `validate
     /// --profile spec`, which fails on it.
     UnknownField = "unknown-field" => Warning,
+    /// The skill's folder holds more files or bytes than the MCP skills extension lets a
+    /// skill hold (512 files, 16 MiB); `skills serve` does not publish it. Reported by
+    /// `validate`; fails under `--profile spec`.
+    OverSpecLimits = "over-spec-limits" => Warning,
     /// A standard resource directory of a skill could not be listed; the skill loads
     /// without those resources.
     ResourcesUnlisted = "resources-unlisted" => Warning,

@@ -1,11 +1,13 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in batches, parse,
 //! and (when asked) collect each skill's resources from the same walk.
 
+use std::borrow::Cow;
+
 use crate::backend::BackendProtocol;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::file::FileInfo;
-use crate::limits::DiscoveryLimits;
+use crate::limits::{DiscoveryLimits, cap_directories};
 use crate::path;
 use crate::read::{ParseCache, read_skills};
 use crate::resources::resources_from_entries;
@@ -174,7 +176,7 @@ impl<'a> Discovery<'a> {
     pub async fn run(self) -> Result<SkillListing, SourceError> {
         let failed = |e| SourceError::from_backend(self.source, e);
         let root = path::normalize(self.source).map_err(failed)?;
-        let walk = if self.resources {
+        let mut walk = if self.resources {
             self.backend.walk(&root, self.depth + 2).await
         } else if self.depth == 1 {
             self.backend.child_files(&root, SKILL_FILE).await
@@ -182,8 +184,30 @@ impl<'a> Discovery<'a> {
             self.backend.find_files(&root, SKILL_FILE, self.depth + 1).await
         }
         .map_err(failed)?;
+        // Without resources only the `SKILL.md` files are read: the directories (half of a
+        // large source's walk) are let go before the files are, once the per-directory
+        // limit has been applied to them.
+        let mut cut = Vec::new();
+        if !self.resources {
+            let (kept, diagnostics) = cap_directories(&walk, self.limits.max_dir_entries());
+            let kept = match kept {
+                Cow::Owned(kept) => Some(kept),
+                Cow::Borrowed(_) => None,
+            };
+            cut = diagnostics;
+            if let Some(kept) = kept {
+                walk.entries = kept;
+            }
+            walk.entries
+                .retain(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE);
+            walk.entries.shrink_to_fit();
+        }
         let (mut listing, entries) =
             read_skills(self.backend, &root, &walk, self.depth, &self.limits, self.cache).await;
+        if !cut.is_empty() {
+            listing.diagnostics.extend(cut);
+            listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+        }
         if listing.folders == 0 && self.depth < PROBE_DEPTH {
             listing
                 .diagnostics

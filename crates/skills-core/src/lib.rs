@@ -50,6 +50,7 @@ mod limits;
 mod memory;
 mod merge;
 pub mod name;
+mod name_index;
 pub mod parse;
 pub mod path;
 mod profile;
@@ -57,6 +58,7 @@ mod read;
 mod recover;
 pub mod resources;
 mod skill;
+mod skill_size;
 pub mod url;
 mod watch;
 mod yaml;
@@ -72,10 +74,12 @@ pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
 pub use name::{NameError, validate_skill_name};
+pub use name_index::NameIndex;
 pub use parse::{ParseOutcome, parse_skill_md};
 pub use profile::{SPEC_FIELDS, ValidationProfile};
 pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
 };
+pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostic};
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

@@ -1,6 +1,6 @@
 //! Last-wins merge of several sources.
 
-use std::collections::HashMap;
+use crate::name_index::NameIndex;
 
 use crate::skill::SkillMetadata;
 
@@ -43,12 +43,15 @@ pub struct ShadowedSkill {
 /// assert_eq!(merged[1].source, 0);
 /// ```
 pub fn merge_last_wins(sources: impl IntoIterator<Item = Vec<SkillMetadata>>) -> Vec<MergedSkill> {
-    let mut merged: Vec<MergedSkill> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let sources: Vec<Vec<SkillMetadata>> = sources.into_iter().collect();
+    // Exact: a library of 100,000 skills would otherwise hold up to twice their size.
+    let total = sources.iter().map(Vec::len).sum();
+    let mut merged: Vec<MergedSkill> = Vec::with_capacity(total);
+    let mut index = NameIndex::with_capacity(total);
     for (source, skills) in sources.into_iter().enumerate() {
         for skill in skills {
-            match index.get(&skill.name) {
-                Some(&i) => {
+            match index.get(&skill.name, |i| merged[i].skill.name.as_str()) {
+                Some(i) => {
                     let slot = &mut merged[i];
                     let hidden = std::mem::replace(&mut slot.skill, skill);
                     slot.shadowed.push(ShadowedSkill {
@@ -58,12 +61,12 @@ pub fn merge_last_wins(sources: impl IntoIterator<Item = Vec<SkillMetadata>>) ->
                     slot.source = source;
                 }
                 None => {
-                    index.insert(skill.name.clone(), merged.len());
                     merged.push(MergedSkill {
                         skill,
                         source,
                         shadowed: Vec::new(),
                     });
+                    index.insert(merged.len() - 1, |i| merged[i].skill.name.as_str());
                 }
             }
         }

@@ -90,6 +90,7 @@ impl ValidationProfile {
                     | DiagnosticKind::UnknownField
                     | DiagnosticKind::DuplicateKey
                     | DiagnosticKind::NonStandardYaml
+                    | DiagnosticKind::OverSpecLimits
             ),
         }
     }

@@ -10,6 +10,7 @@ use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
 use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::limits::{DiscoveryLimits, cap_directories};
+use crate::name_index::NameIndex;
 use crate::parse::{ParseOutcome, parse_skill_md};
 use crate::path;
 use crate::skill::{ResourceKind, SKILL_FILE, SkillListing};
@@ -133,7 +134,7 @@ pub(crate) async fn read_skills<'w>(
             .entries
             .retain(|path, _| entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
-    let mut index: HashMap<String, usize> = HashMap::with_capacity(candidates.len());
+    let mut index = NameIndex::with_capacity(candidates.len());
     listing.skills.reserve_exact(candidates.len());
     let mut chunks = chunks(candidates, limits.read_batch()).into_iter().peekable();
     let mut responses = download_pending(backend, chunks.peek()).await;
@@ -337,7 +338,7 @@ async fn parse_chunk(
     chunk: Vec<(&FileInfo, Read)>,
     responses: Vec<FileDownloadResponse>,
     listing: &mut SkillListing,
-    index: &mut HashMap<String, usize>,
+    index: &mut NameIndex,
     mut cache: Option<&mut ParseCache>,
 ) {
     let mut responses = responses.into_iter();
@@ -379,13 +380,21 @@ async fn parse_chunk(
                 continue;
             }
             Step::Ready(outcome) => outcome,
-            Step::Parse => {
-                let Some(outcome) = parsed.next() else { continue };
-                if let Some(cache) = cache.as_deref_mut() {
-                    cache.store(entry, &outcome);
+            Step::Parse => match parsed.next().flatten() {
+                Some(outcome) => {
+                    if let Some(cache) = cache.as_deref_mut() {
+                        cache.store(entry, &outcome);
+                    }
+                    outcome
                 }
-                outcome
-            }
+                None => {
+                    let msg = "the thread parsing this file did not finish";
+                    listing
+                        .diagnostics
+                        .push(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg));
+                    continue;
+                }
+            },
         };
         add_skill(listing, index, outcome);
     }
@@ -396,15 +405,23 @@ const PARALLEL_PARSE_MIN: usize = 32;
 
 /// Parses `SKILL.md` files (backend path, content), split over the cores: once the
 /// files are in memory, parsing (mostly YAML) is the larger part of discovery. One
-/// outcome per file, in order.
-async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<ParseOutcome> {
-    let parse = |files: Vec<(String, Vec<u8>)>| -> Vec<ParseOutcome> {
+/// outcome per file, in order; `None` for the files of a thread that did not finish.
+async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<Option<ParseOutcome>> {
+    let parse = |files: Vec<(String, Vec<u8>)>| -> Vec<Option<ParseOutcome>> {
         files
             .into_iter()
-            .map(|(md_path, content)| parse_skill_md(&content, &md_path, path::file_name(path::parent(&md_path))))
+            .map(|(md_path, content)| {
+                Some(parse_skill_md(
+                    &content,
+                    &md_path,
+                    path::file_name(path::parent(&md_path)),
+                ))
+            })
             .collect()
     };
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    // Asked once: the answer reads cgroup files on Linux.
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
     let parts = cores.min(files.len() / PARALLEL_PARSE_MIN);
     if parts <= 1 {
         return parse(files);
@@ -413,17 +430,8 @@ async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<ParseOutcome> {
     let mut files = files.into_iter();
     let work = (0..parts).map(|_| {
         let part: Vec<(String, Vec<u8>)> = files.by_ref().take(per_part).collect();
-        let paths: Vec<String> = part.iter().map(|(p, _)| p.clone()).collect();
-        let failed = move |message: String| -> Vec<ParseOutcome> {
-            paths
-                .iter()
-                .map(|p| ParseOutcome {
-                    skill: None,
-                    diagnostics: vec![Diagnostic::new(p, DiagnosticKind::ReadFailed, message.clone())],
-                })
-                .collect()
-        };
-        crate::blocking::run_blocking(move || parse(part), failed)
+        let count = part.len();
+        crate::blocking::run_blocking(move || parse(part), move |_| vec![None; count])
     });
     futures_util::future::join_all(work)
         .await
@@ -434,11 +442,12 @@ async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<ParseOutcome> {
 
 /// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
 /// earlier file of the source declared the same name (then the later one is kept).
-fn add_skill(listing: &mut SkillListing, index: &mut HashMap<String, usize>, outcome: ParseOutcome) {
+fn add_skill(listing: &mut SkillListing, index: &mut NameIndex, outcome: ParseOutcome) {
     listing.diagnostics.extend(outcome.diagnostics);
     let Some(skill) = outcome.skill else { return };
-    match index.get(&skill.name) {
-        Some(&i) => {
+    let skills = &listing.skills;
+    match index.get(&skill.name, |i| skills[i].name.as_str()) {
+        Some(i) => {
             // The warning goes on the folder that is hidden, and names the one kept.
             let hidden = std::mem::replace(&mut listing.skills[i], skill);
             let msg = format!(
@@ -450,8 +459,9 @@ fn add_skill(listing: &mut SkillListing, index: &mut HashMap<String, usize>, out
                 .push(Diagnostic::new(hidden.path, DiagnosticKind::DuplicateName, msg));
         }
         None => {
-            index.insert(skill.name.clone(), listing.skills.len());
             listing.skills.push(skill);
+            let skills = &listing.skills;
+            index.insert(skills.len() - 1, |i| skills[i].name.as_str());
         }
     }
 }

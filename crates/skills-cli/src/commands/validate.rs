@@ -200,13 +200,33 @@ fn summary_line(s: &Summary) -> String {
     line
 }
 
+/// Discovers a source, with an `over-spec-limits` warning on every skill whose folder
+/// goes beyond what the MCP skills extension lets a skill hold.
 async fn discover(
     backend: &dyn BackendProtocol,
     source: &str,
     limits: DiscoveryLimits,
     depth: usize,
 ) -> Result<SkillListing, agent_skills::SourceError> {
-    Discovery::new(backend, source).limits(limits).depth(depth).run().await
+    let mut listing = Discovery::new(backend, source)
+        .limits(limits)
+        .depth(depth)
+        .run()
+        .await?;
+    let over = sizes(backend, &listing.skills).await;
+    listing.diagnostics.extend(over);
+    Ok(listing)
+}
+
+/// The `over-spec-limits` warnings of `skills`, their folders walked a few at a time.
+async fn sizes(backend: &dyn BackendProtocol, skills: &[SkillMetadata]) -> Vec<Diagnostic> {
+    use futures_util::StreamExt;
+    futures_util::stream::iter(skills)
+        .map(|skill| agent_skills::size_diagnostic(backend, skill))
+        .buffered(16)
+        .filter_map(std::future::ready)
+        .collect()
+        .await
 }
 
 /// Checks one skill folder, a `SKILL.md`, or a source folder.
@@ -249,8 +269,10 @@ async fn validate_path(
         }
     };
     let outcome = parse_skill_md(&content, &md_path, path::file_name(backend.root_path()));
-    checked.skills.extend(outcome.skill);
+    let skills: Vec<SkillMetadata> = outcome.skill.into_iter().collect();
     checked.diagnostics.extend(outcome.diagnostics);
+    checked.diagnostics.extend(sizes(&backend, &skills).await);
+    checked.skills.extend(skills);
     Ok(())
 }
 

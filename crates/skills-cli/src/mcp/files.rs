@@ -8,19 +8,15 @@ use dashmap::DashMap;
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 use agent_skills::parse::frontmatter_json;
-use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SkillMetadata, path};
+use agent_skills::{BackendProtocol, FileErrorKind, SKILL_FILE, SKILL_TREE_DEPTH, SkillMetadata, SkillSize, path};
 use rmcp::model::{JsonObject, SkillResource, SkillResources, sha256_digest};
 
 /// The URI scheme of skill files.
 pub const SCHEME: &str = "skill://";
-/// The index resource: every skill's name, description and `SKILL.md` URI, for clients
-/// that predate `skills/list`.
+/// Legacy: the index resource of the SEP-2640 draft (every skill's name, description and
+/// `SKILL.md` URI), kept for clients written against the draft. The final extension
+/// dropped it for `skills/list`, which carries complete manifests.
 pub const INDEX_URI: &str = "skill://index.json";
-/// How deep a skill's folder is listed for its manifest.
-pub const MAX_DEPTH: usize = 8;
-/// At most this many files of one skill are served; the rest are left out of its
-/// manifest (and logged).
-pub const MAX_FILES_PER_SKILL: usize = 1_000;
 
 /// The URI of a file of a skill, `rel` being its path inside the skill's folder.
 pub fn file_uri(skill: &str, rel: &str) -> String {
@@ -200,37 +196,36 @@ impl DigestCache {
         }
     }
 
-    /// The files of a skill with their digests: one listing of its folder, and a read
-    /// of each file whose fingerprint is new. Files over the backend's size limit, files
-    /// that cannot be read and files past [`MAX_FILES_PER_SKILL`] are left out. `None`
-    /// when the folder cannot be listed or its `SKILL.md` cannot be read.
+    /// The files of a skill with their digests: one walk of its folder, and a read of
+    /// each file whose fingerprint is new. The manifest is complete or there is none
+    /// (SEP-2640: a host treats an unlisted file as tampering): `Err` says why not, when
+    /// the folder cannot be walked, the skill goes beyond the extension's limits
+    /// ([`SkillSize::over_limits`]), or one of its files is over the backend's size
+    /// limit or cannot be read.
     pub async fn manifest(
         &self,
         backend: &dyn BackendProtocol,
         source: usize,
         skill: &SkillMetadata,
-    ) -> Option<Manifest> {
+    ) -> Result<Manifest, String> {
         let dir = skill.dir();
-        let walk = match backend.walk(dir, MAX_DEPTH).await {
-            Ok(walk) => walk,
-            Err(error) => {
-                tracing::warn!(skill = skill.name, %error, "cannot list the skill's folder");
-                return None;
-            }
-        };
+        let walk = backend
+            .walk(dir, SKILL_TREE_DEPTH)
+            .await
+            .map_err(|error| format!("its folder cannot be listed: {error}"))?;
+        if let Some(error) = walk.errors.first() {
+            return Err(format!("part of its folder cannot be listed: {error}"));
+        }
+        if let Some(problem) = SkillSize::of(&walk.entries).over_limits() {
+            return Err(problem);
+        }
         let limit = backend.max_file_size();
-        let mut files: Vec<_> = walk
-            .entries
-            .into_iter()
-            .filter(|e| !e.is_dir && e.size <= limit)
-            .collect();
-        if files.len() > MAX_FILES_PER_SKILL {
-            tracing::warn!(
-                skill = skill.name,
-                files = files.len(),
-                "serving only the first {MAX_FILES_PER_SKILL} files"
-            );
-            files.truncate(MAX_FILES_PER_SKILL);
+        let files: Vec<_> = walk.entries.into_iter().filter(|e| !e.is_dir).collect();
+        if let Some(large) = files.iter().find(|f| f.size > limit) {
+            return Err(format!(
+                "{} is {} bytes, over this server's limit of {limit} bytes per file",
+                large.path, large.size
+            ));
         }
         let mut known = Vec::with_capacity(files.len());
         let mut to_read = Vec::new();
@@ -249,8 +244,9 @@ impl DigestCache {
                         self.put(source, file.path.clone(), file.etag, digested.clone());
                         known.push((file.path, digested));
                     }
+                    // Deleted since the walk: not a file of the skill any more.
                     Err(error) if error.kind == FileErrorKind::FileNotFound => {}
-                    Err(error) => tracing::warn!(path = file.path, %error, "left out of the skill's manifest"),
+                    Err(error) => return Err(format!("{} cannot be read: {error}", file.path)),
                 }
             }
         }
@@ -270,18 +266,18 @@ impl DigestCache {
             });
         }
         manifest.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
-        manifest.iter().any(|f| f.rel == SKILL_FILE).then_some(Manifest {
+        if !manifest.iter().any(|f| f.rel == SKILL_FILE) {
+            return Err(format!("{SKILL_FILE} is gone"));
+        }
+        Ok(Manifest {
             files: manifest,
             frontmatter,
         })
     }
 }
 
-/// The manifest as SEP-2640 resources, `SKILL.md` first; `dynamic` without one.
-pub fn skill_resources(skill: &str, manifest: Option<&[ManifestFile]>) -> SkillResources {
-    let Some(files) = manifest else {
-        return SkillResources::Dynamic;
-    };
+/// The manifest as SEP-2640 resources, `SKILL.md` first.
+pub fn skill_resources(skill: &str, files: &[ManifestFile]) -> SkillResources {
     let mut resources: Vec<SkillResource> = files
         .iter()
         .map(|f| SkillResource::new(file_uri(skill, &f.rel), f.digest.clone(), f.size))
@@ -404,11 +400,10 @@ mod tests {
                 size: 1,
             },
         ];
-        let SkillResources::Files(resources) = skill_resources("x", Some(&files)) else {
+        let SkillResources::Files(resources) = skill_resources("x", &files) else {
             panic!("expected files");
         };
         assert_eq!(resources[0].uri, "skill://x/SKILL.md");
         assert_eq!(resources[1].uri, "skill://x/A.md");
-        assert_eq!(skill_resources("x", None), SkillResources::Dynamic);
     }
 }

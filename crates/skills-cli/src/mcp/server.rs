@@ -38,6 +38,8 @@ pub struct SkillsServer {
 pub(super) struct Inner {
     pub(super) catalog: Arc<SkillCatalog>,
     pub(super) digests: DigestCache,
+    /// Skills `skills/list` leaves out, by `SKILL.md` path, with the reason last said.
+    pub(super) left_out: dashmap::DashMap<String, String>,
     /// The skills list the `list_skills` tool answers.
     pub(super) section: PromptSection,
 }
@@ -82,6 +84,7 @@ impl SkillsServer {
                 ),
                 catalog,
                 digests: DigestCache::default(),
+                left_out: dashmap::DashMap::new(),
             }),
         }
     }

@@ -17,20 +17,34 @@ use super::server::{SkillsServer, cursor, page, shorten, uri_data};
 const SKILLS_PAGE: usize = 100;
 
 impl SkillsServer {
-    async fn skill_entry(&self, snapshot: &CatalogSnapshot, skill: &SkillMetadata) -> Skill {
+    /// The skill's entry, or why it is not published: a skill whose complete manifest
+    /// cannot be given (over the extension's limits, a file too large or unreadable) is
+    /// left out, and the reason is printed on stderr once per skill and reason.
+    async fn skill_entry(&self, snapshot: &CatalogSnapshot, skill: &SkillMetadata) -> Result<Skill, String> {
         let manifest = match Self::backend_of(snapshot, &skill.name) {
             Some((index, backend)) => self.inner.digests.manifest(backend.as_ref(), index, skill).await,
-            None => None,
+            None => Err("its source is gone".to_owned()),
         };
-        let frontmatter = match manifest.as_ref().and_then(|m| m.frontmatter.as_deref()) {
+        let manifest = match manifest {
+            Ok(manifest) => manifest,
+            Err(reason) => {
+                let said = self.inner.left_out.insert(skill.path.clone(), reason.clone());
+                if said.as_deref() != Some(reason.as_str()) {
+                    eprintln!("warning: skill {} is not published: {reason}", skill.name);
+                }
+                return Err(reason);
+            }
+        };
+        self.inner.left_out.remove(&skill.path);
+        let frontmatter = match manifest.frontmatter.as_deref() {
             Some(written) => verbatim_frontmatter(skill, written),
             None => frontmatter(skill),
         };
-        Skill::new(
+        Ok(Skill::new(
             files::skill_md_uri(&skill.name),
             frontmatter,
-            files::skill_resources(&skill.name, manifest.as_ref().map(|m| m.files.as_slice())),
-        )
+            files::skill_resources(&skill.name, &manifest.files),
+        ))
     }
 
     pub(super) async fn skills_list(
@@ -42,7 +56,10 @@ impl SkillsServer {
         let (chosen, next) = page(&servable, cursor(request.as_ref()), SKILLS_PAGE)?;
         let mut skills = Vec::with_capacity(chosen.len());
         for skill in chosen {
-            skills.push(self.skill_entry(&snapshot, skill).await);
+            // A skill that cannot be published whole is left out (and said on stderr).
+            if let Ok(entry) = self.skill_entry(&snapshot, skill).await {
+                skills.push(entry);
+            }
         }
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = next;
@@ -58,10 +75,17 @@ impl SkillsServer {
         let Some(skill) = found else {
             return Err(ErrorData::invalid_params(
                 format!("no skill at {}", shorten(&request.uri)),
-                None,
+                Some(uri_data(&request.uri)),
             ));
         };
-        let mut entry = self.skill_entry(&snapshot, skill).await;
+        let mut entry = match self.skill_entry(&snapshot, skill).await {
+            Ok(entry) => entry,
+            Err(reason) => {
+                let msg = format!("skill {} is not published: {reason}", skill.name);
+                let data = json!({ "uri": request.uri, "reason": reason });
+                return Err(ErrorData::invalid_params(msg, Some(data)));
+            }
+        };
         // Answer under the URI asked for (the same skill, possibly spelled differently).
         entry.uri = request.uri;
         Ok(GetSkillResult::new(entry))

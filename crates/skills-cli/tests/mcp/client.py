@@ -100,6 +100,17 @@ async def main(mode: str, library: str, server: list[str]) -> None:
     client_mode = "legacy" if mode == "legacy" else "auto"
     async with Client(target, mode=client_mode, message_handler=on_message, cache=None) as client:
         report["protocol"] = client.protocol_version
+        if mode == "limits":
+            # Only the skills extension: what is published, and skills/get of each skill.
+            session = client.session
+            report["skills_list"] = await session.send_request(ListSkillsRequest(), RAW)
+            for name in ["deep", "many", "large", "fits"]:
+                uri = f"skill://{name}/SKILL.md"
+                report[name] = await error_of(
+                    session.send_request(GetSkillRequest(params=GetSkillParams(uri=uri)), RAW)
+                )
+            print(json.dumps(report))
+            return
         caps = client.server_capabilities
         report["capabilities"] = caps.model_dump(mode="json", by_alias=True, exclude_none=True)
 
