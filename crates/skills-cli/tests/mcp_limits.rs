@@ -1,0 +1,92 @@
+//! `skills serve` and the per-skill limits of the MCP skills extension (SEP-2640),
+//! driven by the `mcp` Python SDK's client (tests/mcp/client.py, mode `limits`).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{md, python, stderr, stdout, write};
+use serde_json::{Value, json};
+
+const SKILLS: &str = env!("CARGO_BIN_EXE_skills");
+
+/// SEP-2640: a published manifest is complete (no depth or count cap), and a skill
+/// that cannot be published whole (over 512 files, or a file over the server's per-file
+/// limit) is left out of `skills/list` with a word on stderr, and `skills/get` says why.
+#[test]
+fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("limits");
+    write(&lib, "deep/SKILL.md", &md("deep", "Nested files."));
+    write(&lib, "deep/a/b/c/d/e/f/g/h/i/j/notes.md", "ten levels down\n");
+    write(&lib, "many/SKILL.md", &md("many", "Too many files."));
+    for i in 0..512 {
+        write(&lib, &format!("many/data/{i:03}.txt"), "x");
+    }
+    write(&lib, "large/SKILL.md", &md("large", "One file too large to read."));
+    std::fs::create_dir_all(lib.join("large/assets")).unwrap();
+    std::fs::write(lib.join("large/assets/big.bin"), vec![0u8; 10 * 1024 * 1024 + 1]).unwrap();
+    write(&lib, "fits/SKILL.md", &md("fits", "Exactly 512 files."));
+    for i in 0..511 {
+        write(&lib, &format!("fits/data/{i:03}.txt"), "x");
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let output = Command::new(python())
+        .arg(script)
+        .args([
+            "limits",
+            lib.to_str().unwrap(),
+            SKILLS,
+            "serve",
+            "--source",
+            lib.to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
+    let report: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+
+    let listed: Vec<&str> = report["skills_list"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ["skill://deep/SKILL.md", "skill://fits/SKILL.md"], "{report}");
+    let deep = &report["deep"]["value"];
+    assert!(
+        deep.as_str()
+            .unwrap()
+            .contains("skill://deep/a/b/c/d/e/f/g/h/i/j/notes.md"),
+        "{report}"
+    );
+    let fits = &report["skills_list"]["skills"][1]["resources"];
+    assert_eq!(
+        fits.as_array().unwrap().len(),
+        512,
+        "SKILL.md and 511 files, all listed"
+    );
+    for (name, reason) in [
+        ("many", "513 files, over the 512"),
+        ("large", "assets/big.bin is 10485761 bytes, over this server's limit"),
+    ] {
+        let error = &report[name];
+        assert_eq!(error["code"], json!(-32602), "{name}: {report}");
+        assert_eq!(
+            error["data"]["uri"],
+            format!("skill://{name}/SKILL.md"),
+            "{name}: {report}"
+        );
+        let said = error["data"]["reason"].as_str().unwrap();
+        assert!(said.contains(reason), "{name}: {said}");
+        assert!(
+            stderr(&output).contains(&format!("warning: skill {name} is not published: ")),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
