@@ -3,6 +3,8 @@
 //! PyYAML reads it (or, for the three authoring mistakes, as a person reads it) with a
 //! warning that says what to fix; the one nobody can read is skipped with a hint.
 
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
 mod common;
 
 use std::path::PathBuf;
