@@ -123,9 +123,10 @@ impl Inner {
     }
 
     /// Walks directories that lie at `depth` down to `max_depth` as
-    /// [`walk_below`](Self::walk_below) does, keeping only the files named `file_name`
-    /// and not descending into a directory that holds one, a hidden directory or
-    /// `node_modules` (see `BackendProtocol::find_files`).
+    /// [`walk_below`](Self::walk_below) does, for `BackendProtocol::find_files`: each
+    /// directory is first asked for `<dir>/<file_name>` with one `stat`; one that holds
+    /// it is a skill folder and is not listed, and neither is a hidden directory or
+    /// `node_modules`; the others are listed for their sub-directories only.
     pub(crate) fn find_below(
         &self,
         dirs: Vec<(String, PathBuf)>,
@@ -136,6 +137,14 @@ impl Inner {
         let mut walk = Walk::default();
         let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
         while let Some((dir_path, dir, depth)) = queue.pop_front() {
+            let found = self.child_files_in(vec![(dir_path.clone(), dir.clone())], file_name);
+            let holds = !found.entries.is_empty();
+            walk.entries.extend(found.entries);
+            walk.errors.extend(found.errors);
+            let name = path::file_name(&dir_path);
+            if holds || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
+                continue;
+            }
             let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
                 Ok(entries) => entries,
                 Err(e) => {
@@ -143,17 +152,8 @@ impl Inner {
                     continue;
                 }
             };
-            let name = path::file_name(&dir_path);
-            let pruned = name.starts_with('.') || name == "node_modules" || entries.iter().any(|e| !e.info.is_dir);
-            for entry in entries {
-                if entry.info.is_dir {
-                    if pruned {
-                        continue;
-                    }
-                    if depth < max_depth {
-                        queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
-                    }
-                }
+            for entry in entries.into_iter().filter(|e| e.info.is_dir) {
+                queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
                 walk.entries.push(entry.info);
             }
         }
