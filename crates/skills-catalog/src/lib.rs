@@ -44,6 +44,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 mod catalog;
 mod load;
 pub mod policy;
@@ -53,6 +54,9 @@ mod snapshot;
 mod source;
 mod watch;
 
+pub use budget::{
+    BudgetReport, CatalogBudget, DEFAULT_BUDGET_CHARS, DEFAULT_ENTRY_CHARS, EntryForm, Ranking, format_budgeted_list,
+};
 pub use catalog::SkillCatalog;
 pub use load::{LoadAnswer, LoadError, load_skill};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};

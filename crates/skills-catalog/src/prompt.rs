@@ -198,41 +198,48 @@ pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> St
     }
     let mut out = String::new();
     for skill in skills {
-        let name = &skill.name;
-        let loaded = ctx.loaded.iter().any(|l| l == name);
         if !out.is_empty() {
             out.push('\n');
         }
-        let _ = write!(
-            out,
-            "- **{}**{}: {}",
-            escape_untrusted(name, MAX_PROMPT_FIELD_CHARS),
-            if loaded { " [Loaded]" } else { "" },
-            escape_untrusted(&skill.description, MAX_PROMPT_FIELD_CHARS)
-        );
-        let annotations = format_skill_annotations(skill);
-        if !annotations.is_empty() {
-            let _ = write!(out, " ({annotations})");
-        }
-        if !skill.allowed_tools.is_empty() {
-            let tools: Vec<String> = skill
-                .allowed_tools
-                .iter()
-                .map(|t| escape_untrusted(t, MAX_PROMPT_FIELD_CHARS))
-                .collect();
-            let label = match ctx.policy {
-                AllowedToolsPolicy::Recommend => "Recommended tools",
-                AllowedToolsPolicy::Restrict => "Allowed tools (enforced while loaded)",
-            };
-            let _ = write!(out, "\n  -> {label}: {}", tools.join(", "));
-        }
-        if let Some(resources) = ctx.resources.get(name).filter(|r| !r.is_empty()) {
-            let _ = write!(out, "\n  -> Resources: {}", format_resource_summary(resources));
-        }
-        if !loaded {
-            let call = format!("load_skill({})", quoted(name));
-            let _ = write!(out, "\n  -> Use {} to read full instructions", code_span(&call));
-        }
+        out.push_str(&full_entry(skill, ctx, MAX_PROMPT_FIELD_CHARS));
+    }
+    out
+}
+
+/// One skill's entry of the V2 list, its description cut to `description_chars`.
+pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, description_chars: usize) -> String {
+    let name = &skill.name;
+    let loaded = ctx.loaded.iter().any(|l| l == name);
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "- **{}**{}: {}",
+        escape_untrusted(name, MAX_PROMPT_FIELD_CHARS),
+        if loaded { " [Loaded]" } else { "" },
+        escape_untrusted(&skill.description, description_chars)
+    );
+    let annotations = format_skill_annotations(skill);
+    if !annotations.is_empty() {
+        let _ = write!(out, " ({annotations})");
+    }
+    if !skill.allowed_tools.is_empty() {
+        let tools: Vec<String> = skill
+            .allowed_tools
+            .iter()
+            .map(|t| escape_untrusted(t, MAX_PROMPT_FIELD_CHARS))
+            .collect();
+        let label = match ctx.policy {
+            AllowedToolsPolicy::Recommend => "Recommended tools",
+            AllowedToolsPolicy::Restrict => "Allowed tools (enforced while loaded)",
+        };
+        let _ = write!(out, "\n  -> {label}: {}", tools.join(", "));
+    }
+    if let Some(resources) = ctx.resources.get(name).filter(|r| !r.is_empty()) {
+        let _ = write!(out, "\n  -> Resources: {}", format_resource_summary(resources));
+    }
+    if !loaded {
+        let call = format!("load_skill({})", quoted(name));
+        let _ = write!(out, "\n  -> Use {} to read full instructions", code_span(&call));
     }
     out
 }

@@ -1,0 +1,176 @@
+//! The budgeted skills list: within the budget it is the V2 list; over it, entries get
+//! shorter in steps (compact, name only, left out), least used and earliest source first,
+//! loaded and pinned skills never; the same inputs give the same text.
+
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, HashMap};
+
+use skills_catalog::prompt::{ListContext, format_skills_list};
+use skills_catalog::{AllowedToolsPolicy, CatalogBudget, EntryForm, Ranking, format_budgeted_list};
+use skills_core::SkillMetadata;
+
+fn skill(name: &str, description: &str) -> SkillMetadata {
+    SkillMetadata {
+        path: format!("/skills/{name}/SKILL.md"),
+        name: name.into(),
+        description: description.into(),
+        license: None,
+        compatibility: None,
+        metadata: Default::default(),
+        allowed_tools: Vec::new(),
+        extra: Default::default(),
+    }
+}
+
+fn library() -> Vec<SkillMetadata> {
+    vec![
+        skill("alpha", "Writes release notes. Reads the merged pull requests first."),
+        skill(
+            "beta",
+            "Reviews code for security problems: injections, secrets, unsafe calls.",
+        ),
+        skill("gamma", "Formats tables"),
+        skill(
+            "delta",
+            "Plans database migrations; checks locks and long transactions before running.",
+        ),
+    ]
+}
+
+fn render(loaded: &[String], budget: &CatalogBudget, uses: &HashMap<String, u64>) -> (String, Vec<EntryForm>) {
+    let resources = BTreeMap::new();
+    let ctx = ListContext {
+        loaded,
+        resources: &resources,
+        policy: AllowedToolsPolicy::Recommend,
+        source_paths: &["/skills"],
+    };
+    let sources = [0, 0, 1, 1];
+    let ranking = Ranking {
+        uses: Some(uses),
+        sources: &sources,
+    };
+    let (text, report) = format_budgeted_list(&library(), &ctx, budget, &ranking);
+    // Only loaded and pinned skills, which keep their full entry, may take it over.
+    let protected = !loaded.is_empty() || budget != &CatalogBudget::of_chars(budget.chars().unwrap_or(0));
+    assert!(
+        protected || budget.chars().is_none_or(|limit| report.total <= limit),
+        "{} over {:?}:\n{text}",
+        report.total,
+        budget.chars()
+    );
+    assert_eq!(report.total, text.chars().count());
+    (text, report.entries.iter().map(|(_, form, _)| *form).collect())
+}
+
+const FULL: &str = "- **alpha**: Writes release notes. Reads the merged pull requests first.
+  -> Use `load_skill(\"alpha\")` to read full instructions
+- **beta**: Reviews code for security problems: injections, secrets, unsafe calls.
+  -> Use `load_skill(\"beta\")` to read full instructions
+- **gamma**: Formats tables
+  -> Use `load_skill(\"gamma\")` to read full instructions
+- **delta**: Plans database migrations; checks locks and long transactions before running.
+  -> Use `load_skill(\"delta\")` to read full instructions";
+
+#[test]
+fn within_the_budget_the_list_is_the_v2_list() {
+    let none = HashMap::new();
+    for budget in [CatalogBudget::unlimited(), CatalogBudget::of_chars(FULL.len())] {
+        let (text, forms) = render(&[], &budget, &none);
+        assert_eq!(text, FULL);
+        assert_eq!(forms, [EntryForm::Full; 4]);
+    }
+    let resources = BTreeMap::new();
+    let ctx = ListContext {
+        loaded: &[],
+        resources: &resources,
+        policy: AllowedToolsPolicy::Recommend,
+        source_paths: &["/skills"],
+    };
+    assert_eq!(format_skills_list(&library(), &ctx), FULL);
+}
+
+#[test]
+fn over_the_budget_entries_shorten_in_steps_least_important_first() {
+    let none = HashMap::new();
+    let footer = |full, short, names, omitted| {
+        format!(
+            "({full} skills shown in full, {short} in short, {names} by name only; {omitted} not listed, to keep \
+             this list short. Load any skill by its name with `load_skill`.)"
+        )
+    };
+    // Source 0 (alpha, beta) ranks below source 1 (gamma, delta); within a source the
+    // later skill loses its entry first. The counting line's room is kept aside.
+    let (text, forms) = render(&[], &CatalogBudget::of_chars(FULL.len() - 1), &none);
+    assert_eq!(
+        forms,
+        [EntryForm::Compact, EntryForm::Compact, EntryForm::Full, EntryForm::Full]
+    );
+    assert_eq!(
+        text,
+        format!(
+            "- **alpha**: Writes release notes\n- **beta**: Reviews code for security problems\n- **gamma**: Formats tables\n  -> Use `load_skill(\"gamma\")` to read full instructions\n- **delta**: Plans database migrations; checks locks and long transactions before running.\n  -> Use `load_skill(\"delta\")` to read full instructions\n{}",
+            footer(2, 2, 0, 0)
+        )
+    );
+    let (text, forms) = render(&[], &CatalogBudget::of_chars(300), &none);
+    assert_eq!(forms, [EntryForm::Compact; 4]);
+    assert_eq!(
+        text,
+        format!(
+            "- **alpha**: Writes release notes\n- **beta**: Reviews code for security problems\n- **gamma**: Formats tables\n- **delta**: Plans database migrations\n{}",
+            footer(0, 4, 0, 0)
+        )
+    );
+    let (text, forms) = render(&[], &CatalogBudget::of_chars(240), &none);
+    assert_eq!(
+        forms,
+        [EntryForm::Name, EntryForm::Name, EntryForm::Compact, EntryForm::Compact]
+    );
+    assert_eq!(
+        text,
+        format!(
+            "- **alpha**\n- **beta**\n- **gamma**: Formats tables\n- **delta**: Plans database migrations\n{}",
+            footer(0, 2, 2, 0)
+        )
+    );
+    let (text, forms) = render(&[], &CatalogBudget::of_chars(180), &none);
+    assert_eq!(
+        forms,
+        [EntryForm::Name, EntryForm::Omitted, EntryForm::Name, EntryForm::Name]
+    );
+    assert_eq!(
+        text,
+        format!("- **alpha**\n- **gamma**\n- **delta**\n{}", footer(0, 0, 3, 1))
+    );
+}
+
+#[test]
+fn loaded_and_pinned_skills_keep_their_entry_and_use_counts_rank() {
+    let loaded = vec!["alpha".to_owned()];
+    let uses = HashMap::from([("beta".to_owned(), 3)]);
+    let budget = CatalogBudget::of_chars(320).with_pinned(["gamma"]);
+    let (text, forms) = render(&loaded, &budget, &uses);
+    // alpha is loaded and gamma pinned: full; beta was used, delta never: delta goes
+    // first although its source ranks higher.
+    assert_eq!(
+        forms,
+        [EntryForm::Full, EntryForm::Name, EntryForm::Full, EntryForm::Omitted],
+        "{text}"
+    );
+    assert!(
+        text.starts_with("- **alpha** [Loaded]: Writes release notes."),
+        "{text}"
+    );
+    assert_eq!(render(&loaded, &budget, &uses), (text, forms), "same inputs, same text");
+}
+
+#[test]
+fn a_full_entry_cuts_its_description_at_the_entry_cap() {
+    let none = HashMap::new();
+    let budget = CatalogBudget::unlimited().with_entry_chars(20);
+    let (text, _) = render(&[], &budget, &none);
+    assert!(text.starts_with("- **alpha**: Writes release notes...\n"), "{text}");
+    assert_eq!(CatalogBudget::of_context_window(100_000, 0.02).chars(), Some(8_000));
+}
