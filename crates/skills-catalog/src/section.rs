@@ -9,10 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
+use crate::budget::{BudgetReport, CatalogBudget, Ranking, format_budgeted_list};
 use crate::policy::AllowedToolsPolicy;
-use crate::prompt::{
-    ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_list, format_skills_locations,
-};
+use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -51,6 +50,7 @@ pub struct PromptSection {
     source_paths: Vec<String>,
     policy: AllowedToolsPolicy,
     template: PromptTemplate,
+    budget: CatalogBudget,
     /// Sections by loaded set, each with the snapshot version it was rendered from.
     cache: DashMap<Vec<String>, (u64, Arc<str>)>,
     /// The newest snapshot version rendered; only its sections are kept.
@@ -73,10 +73,36 @@ impl PromptSection {
             source_paths: sources.iter().map(|s| s.path().to_owned()).collect(),
             policy,
             template,
+            budget: CatalogBudget::unlimited(),
             cache: DashMap::new(),
             newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
         }
+    }
+
+    /// Keeps the skills list within `budget` (see [`CatalogBudget`]); unlimited by
+    /// default.
+    pub fn with_budget(mut self, budget: CatalogBudget) -> Self {
+        self.budget = budget;
+        self.cache.clear();
+        self
+    }
+
+    /// The budget the skills list is kept within.
+    pub fn budget(&self) -> &CatalogBudget {
+        &self.budget
+    }
+
+    /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
+    /// skill's form and cost, and the total.
+    pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
+        self.list_with_report(
+            snapshot.skills(),
+            snapshot.skill_sources(),
+            snapshot.resources(),
+            loaded,
+        )
+        .1
     }
 
     /// The allowed-tools policy the section's wording follows.
@@ -94,7 +120,13 @@ impl PromptSection {
             }
         }
         let section: Arc<str> = self
-            .render_parts(snapshot.skills(), snapshot.resources(), snapshot.diagnostics(), loaded)
+            .render_parts(
+                snapshot.skills(),
+                snapshot.skill_sources(),
+                snapshot.resources(),
+                snapshot.diagnostics(),
+                loaded,
+            )
             .into();
         // A newer version makes every older section dead weight (at 10,000 skills one is
         // over a megabyte): drop them. A thread still on an older snapshot (per-thread
@@ -116,15 +148,24 @@ impl PromptSection {
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
-        self.list(snapshot.skills(), snapshot.resources(), loaded)
+        self.list_with_report(
+            snapshot.skills(),
+            snapshot.skill_sources(),
+            snapshot.resources(),
+            loaded,
+        )
+        .0
     }
 
-    fn list(
+    /// The skills list within the budget; `sources` gives each skill's source index
+    /// (empty: all from one source).
+    fn list_with_report(
         &self,
         skills: &[SkillMetadata],
+        sources: &[usize],
         resources: &BTreeMap<String, Vec<ResourceMetadata>>,
         loaded: &[String],
-    ) -> String {
+    ) -> (String, BudgetReport) {
         let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
         let ctx = ListContext {
             loaded,
@@ -132,7 +173,8 @@ impl PromptSection {
             policy: self.policy,
             source_paths: &source_paths,
         };
-        format_skills_list(skills, &ctx)
+        let ranking = Ranking { uses: None, sources };
+        format_budgeted_list(skills, &ctx, &self.budget, &ranking)
     }
 
     /// How many sections the cache holds.
@@ -145,6 +187,7 @@ impl PromptSection {
     pub fn render_state(&self, state: &SkillsState) -> String {
         self.render_parts(
             state.skills_metadata.as_deref().unwrap_or_default(),
+            &[],
             &state.skill_resources,
             &state.skills_load_errors,
             &state.skills_loaded,
@@ -159,12 +202,13 @@ impl PromptSection {
     fn render_parts(
         &self,
         skills: &[SkillMetadata],
+        sources: &[usize],
         resources: &BTreeMap<String, Vec<ResourceMetadata>>,
         diagnostics: &[Diagnostic],
         loaded: &[String],
     ) -> String {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let mut list = self.list(skills, resources, loaded);
+        let (mut list, _) = self.list_with_report(skills, sources, resources, loaded);
         if let Some(warnings) = format_load_warnings(diagnostics) {
             list.push_str("\n\n");
             list.push_str(&warnings);

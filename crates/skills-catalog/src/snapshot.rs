@@ -49,6 +49,11 @@ impl CatalogSnapshot {
         self.position(name).map(|i| &self.skills[i])
     }
 
+    /// The index of each skill's source, parallel to [`skills`](Self::skills).
+    pub fn skill_sources(&self) -> &[usize] {
+        &self.skill_sources
+    }
+
     /// Index of the source the skill `name` comes from.
     pub fn source_of(&self, name: &str) -> Option<usize> {
         self.position(name).map(|i| self.skill_sources[i])

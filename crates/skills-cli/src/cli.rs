@@ -78,6 +78,8 @@ pub enum Command {
         /// Print JSON (catalog version, loaded skills, section).
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        budget: BudgetArgs,
     },
     /// Print what the load_skill tool answers for a skill (exit 2 when it answers an error).
     Load {
@@ -142,6 +144,26 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
+}
+
+/// How long the skills list may be (no limit unless given).
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct BudgetArgs {
+    /// Keep the skills list within this many characters: over it, the least used skills
+    /// get a short entry, then their name only, then none.
+    #[arg(long, value_name = "CHARS", conflicts_with = "context_window")]
+    pub budget: Option<usize>,
+    /// Keep the skills list within a fraction (--budget-fraction) of a context window of
+    /// this many tokens, at four characters a token.
+    #[arg(long, value_name = "TOKENS")]
+    pub context_window: Option<usize>,
+    /// The fraction of --context-window the list may take.
+    #[arg(long, value_name = "F", default_value_t = 0.01)]
+    pub budget_fraction: f64,
+    /// Print what the budget did instead of the section: each skill's form and cost, and
+    /// what other budgets would show.
+    #[arg(long)]
+    pub report: bool,
 }
 
 #[derive(Debug, Args)]

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogEvent, PromptSection, PromptTemplate, SkillCatalog, SkillSource, TemplateError,
-    WatchError, WatchHandle, check_allowed_tools,
+    AllowedToolsPolicy, CatalogBudget, CatalogEvent, PromptSection, PromptTemplate, SkillCatalog, SkillSource,
+    TemplateError, WatchError, WatchHandle, check_allowed_tools,
 };
 use skills_core::{BackendProtocol, DiscoveryLimits, SkillsState};
 
@@ -88,6 +88,7 @@ pub struct SkillsMiddlewareBuilder {
     reload: ReloadPolicy,
     template: Option<String>,
     limits: DiscoveryLimits,
+    budget: Option<CatalogBudget>,
 }
 
 impl SkillsMiddlewareBuilder {
@@ -128,6 +129,14 @@ impl SkillsMiddlewareBuilder {
         self
     }
 
+    /// Keeps the skills list of the system prompt within `budget` (see
+    /// [`CatalogBudget`]: shorter entries for the least used skills, loaded and pinned
+    /// skills always in full); no budget by default.
+    pub fn catalog_budget(mut self, budget: CatalogBudget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
     /// Replaces the prompt section template; it must contain `{skills_locations}` and
     /// `{skills_list}` (checked by [`build`](Self::build)).
     pub fn system_prompt_template(mut self, template: impl Into<String>) -> Self {
@@ -156,7 +165,8 @@ impl SkillsMiddlewareBuilder {
         };
         Ok(SkillsMiddleware {
             runtime: Arc::new(SkillsRuntime {
-                section: PromptSection::new(&sources, self.policy, template),
+                section: PromptSection::new(&sources, self.policy, template)
+                    .with_budget(self.budget.unwrap_or_else(CatalogBudget::unlimited)),
                 catalog: Arc::new(SkillCatalog::new(sources).with_limits(self.limits)),
                 reload: self.reload,
             }),

@@ -29,7 +29,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             discovery,
         } => validate::validate(&paths, json, strict, profile, discovery).await,
         Command::Watch { sources, json } => watch::watch(&sources, json).await,
-        Command::Prompt { sources, loaded, json } => prompt::prompt(&sources, &loaded, json).await,
+        Command::Prompt {
+            sources,
+            loaded,
+            json,
+            budget,
+        } => prompt::prompt(&sources, &loaded, json, budget).await,
         Command::Load { name, sources, json } => load::load(&sources, &name, json).await,
         Command::New { name, dir, description } => new::new_skill(&name, &dir, description.as_deref()),
         Command::Serve { sources, http } => {

@@ -3,10 +3,10 @@
 
 use std::process::ExitCode;
 
-use agent_skills::{AllowedToolsPolicy, PromptSection, PromptTemplate};
+use agent_skills::{AllowedToolsPolicy, CatalogBudget, CatalogSnapshot, EntryForm, PromptSection, PromptTemplate};
 use serde::Serialize;
 
-use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::cli::{BudgetArgs, EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::library::{self, Need};
 use crate::output::print_diagnostics;
 
@@ -17,8 +17,24 @@ struct PromptJson<'a> {
     section: &'a str,
 }
 
-/// `skills prompt [--loaded a,b]`: the exact skills section of the system prompt.
-pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow::Result<ExitCode> {
+/// `skills prompt [--loaded a,b] [--budget CHARS | --context-window TOKENS] [--report]`:
+/// the exact skills section of the system prompt, or what the budget did to it.
+pub async fn prompt(
+    args: &SourceArgs,
+    loaded: &[String],
+    json: bool,
+    budget_args: BudgetArgs,
+) -> anyhow::Result<ExitCode> {
+    let budget = match (budget_args.budget, budget_args.context_window) {
+        (Some(chars), _) => CatalogBudget::of_chars(chars),
+        (None, Some(tokens)) => {
+            if !(budget_args.budget_fraction > 0.0 && budget_args.budget_fraction <= 1.0) {
+                anyhow::bail!("--budget-fraction must be above 0 and at most 1");
+            }
+            CatalogBudget::of_context_window(tokens, budget_args.budget_fraction)
+        }
+        (None, None) => CatalogBudget::unlimited(),
+    };
     let library = library::catalog(args, Need::Agent, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
@@ -31,7 +47,12 @@ pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow:
         catalog.sources(),
         AllowedToolsPolicy::Recommend,
         PromptTemplate::default(),
-    );
+    )
+    .with_budget(budget.clone());
+    if budget_args.report {
+        print_report(&section, &snapshot, loaded)?;
+        return Ok(ExitCode::from(library.exit(EXIT_OK)));
+    }
     let section = section.render(&snapshot, loaded);
     if json {
         let out = PromptJson {
@@ -44,4 +65,46 @@ pub async fn prompt(args: &SourceArgs, loaded: &[String], json: bool) -> anyhow:
         println!("{section}");
     }
     Ok(ExitCode::from(library.exit(EXIT_OK)))
+}
+
+/// Budgets `--report` compares, in characters.
+const OTHER_BUDGETS: [usize; 6] = [2_000, 4_000, 8_000, 16_000, 32_000, 64_000];
+
+/// `--report`: one line per skill (form, characters, name), the total, and what other
+/// budgets would show.
+fn print_report(section: &PromptSection, snapshot: &CatalogSnapshot, loaded: &[String]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let form_name = |form: EntryForm| match form {
+        EntryForm::Full => "full",
+        EntryForm::Compact => "short",
+        EntryForm::Name => "name",
+        EntryForm::Omitted => "omitted",
+    };
+    let report = section.report(snapshot, loaded);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (name, form, chars) in &report.entries {
+        writeln!(out, "{:<8} {chars:>6}  {name}", form_name(*form))?;
+    }
+    let limit = section
+        .budget()
+        .chars()
+        .map_or_else(|| "no budget".to_owned(), |c| format!("budget {c}"));
+    let counts = |r: &agent_skills::BudgetReport| {
+        format!(
+            "{} full, {} short, {} by name, {} not listed",
+            r.count(EntryForm::Full),
+            r.count(EntryForm::Compact),
+            r.count(EntryForm::Name),
+            r.count(EntryForm::Omitted)
+        )
+    };
+    writeln!(out, "total {} characters ({limit}): {}", report.total, counts(&report))?;
+    for chars in OTHER_BUDGETS {
+        let other = PromptSection::new(&[], section.policy(), PromptTemplate::default())
+            .with_budget(CatalogBudget::of_chars(chars));
+        let r = other.report(snapshot, loaded);
+        writeln!(out, "at {chars} characters: {} ({} characters)", counts(&r), r.total)?;
+    }
+    out.flush()?;
+    Ok(())
 }

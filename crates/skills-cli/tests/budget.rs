@@ -1,0 +1,86 @@
+//! `skills prompt --budget` / `--context-window` and `--report`: the skills list kept
+//! within a number of characters, and what the budget did.
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::{md, skills, stderr, stdout, write};
+
+fn library(root: &std::path::Path) {
+    for i in 0..30 {
+        let name = format!("skill-{i:02}");
+        let description = format!("Handles request kind {i}. It reads the input, checks it and writes a report.");
+        write(root, &format!("lib/{name}/SKILL.md"), &md(&name, &description));
+    }
+}
+
+/// The skills list of a section: from its first entry to its counting line.
+fn list_of(section: &str) -> &str {
+    let start = section.find("- **").unwrap();
+    let end = section[start..].find("\n\n").map_or(section.len(), |e| start + e);
+    &section[start..end]
+}
+
+#[test]
+fn prompt_keeps_the_list_within_the_budget_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let whole = skills(dir.path(), &["prompt", "--source", "lib"]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    assert!(!stdout(&whole).contains("not listed"), "no budget unless given");
+    assert_eq!(list_of(&stdout(&whole)).matches("load_skill(").count(), 30);
+
+    let out = skills(dir.path(), &["prompt", "--source", "lib", "--budget", "900"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let list = list_of(&text);
+    assert!(
+        list.chars().count() <= 900,
+        "{} characters:\n{list}",
+        list.chars().count()
+    );
+    assert!(list.contains("not listed, to keep this list short"), "{list}");
+    // The same budget from a context window: 22,500 tokens at 1% is 900 characters.
+    let window = skills(dir.path(), &["prompt", "--source", "lib", "--context-window", "22500"]);
+    assert_eq!(stdout(&window), text);
+
+    let report = skills(
+        dir.path(),
+        &["prompt", "--source", "lib", "--budget", "900", "--report"],
+    );
+    assert_eq!(report.status.code(), Some(0), "{}", stderr(&report));
+    let lines: Vec<String> = stdout(&report).lines().map(str::to_owned).collect();
+    assert_eq!(lines.len(), 30 + 1 + 6, "{lines:?}");
+    assert!(
+        lines[30].starts_with("total ") && lines[30].contains("(budget 900)"),
+        "{}",
+        lines[30]
+    );
+    assert!(lines[31].starts_with("at 2000 characters: "), "{}", lines[31]);
+    assert!(
+        lines[36].contains("30 full, 0 short, 0 by name, 0 not listed"),
+        "{}",
+        lines[36]
+    );
+
+    let bad = skills(
+        dir.path(),
+        &[
+            "prompt",
+            "--source",
+            "lib",
+            "--context-window",
+            "1000",
+            "--budget-fraction",
+            "2",
+        ],
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--budget-fraction"), "{}", stderr(&bad));
+    let both = skills(
+        dir.path(),
+        &["prompt", "--source", "lib", "--budget", "9", "--context-window", "9"],
+    );
+    assert_eq!(both.status.code(), Some(2));
+}

@@ -1,0 +1,49 @@
+//! A middleware with a catalog budget: the skills list of the system prompt stays
+//! within it, and a loaded skill keeps its full entry.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+mod common;
+
+use common::library;
+use common::v2::{discovered, load};
+use skills_catalog::{CatalogBudget, PromptTemplate};
+use skills_middleware::SkillsMiddleware;
+
+/// The skills list of a section: from its first entry to the end of the list.
+fn list_of(section: &str) -> &str {
+    let start = section.find("- **").unwrap();
+    let end = section[start..].find("\n\n").map_or(section.len(), |e| start + e);
+    &section[start..end]
+}
+
+#[tokio::test]
+async fn the_prompt_list_stays_within_the_budget_and_loaded_skills_stay_whole() {
+    let budget = 260;
+    let mw = SkillsMiddleware::builder()
+        .paths(library(), ["/skills/user"])
+        .catalog_budget(CatalogBudget::of_chars(budget))
+        .build()
+        .unwrap();
+    let mut state = discovered(&mw).await;
+    let section = mw.render_section(state.get());
+    let list = list_of(&section);
+    assert!(list.chars().count() <= budget, "{list}");
+    assert!(list.contains("not listed, to keep this list short") || list.contains("by name only"), "{list}");
+    assert!(!list.contains("Resources:"), "no full entry fits: {list}");
+
+    load(&mw, &mut state, "web").await;
+    let section = mw.render_section(state.get());
+    assert!(
+        section.contains("- **web** [Loaded]: Search the web (License: MIT)\n  -> Recommended tools: web_search, read_file\n"),
+        "{section}"
+    );
+    // Without a budget the section is the V2 one.
+    let plain = SkillsMiddleware::builder()
+        .paths(library(), ["/skills/user"])
+        .system_prompt_template(PromptTemplate::default().as_str())
+        .build()
+        .unwrap();
+    let state = discovered(&plain).await;
+    assert!(!plain.render_section(state.get()).contains("to keep this list short"));
+}
