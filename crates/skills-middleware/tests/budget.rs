@@ -29,13 +29,15 @@ async fn the_prompt_list_stays_within_the_budget_and_loaded_skills_stay_whole() 
     let section = mw.render_section(state.get());
     let list = list_of(&section);
     assert!(list.chars().count() <= budget, "{list}");
-    assert!(list.contains("not listed, to keep this list short") || list.contains("by name only"), "{list}");
+    assert!(list.contains(" skills shown in full, "), "the counting line: {list}");
     assert!(!list.contains("Resources:"), "no full entry fits: {list}");
 
     load(&mw, &mut state, "web").await;
     let section = mw.render_section(state.get());
     assert!(
-        section.contains("- **web** [Loaded]: Search the web (License: MIT)\n  -> Recommended tools: web_search, read_file\n"),
+        section.contains(
+            "- **web** [Loaded]: Search the web (License: MIT)\n  -> Recommended tools: web_search, read_file\n"
+        ),
         "{section}"
     );
     // Without a budget the section is the V2 one.
