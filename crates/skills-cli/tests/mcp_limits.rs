@@ -90,3 +90,30 @@ fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason(
         );
     }
 }
+
+/// A skill whose name cannot be a `skill://` URI is not served, and the server says so
+/// when it starts instead of answering an empty listing without a word.
+#[test]
+fn skills_whose_names_cannot_be_uris_are_named_when_the_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    write(&lib, "good/SKILL.md", &md("good", "A good name."));
+    write(
+        &lib,
+        "spaced/SKILL.md",
+        "---\nname: Spaced Name\ndescription: Not a URI segment.\n---\n",
+    );
+    // No client: stdin is closed at once, after the startup lines.
+    let output = Command::new(SKILLS)
+        .args(["serve", "--source", lib.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert!(
+        err.contains("warning: 1 skills are not served over MCP: a skill:// URI needs a name")
+            && err.contains("such as \"Spaced Name\""),
+        "{err}"
+    );
+    assert!(err.contains("serving 1 skills over MCP on stdio"), "{err}");
+}

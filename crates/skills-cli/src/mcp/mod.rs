@@ -63,7 +63,21 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
         );
     }
     let server = SkillsServer::new(catalog);
-    let count = snapshot.skills().len();
+    let count = SkillsServer::servable(&snapshot).count();
+    let unnamed: Vec<&str> = snapshot
+        .skills()
+        .iter()
+        .filter(|s| !server::servable(s))
+        .map(|s| s.name.as_str())
+        .collect();
+    if let Some(first) = unnamed.first() {
+        eprintln!(
+            "warning: {} skills are not served over MCP: a skill:// URI needs a name that follows the Agent \
+             Skills naming rules (lowercase letters, digits, single hyphens, at most 64), and theirs do not, \
+             such as {first:?}; `skills validate` names each one",
+            unnamed.len()
+        );
+    }
     match transport {
         Transport::Stdio => {
             eprintln!("serving {count} skills over MCP on stdio");
