@@ -115,6 +115,44 @@ impl BudgetReport {
     }
 }
 
+/// How often each skill was loaded, kept by a catalog across every thread (and MCP
+/// session) that uses it, so a budgeted list keeps the skills people use.
+///
+/// ```
+/// use skills_catalog::UseCounts;
+/// let uses = UseCounts::default();
+/// uses.record("web");
+/// uses.record("web");
+/// assert_eq!(uses.get("web"), 2);
+/// assert_eq!(uses.to_map().get("pdf"), None);
+/// ```
+#[derive(Debug, Default)]
+pub struct UseCounts {
+    counts: dashmap::DashMap<String, u64>,
+}
+
+impl UseCounts {
+    /// Counts one use of `name`.
+    pub fn record(&self, name: &str) {
+        match self.counts.get_mut(name) {
+            Some(mut count) => *count += 1,
+            None => {
+                *self.counts.entry(name.to_owned()).or_default() += 1;
+            }
+        }
+    }
+
+    /// How often `name` was used.
+    pub fn get(&self, name: &str) -> u64 {
+        self.counts.get(name).map_or(0, |c| *c)
+    }
+
+    /// The counts as they are now.
+    pub fn to_map(&self) -> std::collections::HashMap<String, u64> {
+        self.counts.iter().map(|e| (e.key().clone(), *e.value())).collect()
+    }
+}
+
 /// What ranks a skill that is neither loaded nor pinned: its use count, then the index
 /// of its source (a later source ranks higher).
 #[derive(Debug, Clone, Copy, Default)]

@@ -10,6 +10,7 @@ use skills_core::{
 use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
 
+use crate::budget::UseCounts;
 use crate::snapshot::{CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics};
 use crate::source::SkillSource;
 
@@ -60,9 +61,22 @@ pub struct SkillCatalog {
     events: broadcast::Sender<CatalogEvent>,
     reloads: AtomicU64,
     files_read: AtomicU64,
+    uses: Arc<UseCounts>,
 }
 
 impl SkillCatalog {
+    /// How often each skill was loaded through this catalog, by every thread: what a
+    /// budgeted skills list ranks by ([`PromptSection::with_use_counts`](crate::PromptSection::with_use_counts)).
+    /// A face records a use with [`record_use`](Self::record_use) when `load_skill` loads.
+    pub fn use_counts(&self) -> Arc<UseCounts> {
+        Arc::clone(&self.uses)
+    }
+
+    /// Counts one load of the skill `name`.
+    pub fn record_use(&self, name: &str) {
+        self.uses.record(name);
+    }
+
     /// A catalog over `sources` (priority order: for one name, the last source wins);
     /// nothing is discovered yet. Resources are discovered with the skills.
     pub fn new(sources: Vec<SkillSource>) -> Self {
@@ -76,6 +90,7 @@ impl SkillCatalog {
             events: broadcast::channel(64).0,
             reloads: AtomicU64::new(0),
             files_read: AtomicU64::new(0),
+            uses: Arc::default(),
         }
     }
 

@@ -56,7 +56,7 @@ mod watch;
 
 pub use budget::{
     BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, DEFAULT_ENTRY_CHARS, EntryForm, Ranking,
-    format_budgeted_list,
+    UseCounts, format_budgeted_list,
 };
 pub use catalog::SkillCatalog;
 pub use load::{LoadAnswer, LoadError, load_skill};

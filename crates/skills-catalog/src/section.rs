@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
-use crate::budget::{BudgetReport, CatalogBudget, Ranking, format_budgeted_list};
+use crate::budget::{BudgetReport, CatalogBudget, Ranking, UseCounts, format_budgeted_list};
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
 use crate::snapshot::CatalogSnapshot;
@@ -51,6 +51,7 @@ pub struct PromptSection {
     policy: AllowedToolsPolicy,
     template: PromptTemplate,
     budget: CatalogBudget,
+    uses: Option<Arc<UseCounts>>,
     /// Sections by loaded set, each with the snapshot version it was rendered from.
     cache: DashMap<Vec<String>, (u64, Arc<str>)>,
     /// The newest snapshot version rendered; only its sections are kept.
@@ -74,6 +75,7 @@ impl PromptSection {
             policy,
             template,
             budget: CatalogBudget::unlimited(),
+            uses: None,
             cache: DashMap::new(),
             newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
@@ -84,6 +86,15 @@ impl PromptSection {
     /// default.
     pub fn with_budget(mut self, budget: CatalogBudget) -> Self {
         self.budget = budget;
+        self.cache.clear();
+        self
+    }
+
+    /// Ranks skills by these use counts when the budget shortens entries (a catalog's
+    /// [`use_counts`](crate::SkillCatalog::use_counts)). The counts are read when a
+    /// section is rendered, so a cached section does not change with every use.
+    pub fn with_use_counts(mut self, uses: Arc<UseCounts>) -> Self {
+        self.uses = Some(uses);
         self.cache.clear();
         self
     }
@@ -173,7 +184,16 @@ impl PromptSection {
             policy: self.policy,
             source_paths: &source_paths,
         };
-        let ranking = Ranking { uses: None, sources };
+        // Only a list that may not fit needs the counts.
+        let uses = self
+            .uses
+            .as_ref()
+            .filter(|_| self.budget.chars().is_some())
+            .map(|u| u.to_map());
+        let ranking = Ranking {
+            uses: uses.as_ref(),
+            sources,
+        };
         format_budgeted_list(skills, &ctx, &self.budget, &ranking)
     }
 

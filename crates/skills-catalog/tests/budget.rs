@@ -174,3 +174,45 @@ fn a_full_entry_cuts_its_description_at_the_entry_cap() {
     assert!(text.starts_with("- **alpha**: Writes release notes...\n"), "{text}");
     assert_eq!(CatalogBudget::of_context_window(100_000, 0.02).chars(), Some(8_000));
 }
+
+#[tokio::test]
+async fn a_catalogs_use_counts_rank_its_budgeted_section() {
+    use std::sync::Arc;
+
+    use skills_catalog::{PromptSection, PromptTemplate, SkillCatalog, SkillSource};
+    use skills_core::MemoryBackend;
+
+    let backend = Arc::new(MemoryBackend::new());
+    for s in library() {
+        let md = format!("---\nname: {}\ndescription: {}\n---\n", s.name, s.description);
+        backend.insert(&format!("/skills/{}/SKILL.md", s.name), md).unwrap();
+    }
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills")]);
+    let section = PromptSection::new(
+        catalog.sources(),
+        AllowedToolsPolicy::Recommend,
+        PromptTemplate::default(),
+    )
+    .with_budget(CatalogBudget::of_chars(165))
+    .with_use_counts(catalog.use_counts());
+    let snapshot = catalog.ensure_loaded().await;
+    let form_of = |report: &skills_catalog::BudgetReport, name: &str| {
+        report.entries.iter().find(|(n, _, _)| n == name).unwrap().1
+    };
+    let before = section.report(&snapshot, &[]);
+    // Room for two names: with equal counts the later places in the catalog (alpha,
+    // beta, delta, gamma) go first.
+    assert_eq!(form_of(&before, "delta"), EntryForm::Omitted, "{before:?}");
+    assert_eq!(form_of(&before, "beta"), EntryForm::Name, "{before:?}");
+    for _ in 0..3 {
+        catalog.record_use("delta");
+    }
+    assert_eq!(catalog.use_counts().get("delta"), 3);
+    let after = section.report(&snapshot, &[]);
+    assert_eq!(form_of(&after, "delta"), EntryForm::Name, "{after:?}");
+    assert_eq!(form_of(&after, "beta"), EntryForm::Omitted, "{after:?}");
+    // The cached section is not re-ranked per use; a new loaded set renders afresh.
+    let first = section.render(&snapshot, &[]);
+    catalog.record_use("alpha");
+    assert!(Arc::ptr_eq(&first, &section.render(&snapshot, &[])));
+}

@@ -89,6 +89,7 @@ pub(crate) async fn load_skill(runtime_state: &SkillsRuntime, name: &str, runtim
     let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
     match skills_catalog::load_skill(&snapshot, name, loaded).await {
         LoadAnswer::Loaded { text } => {
+            runtime_state.catalog.record_use(name);
             let mut now_loaded = loaded.to_vec();
             now_loaded.push(name.to_owned());
             ToolOutput::Command(Command {

@@ -163,11 +163,14 @@ impl SkillsMiddlewareBuilder {
             Some(text) => PromptTemplate::new(text)?,
             None => PromptTemplate::default(),
         };
+        let section = PromptSection::new(&sources, self.policy, template);
+        let catalog = Arc::new(SkillCatalog::new(sources).with_limits(self.limits));
         Ok(SkillsMiddleware {
             runtime: Arc::new(SkillsRuntime {
-                section: PromptSection::new(&sources, self.policy, template)
-                    .with_budget(self.budget.unwrap_or_else(CatalogBudget::unlimited)),
-                catalog: Arc::new(SkillCatalog::new(sources).with_limits(self.limits)),
+                section: section
+                    .with_budget(self.budget.unwrap_or_else(CatalogBudget::unlimited))
+                    .with_use_counts(catalog.use_counts()),
+                catalog,
                 reload: self.reload,
             }),
         })

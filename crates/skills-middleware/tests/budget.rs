@@ -33,6 +33,7 @@ async fn the_prompt_list_stays_within_the_budget_and_loaded_skills_stay_whole() 
     assert!(!list.contains("Resources:"), "no full entry fits: {list}");
 
     load(&mw, &mut state, "web").await;
+    assert_eq!(mw.catalog().use_counts().get("web"), 1, "a load is a use");
     let section = mw.render_section(state.get());
     assert!(
         section.contains(

@@ -153,6 +153,9 @@ impl SkillsServer {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
                     let answer = load_skill(&snapshot, &args.name, &[]).await;
+                    if matches!(answer, agent_skills::LoadAnswer::Loaded { .. }) {
+                        self.inner.catalog.record_use(&args.name);
+                    }
                     let content = vec![ContentBlock::text(answer.to_string())];
                     if answer.is_error() {
                         CallToolResult::error(content)
