@@ -14,8 +14,10 @@ use serde_json::{Value, json};
 const SKILLS: &str = env!("CARGO_BIN_EXE_skills");
 
 /// SEP-2640: a published manifest is complete (no depth or count cap), and a skill
-/// that cannot be published whole (over 512 files, or a file over the server's per-file
-/// limit) is left out of `skills/list` with a word on stderr, and `skills/get` says why.
+/// that cannot be published as the extension requires (over 512 files, a file over the
+/// server's per-file limit, a description over the specification's length, a
+/// frontmatter a host's YAML reader cannot read) is left out of `skills/list` with a
+/// word on stderr, and `skills/get` says why.
 #[test]
 fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
@@ -29,6 +31,8 @@ fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason(
     write(&lib, "large/SKILL.md", &md("large", "One file too large to read."));
     std::fs::create_dir_all(lib.join("large/assets")).unwrap();
     std::fs::write(lib.join("large/assets/big.bin"), vec![0u8; 10 * 1024 * 1024 + 1]).unwrap();
+    write(&lib, "wordy/SKILL.md", &md("wordy", &"word ".repeat(220)));
+    write(&lib, "colon/SKILL.md", &md("colon", "Deploys apps: fast"));
     write(&lib, "fits/SKILL.md", &md("fits", "Exactly 512 files."));
     for i in 0..511 {
         write(&lib, &format!("fits/data/{i:03}.txt"), "x");
@@ -73,6 +77,11 @@ fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason(
     for (name, reason) in [
         ("many", "513 files, over the 512"),
         ("large", "assets/big.bin is 10485761 bytes, over this server's limit"),
+        ("colon", "its frontmatter is not valid YAML as written"),
+        (
+            "wordy",
+            "its description is 1099 characters, over the 1024 the Agent Skills specification allows",
+        ),
     ] {
         let error = &report[name];
         assert_eq!(error["code"], json!(-32602), "{name}: {report}");
@@ -116,4 +125,40 @@ fn skills_whose_names_cannot_be_uris_are_named_when_the_server_starts() {
         "{err}"
     );
     assert!(err.contains("serving 1 skills over MCP on stdio"), "{err}");
+}
+
+/// `skills/list` pages through a library larger than a page, every skill exactly once.
+#[test]
+fn skills_list_pages_through_every_skill_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    for i in 0..1_100 {
+        let name = format!("skill-{i:04}");
+        write(&lib, &format!("{name}/SKILL.md"), &md(&name, "One of many."));
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let output = Command::new(python())
+        .arg(script)
+        .args([
+            "pages",
+            lib.to_str().unwrap(),
+            SKILLS,
+            "serve",
+            "--source",
+            lib.to_str().unwrap(),
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
+    let report: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+    assert_eq!(report["pages"], json!(3), "500 skills a page");
+    let uris: Vec<&str> = report["uris"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..1_100).map(|i| format!("skill://skill-{i:04}/SKILL.md")).collect();
+    assert_eq!(uris, expected);
 }

@@ -387,7 +387,8 @@ pub fn split_tools(text: &str) -> Vec<String> {
 /// extension carry; the catalog itself uses [`parse_skill_md`].
 ///
 /// `None` when the file is over [`MAX_SKILL_FILE_SIZE`], not UTF-8, has no frontmatter,
-/// or its frontmatter is not a valid YAML mapping. Scalars JSON cannot hold (`.inf`,
+/// or its frontmatter is not a valid YAML mapping as a strict YAML 1.2 reader sees it
+/// (what [`parse_skill_md`] recovers or repairs is not valid here). Scalars JSON cannot hold (`.inf`,
 /// `.nan`, integers beyond 64 bits) stay strings.
 ///
 /// ```
@@ -403,7 +404,7 @@ pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_
     }
     let text = std::str::from_utf8(content).ok()?;
     let (frontmatter, _body) = split_frontmatter(text)?;
-    match json_value(&yaml::parse(frontmatter).ok()?) {
+    match json_value(&yaml::parse_strict(frontmatter).ok()?) {
         serde_json::Value::Object(map) => Some(map),
         _ => None,
     }

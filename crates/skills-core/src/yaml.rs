@@ -180,6 +180,12 @@ pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
     parse_lenient(src).map(|lenient| lenient.yaml)
 }
 
+/// [`parse`] without the repairs of what libyaml forgives: the document as a strict
+/// YAML 1.2 reader (a host checking a served `SKILL.md`) reads it, or an error.
+pub(crate) fn parse_strict(src: &str) -> Result<Yaml, YamlError> {
+    parse_events(src).map(|(yaml, _)| yaml).map_err(|failure| failure.error)
+}
+
 /// Most repairs one document may need before its first error is the answer: each is a
 /// parse of the whole frontmatter.
 const MAX_REPAIRS: usize = 64;

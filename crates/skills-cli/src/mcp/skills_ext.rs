@@ -13,8 +13,10 @@ use super::files::{self, SkillUri};
 use super::resources::resource_page;
 use super::server::{SkillsServer, cursor, page, shorten, uri_data};
 
-/// Skills per `skills/list` page (each costs a listing of the skill's folder).
-const SKILLS_PAGE: usize = 100;
+/// Skills per `skills/list` page (each costs a walk of the skill's folder, and a read
+/// of each file the digest cache does not know). Clients stop paging somewhere (the MCP
+/// inspector after 64 pages): 500 a page lists 32,000 skills within that.
+const SKILLS_PAGE: usize = 500;
 
 impl SkillsServer {
     /// The skill's entry, or why it is not published: a skill whose complete manifest
@@ -25,26 +27,34 @@ impl SkillsServer {
             Some((index, backend)) => self.inner.digests.manifest(backend.as_ref(), index, skill).await,
             None => Err("its source is gone".to_owned()),
         };
-        let manifest = match manifest {
-            Ok(manifest) => manifest,
-            Err(reason) => {
-                let said = self.inner.left_out.insert(skill.path.clone(), reason.clone());
-                if said.as_deref() != Some(reason.as_str()) {
-                    eprintln!("warning: skill {} is not published: {reason}", skill.name);
-                }
-                return Err(reason);
-            }
+        let manifest = manifest.map_err(|reason| self.leave_out(skill, reason))?;
+        // A host checks the entry's frontmatter against the file it reads, with a YAML
+        // reader of its own: a frontmatter only we could read (recovered or repaired)
+        // would fail that check, so the skill is not published until its file is fixed.
+        let Some(written) = manifest.frontmatter.as_deref() else {
+            let reason = "its frontmatter is not valid YAML as written (it loads here only because it was \
+                          recovered or repaired; `skills validate` says how to fix the file)";
+            return Err(self.leave_out(skill, reason.to_owned()));
         };
+        if let Some(reason) = over_spec_lengths(written) {
+            return Err(self.leave_out(skill, reason));
+        }
         self.inner.left_out.remove(&skill.path);
-        let frontmatter = match manifest.frontmatter.as_deref() {
-            Some(written) => verbatim_frontmatter(skill, written),
-            None => frontmatter(skill),
-        };
+        let frontmatter = verbatim_frontmatter(skill, written);
         Ok(Skill::new(
             files::skill_md_uri(&skill.name),
             frontmatter,
             files::skill_resources(&skill.name, &manifest.files),
         ))
+    }
+
+    /// Notes that `skill` is not published, saying why on stderr once per reason.
+    fn leave_out(&self, skill: &SkillMetadata, reason: String) -> String {
+        let said = self.inner.left_out.insert(skill.path.clone(), reason.clone());
+        if said.as_deref() != Some(reason.as_str()) {
+            eprintln!("warning: skill {} is not published: {reason}", skill.name);
+        }
+        reason
     }
 
     pub(super) async fn skills_list(
@@ -147,6 +157,27 @@ impl SkillsServer {
     }
 }
 
+/// Why a skill breaks the Agent Skills specification's length rules as written, which
+/// SEP-2640 requires of a served skill; its entry must carry the frontmatter verbatim,
+/// so it cannot be shortened there (`skills validate` reports it).
+fn over_spec_lengths(written: &JsonObject) -> Option<String> {
+    use agent_skills::parse::{MAX_SKILL_COMPATIBILITY_LENGTH, MAX_SKILL_DESCRIPTION_LENGTH};
+    for (field, max) in [
+        ("description", MAX_SKILL_DESCRIPTION_LENGTH),
+        ("compatibility", MAX_SKILL_COMPATIBILITY_LENGTH),
+    ] {
+        if let Some(Value::String(text)) = written.get(field) {
+            let chars = text.chars().count();
+            if chars > max {
+                return Some(format!(
+                    "its {field} is {chars} characters, over the {max} the Agent Skills specification allows"
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// The frontmatter as the author wrote it (the SEP's rule: hosts compare it with the
 /// served `SKILL.md`), except that `name` and `description` are the catalog's when the
 /// written ones are not plain strings.
@@ -161,30 +192,6 @@ fn verbatim_frontmatter(skill: &SkillMetadata, written: &JsonObject) -> SkillFro
         .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
     {
         out = out.with_field(key.as_str(), value.clone());
-    }
-    out
-}
-
-/// The frontmatter fields of a skill rebuilt from the catalog, for a `SKILL.md` that
-/// cannot be read right now.
-fn frontmatter(skill: &SkillMetadata) -> SkillFrontmatter {
-    let mut out = SkillFrontmatter::new(&skill.name, &skill.description);
-    if let Some(license) = &skill.license {
-        out = out.with_field("license", license.as_str());
-    }
-    if let Some(compatibility) = &skill.compatibility {
-        out = out.with_field("compatibility", compatibility.as_str());
-    }
-    if !skill.metadata.is_empty() {
-        out = out.with_field("metadata", json!(skill.metadata));
-    }
-    if !skill.allowed_tools.is_empty() {
-        out = out.with_field("allowed-tools", skill.allowed_tools.join(" "));
-    }
-    for (key, value) in &skill.extra {
-        if let Ok(value) = serde_json::to_value(value) {
-            out = out.with_field(key.as_str(), value);
-        }
     }
     out
 }

@@ -100,11 +100,27 @@ async def main(mode: str, library: str, server: list[str]) -> None:
     client_mode = "legacy" if mode == "legacy" else "auto"
     async with Client(target, mode=client_mode, message_handler=on_message, cache=None) as client:
         report["protocol"] = client.protocol_version
+        if mode == "pages":
+            # Every page of skills/list, following the cursor.
+            session = client.session
+            uris, pages, cursor = [], 0, None
+            while True:
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.send_request(ListSkillsRequest(params=params), RAW)
+                pages += 1
+                uris += [skill["uri"] for skill in page["skills"]]
+                cursor = page.get("nextCursor")
+                if not cursor or pages > 100:
+                    break
+            report["pages"] = pages
+            report["uris"] = uris
+            print(json.dumps(report))
+            return
         if mode == "limits":
             # Only the skills extension: what is published, and skills/get of each skill.
             session = client.session
             report["skills_list"] = await session.send_request(ListSkillsRequest(), RAW)
-            for name in ["deep", "many", "large", "fits"]:
+            for name in ["deep", "many", "large", "fits", "wordy", "colon"]:
                 uri = f"skill://{name}/SKILL.md"
                 report[name] = await error_of(
                     session.send_request(GetSkillRequest(params=GetSkillParams(uri=uri)), RAW)
