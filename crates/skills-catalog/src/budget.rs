@@ -9,8 +9,6 @@ use crate::prompt::{ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, forma
 /// Characters of the skills list when no budget or context window is given (what
 /// Claude Code and Codex keep a listing to).
 pub const DEFAULT_BUDGET_CHARS: usize = 8_000;
-/// Characters of one description in a full entry, by default.
-pub const DEFAULT_ENTRY_CHARS: usize = 1_536;
 /// Characters a compact entry keeps of a description, about.
 pub const COMPACT_CHARS: usize = 80;
 
@@ -57,7 +55,7 @@ impl CatalogBudget {
     pub fn of_chars(chars: usize) -> Self {
         Self {
             chars: Some(chars),
-            entry_chars: DEFAULT_ENTRY_CHARS.min(MAX_PROMPT_FIELD_CHARS),
+            entry_chars: MAX_PROMPT_FIELD_CHARS,
             pinned: Vec::new(),
         }
     }
@@ -68,7 +66,9 @@ impl CatalogBudget {
         Self::of_chars(chars)
     }
 
-    /// At most `chars` characters of description in a full entry.
+    /// At most `chars` characters of description in a full entry (default and most
+    /// [`MAX_PROMPT_FIELD_CHARS`], 1,024: what the specification lets a description
+    /// hold, and what discovery cuts a longer one to).
     pub fn with_entry_chars(mut self, chars: usize) -> Self {
         self.entry_chars = chars.clamp(1, MAX_PROMPT_FIELD_CHARS);
         self
@@ -175,26 +175,38 @@ pub fn format_budgeted_list(
         .enumerate()
         .filter(|(_, s)| is_prompt_safe_name(&s.name))
         .collect();
+    if shown.is_empty() {
+        // The empty-library message.
+        let text = format_skills_list(skills, ctx);
+        let total = text.chars().count();
+        return (
+            text,
+            BudgetReport {
+                entries: Vec::new(),
+                total,
+            },
+        );
+    }
     let full: Vec<String> = shown
         .iter()
         .map(|(_, s)| full_entry(s, ctx, budget.entry_chars))
         .collect();
     let cost = |text: &str| text.chars().count() + 1;
-    let full_total: usize = full.iter().map(|e| cost(e)).sum::<usize>().saturating_sub(1);
-    let fits = |total: usize| budget.chars.is_none_or(|limit| total <= limit);
-    if shown.is_empty() || fits(full_total) {
-        let text = if budget.entry_chars >= MAX_PROMPT_FIELD_CHARS {
-            format_skills_list(skills, ctx)
-        } else {
-            full.join("\n")
-        };
+    let full_total: usize = full.iter().map(|e| cost(e)).sum::<usize>() - 1;
+    if budget.chars.is_none_or(|limit| full_total <= limit) {
+        // The V2 list: `format_skills_list` joins the same entries.
         let entries = shown
             .iter()
             .zip(&full)
             .map(|((_, s), e)| (s.name.clone(), EntryForm::Full, cost(e)))
             .collect();
-        let total = text.chars().count();
-        return (text, BudgetReport { entries, total });
+        return (
+            full.join("\n"),
+            BudgetReport {
+                entries,
+                total: full_total,
+            },
+        );
     }
 
     let compact: Vec<String> = shown.iter().map(|(_, s)| compact_entry(s)).collect();
@@ -206,7 +218,7 @@ pub fn format_budgeted_list(
     // The order in which skills lose their entry: least used first, then the earlier
     // source, then the later place in the catalog.
     let mut order: Vec<usize> = (0..shown.len()).filter(|&i| !protected(shown[i].1)).collect();
-    order.sort_by_key(|&i| {
+    order.sort_by_cached_key(|&i| {
         let (at, skill) = shown[i];
         let source = ranking.sources.get(at).copied().unwrap_or(0);
         let uses = ranking.uses.and_then(|u| u.get(&skill.name)).copied().unwrap_or(0);

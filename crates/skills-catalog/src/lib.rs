@@ -55,8 +55,8 @@ mod source;
 mod watch;
 
 pub use budget::{
-    BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, DEFAULT_ENTRY_CHARS, EntryForm, Ranking,
-    UseCounts, format_budgeted_list,
+    BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryForm, Ranking, UseCounts,
+    format_budgeted_list,
 };
 pub use catalog::SkillCatalog;
 pub use load::{LoadAnswer, LoadError, load_skill};

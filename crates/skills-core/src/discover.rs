@@ -1,8 +1,6 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in batches, parse,
 //! and (when asked) collect each skill's resources from the same walk.
 
-use std::borrow::Cow;
-
 use crate::backend::BackendProtocol;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
@@ -184,30 +182,15 @@ impl<'a> Discovery<'a> {
             self.backend.find_files(&root, SKILL_FILE, self.depth + 1).await
         }
         .map_err(failed)?;
-        // Without resources only the `SKILL.md` files are read: the directories (half of a
-        // large source's walk) are let go before the files are, once the per-directory
-        // limit has been applied to them.
-        let mut cut = Vec::new();
+        let cut = cap_directories(&mut walk, self.limits.max_dir_entries());
         if !self.resources {
-            let (kept, diagnostics) = cap_directories(&walk, self.limits.max_dir_entries());
-            let kept = match kept {
-                Cow::Owned(kept) => Some(kept),
-                Cow::Borrowed(_) => None,
-            };
-            cut = diagnostics;
-            if let Some(kept) = kept {
-                walk.entries = kept;
-            }
+            // Only the `SKILL.md` files are read: the directories (half of a large
+            // source's walk) are let go before the files are.
             walk.entries
                 .retain(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE);
             walk.entries.shrink_to_fit();
         }
-        let (mut listing, entries) =
-            read_skills(self.backend, &root, &walk, self.depth, &self.limits, self.cache).await;
-        if !cut.is_empty() {
-            listing.diagnostics.extend(cut);
-            listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-        }
+        let mut listing = read_skills(self.backend, &root, &walk, self.depth, &self.limits, self.cache, cut).await;
         if listing.folders == 0 && self.depth < PROBE_DEPTH {
             listing
                 .diagnostics
@@ -216,7 +199,7 @@ impl<'a> Discovery<'a> {
         if self.resources {
             for skill in &listing.skills {
                 let dir = skill.dir();
-                let found = resources_from_entries(dir, &skill.name, entries_under(&entries, dir));
+                let found = resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir));
                 listing.resources.insert(skill.name.clone(), found);
             }
         }

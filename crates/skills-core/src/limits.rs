@@ -5,12 +5,10 @@
 //! Discovery takes what fits within these limits, in path order, and reports the rest as
 //! one `limit-exceeded` diagnostic per limit instead of failing or growing without bound.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use crate::backend::Walk;
 use crate::diagnostic::{Diagnostic, Limit, LimitCut};
-use crate::file::FileInfo;
 use crate::path;
 
 /// Limits of one discovery of one source; [`Default`] holds safe defaults.
@@ -106,13 +104,13 @@ impl Default for DiscoveryLimits {
     }
 }
 
-/// The entries of `walk` with at most `limit` per directory (the first ones in path
-/// order), and everything below a left-out directory left out too; one `limit-exceeded`
-/// diagnostic per directory that had more. Borrows the walk when nothing is over.
-pub(crate) fn cap_directories(walk: &Walk, limit: usize) -> (Cow<'_, [FileInfo]>, Vec<Diagnostic>) {
+/// Keeps at most `limit` entries of `walk` per directory (the first ones in path order),
+/// and leaves out everything below a left-out directory too; one `limit-exceeded`
+/// diagnostic per directory that had more. A walk within the limit is left as it is.
+pub(crate) fn cap_directories(walk: &mut Walk, limit: usize) -> Vec<Diagnostic> {
     // No directory can hold more entries than the whole walk: the common case costs nothing.
     if walk.entries.len() <= limit {
-        return (Cow::Borrowed(&walk.entries), Vec::new());
+        return Vec::new();
     }
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for entry in &walk.entries {
@@ -120,27 +118,25 @@ pub(crate) fn cap_directories(walk: &Walk, limit: usize) -> (Cow<'_, [FileInfo]>
     }
     let mut over: Vec<(&str, usize)> = counts.into_iter().filter(|&(_, n)| n > limit).collect();
     if over.is_empty() {
-        return (Cow::Borrowed(&walk.entries), Vec::new());
+        return Vec::new();
     }
     over.sort_unstable();
     let mut seen: HashMap<&str, usize> = HashMap::new();
     // Directories left out; an entry goes with them when one of its ancestors is here.
     let mut dropped: HashSet<&str> = HashSet::new();
-    let mut kept = Vec::new();
+    let mut keep = Vec::with_capacity(walk.entries.len());
     for entry in &walk.entries {
         let parent = path::parent(&entry.path);
         if ancestors(parent).any(|dir| dropped.contains(dir)) {
+            keep.push(false);
             continue;
         }
         let n = seen.entry(parent).or_default();
         *n += 1;
-        if *n > limit {
-            if entry.is_dir {
-                dropped.insert(&entry.path);
-            }
-            continue;
+        if *n > limit && entry.is_dir {
+            dropped.insert(&entry.path);
         }
-        kept.push(entry.clone());
+        keep.push(*n <= limit);
     }
     let diagnostics = over
         .into_iter()
@@ -157,7 +153,9 @@ pub(crate) fn cap_directories(walk: &Walk, limit: usize) -> (Cow<'_, [FileInfo]>
             Diagnostic::limit(dir, cut, msg)
         })
         .collect();
-    (Cow::Owned(kept), diagnostics)
+    let mut keep = keep.into_iter();
+    walk.entries.retain(|_| keep.next().unwrap_or(false));
+    diagnostics
 }
 
 /// `dir` and each directory above it, up to and including `/`.
@@ -168,6 +166,7 @@ fn ancestors(dir: &str) -> impl Iterator<Item = &str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::file::FileInfo;
 
     fn entry(path: &str, is_dir: bool) -> FileInfo {
         if is_dir {
@@ -192,19 +191,19 @@ mod tests {
         }
     }
 
-    fn kept(walk: &Walk, limit: usize) -> (Vec<String>, Vec<String>) {
-        let (entries, diagnostics) = cap_directories(walk, limit);
+    fn kept(mut walk: Walk, limit: usize) -> (Vec<String>, Vec<String>) {
+        let diagnostics = cap_directories(&mut walk, limit);
         (
-            entries.iter().map(|e| e.path.clone()).collect(),
+            walk.entries.iter().map(|e| e.path.clone()).collect(),
             diagnostics.iter().map(|d| d.path.clone()).collect(),
         )
     }
 
     #[test]
-    fn directories_within_the_limit_are_borrowed_unchanged() {
+    fn directories_within_the_limit_are_left_unchanged() {
         let w = walk(&[("/s/a", true), ("/s/a/SKILL.md", false), ("/s/b", true)]);
-        let (entries, diagnostics) = cap_directories(&w, 2);
-        assert!(matches!(entries, Cow::Borrowed(_)));
+        let (entries, diagnostics) = kept(w.clone(), 2);
+        assert_eq!(entries, ["/s/a", "/s/a/SKILL.md", "/s/b"]);
         assert!(diagnostics.is_empty());
     }
 
@@ -221,7 +220,7 @@ mod tests {
             ("/s/b/scripts", true),
             ("/s/b/scripts/run.sh", false),
         ]);
-        let (entries, diagnostics) = kept(&w, 2);
+        let (entries, diagnostics) = kept(w, 2);
         assert_eq!(
             entries,
             ["/s/a", "/s/a-b", "/s/a/SKILL.md", "/s/a/x"],

@@ -1,7 +1,6 @@
 //! Reading the `SKILL.md` files a walk found: the budget of [`DiscoveryLimits`], the
 //! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
 
-use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use futures_util::future::join;
@@ -9,7 +8,7 @@ use futures_util::future::join;
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
 use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
-use crate::limits::{DiscoveryLimits, cap_directories};
+use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
 use crate::parse::{ParseOutcome, parse_skill_md};
 use crate::path;
@@ -75,17 +74,18 @@ impl ParseCache {
 /// returns the listing (diagnostics sorted by path, the backend's `source-stale` warning
 /// included) and the walk's entries as capped by
 /// [`max_dir_entries`](DiscoveryLimits::max_dir_entries).
-pub(crate) async fn read_skills<'w>(
+pub(crate) async fn read_skills(
     backend: &dyn BackendProtocol,
     root: &str,
-    walk: &'w Walk,
+    walk: &Walk,
     depth: usize,
     limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
-) -> (SkillListing, Cow<'w, [FileInfo]>) {
-    let (entries, capped) = cap_directories(walk, limits.max_dir_entries());
+    diagnostics: Vec<Diagnostic>,
+) -> SkillListing {
+    let entries = &walk.entries;
     let mut listing = SkillListing {
-        diagnostics: capped,
+        diagnostics,
         ..SkillListing::default()
     };
     let mut resource_errors = Vec::new();
@@ -105,7 +105,7 @@ pub(crate) async fn read_skills<'w>(
     let max_size = backend.max_file_size();
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
-    let found = skill_files(&entries, root, depth);
+    let found = skill_files(entries, root, depth);
     let mut candidates: Vec<(&FileInfo, Read)> = Vec::with_capacity(found.len());
     listing.folders = found.len();
     for entry in found {
@@ -161,7 +161,7 @@ pub(crate) async fn read_skills<'w>(
             .push(Diagnostic::new(root, DiagnosticKind::SourceStale, reason));
     }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    (listing, entries)
+    listing
 }
 
 /// The `SKILL.md` files of a path-sorted walk that make skill folders, for a discovery
