@@ -333,27 +333,34 @@ fn bench(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// Ours (release CLI and library) against deepagents and the read-only floor, on
-/// generated libraries; the table goes to stdout and `target/bench/side-by-side.{json,md}`.
-fn side_by_side(quick: bool) -> Result<(), String> {
-    let venv = venv("bench-venv", &[DEEPAGENTS], "the side-by-side benchmark")?;
+/// Builds the release CLI and `skills-bench`, and gives `skills-bench COMMAND --cli
+/// <release skills> --out target/bench` to add arguments to.
+fn release_bench(command: &str) -> Result<Command, String> {
     let mut build = cargo();
     build.args(["build", "--release", "-p", "skills-cli", "-p", "skills-bench"]);
     step("build --release", build)?;
     let target = target_dir();
     let mut run = Command::new(target.join("release/skills-bench"));
-    run.arg("run")
+    run.arg(command)
         .arg("--cli")
         .arg(target.join("release/skills"))
-        .arg("--python")
+        .arg("--out")
+        .arg(target.join("bench"));
+    Ok(run)
+}
+
+/// Ours (release CLI and library) against deepagents and the read-only floor, on
+/// generated libraries; the table goes to stdout and `target/bench/side-by-side.{json,md}`.
+fn side_by_side(quick: bool) -> Result<(), String> {
+    let venv = venv("bench-venv", &[DEEPAGENTS], "the side-by-side benchmark")?;
+    let mut run = release_bench("run")?;
+    run.arg("--python")
         .arg(venv.join("bin/python"))
         .arg("--script")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/../crates/skills-bench/python/deepagents_bench.py"
-        ))
-        .arg("--out")
-        .arg(target.join("bench"));
+        ));
     if quick {
         run.arg("--quick");
     }
@@ -363,17 +370,7 @@ fn side_by_side(quick: bool) -> Result<(), String> {
 /// `skills list` on one source of 100,000 generated skills (kept in `target/bench`
 /// between runs): every skill read, time and peak memory.
 fn scale() -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-cli", "-p", "skills-bench"]);
-    step("build --release", build)?;
-    let target = target_dir();
-    let mut run = Command::new(target.join("release/skills-bench"));
-    run.arg("scale")
-        .arg("--cli")
-        .arg(target.join("release/skills"))
-        .arg("--out")
-        .arg(target.join("bench"));
-    step("scale", run)
+    step("scale", release_bench("scale")?)
 }
 
 /// The workspace root (this crate's parent directory).

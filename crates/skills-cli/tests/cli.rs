@@ -310,3 +310,32 @@ fn validate_of_a_folder_without_skills_fails_and_a_missing_path_exits_2() {
     let out = skills(dir.path(), &["validate"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn list_prints_twenty_warnings_of_a_kind_then_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        // Each name differs from its folder: one name-mismatch warning each.
+        write(
+            dir.path(),
+            &format!("lib/folder-{i:02}/SKILL.md"),
+            &md(&format!("skill-{i:02}"), "d"),
+        );
+    }
+    write(dir.path(), "lib/broken/SKILL.md", "---\nname: broken\n---\n");
+    let out = skills(dir.path(), &["list", "--source", "lib"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert_eq!(err.matches("name-mismatch:").count(), 20, "{err}");
+    assert!(
+        err.contains("warning: 5 more name-mismatch warnings not shown (`skills validate` lists every one)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped: ") && err.contains("broken/SKILL.md: missing-description"),
+        "{err}"
+    );
+    // validate lists every one.
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(stdout(&out).matches("name-mismatch:").count(), 25);
+}

@@ -8,11 +8,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use common::{json_lines, lines, md, python, run_inspector, stderr, stdout, write};
+use common::{json_lines, lines, mcp_client, md, run_inspector, stderr, stdout, write};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -55,22 +55,7 @@ impl Library {
 /// Runs tests/mcp/client.py in `mode` against `server` (a URL or a command line); the
 /// client adds the skill `gamma` mid-session.
 fn python_client(mode: &str, library: &Library, server: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let output = Command::new(python())
-        .arg(script)
-        .args([mode, &library.lib_str()])
-        .args(server)
-        .current_dir(library.dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "client failed\nstdout: {}\nstderr: {}",
-        stdout(&output),
-        stderr(&output)
-    );
-    let last = stdout(&output).lines().last().unwrap_or_default().to_owned();
-    serde_json::from_str(&last).unwrap_or_else(|e| panic!("{e}: {}", stdout(&output)))
+    mcp_client(library.dir.path(), mode, &library.lib(), server).1
 }
 
 fn text_of(result: &Value) -> &str {

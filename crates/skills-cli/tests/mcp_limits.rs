@@ -5,11 +5,10 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
-use common::{md, python, stderr, stdout, write};
-use serde_json::{Value, json};
+use common::{mcp_client, md, stderr, write};
+use serde_json::json;
 
 const SKILLS: &str = env!("CARGO_BIN_EXE_skills");
 
@@ -37,22 +36,12 @@ fn manifests_are_complete_and_skills_over_the_limits_are_left_out_with_a_reason(
     for i in 0..511 {
         write(&lib, &format!("fits/data/{i:03}.txt"), "x");
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let output = Command::new(python())
-        .arg(script)
-        .args([
-            "limits",
-            lib.to_str().unwrap(),
-            SKILLS,
-            "serve",
-            "--source",
-            lib.to_str().unwrap(),
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
-    let report: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+    let (output, report) = mcp_client(
+        dir.path(),
+        "limits",
+        &lib,
+        &[SKILLS, "serve", "--source", lib.to_str().unwrap()],
+    );
 
     let listed: Vec<&str> = report["skills_list"]["skills"]
         .as_array()
@@ -136,22 +125,12 @@ fn skills_list_pages_through_every_skill_once() {
         let name = format!("skill-{i:04}");
         write(&lib, &format!("{name}/SKILL.md"), &md(&name, "One of many."));
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
-    let output = Command::new(python())
-        .arg(script)
-        .args([
-            "pages",
-            lib.to_str().unwrap(),
-            SKILLS,
-            "serve",
-            "--source",
-            lib.to_str().unwrap(),
-        ])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
-    let report: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+    let (_, report) = mcp_client(
+        dir.path(),
+        "pages",
+        &lib,
+        &[SKILLS, "serve", "--source", lib.to_str().unwrap()],
+    );
     assert_eq!(report["pages"], json!(3), "500 skills a page");
     let uris: Vec<&str> = report["uris"]
         .as_array()

@@ -306,6 +306,15 @@ pub async fn walk_missing_root_is_not_found(b: &dyn BackendProtocol, root: &str)
     })
 }
 
+/// Path, size and etag of every `SKILL.md` among `entries`.
+fn skill_md_facts(entries: &[FileInfo]) -> Vec<(String, u64, Option<String>)> {
+    entries
+        .iter()
+        .filter(|e| e.path.ends_with("/SKILL.md"))
+        .map(|e| (e.path.clone(), e.size, e.etag.clone()))
+        .collect()
+}
+
 /// `child_files` is a two-level walk keeping only the asked name on the second level, with the same sizes and etags.
 pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, root: &str) {
     let source = join(root, "skills");
@@ -331,14 +340,11 @@ pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, r
     });
     // The files carry what a listing says of them: size and etag.
     let walk = b.walk(&source, 2).await.unwrap_or_else(|e| panic!("{e}"));
-    let facts = |entries: &[FileInfo]| {
-        entries
-            .iter()
-            .filter(|e| e.path.ends_with("/SKILL.md"))
-            .map(|e| (e.path.clone(), e.size, e.etag.clone()))
-            .collect::<Vec<_>>()
-    };
-    ensure_eq(facts(&found.entries), facts(&walk.entries), "SKILL.md sizes and etags");
+    ensure_eq(
+        skill_md_facts(&found.entries),
+        skill_md_facts(&walk.entries),
+        "SKILL.md sizes and etags",
+    );
     let missing = b.child_files(&join(root, "nope"), "SKILL.md").await;
     ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
         format!("missing root: expected NotFound, got {missing:?}")
@@ -353,14 +359,11 @@ pub async fn find_files_finds_what_a_walk_finds(b: &dyn BackendProtocol, root: &
         .await
         .unwrap_or_else(|e| panic!("{e}"));
     let walk = b.walk(root, 4).await.unwrap_or_else(|e| panic!("{e}"));
-    let facts = |entries: &[FileInfo]| {
-        entries
-            .iter()
-            .filter(|e| e.path.ends_with("/SKILL.md"))
-            .map(|e| (e.path.clone(), e.size, e.etag.clone()))
-            .collect::<Vec<_>>()
-    };
-    ensure_eq(facts(&found.entries), facts(&walk.entries), "SKILL.md files found");
+    ensure_eq(
+        skill_md_facts(&found.entries),
+        skill_md_facts(&walk.entries),
+        "SKILL.md files found",
+    );
     // The directories that can hold skill folders within the depth are all there, and
     // nothing is there that a walk does not list.
     let shallower = b.walk(root, 3).await.unwrap_or_else(|e| panic!("{e}"));

@@ -396,3 +396,44 @@ async fn the_probe_for_deeper_skills_stays_small_on_a_large_tree() {
         .unwrap();
     assert!((200..=256).contains(&count), "{count}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_parsed_on_several_threads_keep_their_order_and_the_later_duplicate() {
+    // 300 files: a chunk of 256 is parsed in parts on the blocking pool; the listing
+    // must come out in path order, and of two folders declaring one name the later wins,
+    // within a chunk (s010, s200) and across chunks (s005, s270).
+    let b = MemoryBackend::new();
+    for i in 0..300 {
+        let name = match i {
+            10 | 200 => "dup".to_owned(),
+            5 | 270 => "dup2".to_owned(),
+            _ => format!("s{i:03}"),
+        };
+        b.insert(&format!("/lib/s{i:03}/SKILL.md"), md(&name, &format!("number {i}")))
+            .unwrap();
+    }
+    let found = list_skills(&b, "/lib").await.unwrap();
+    assert_eq!(found.skills.len(), 298);
+    let dup = found.skills.iter().find(|s| s.name == "dup").unwrap();
+    assert_eq!(dup.description, "number 200");
+    let dup2 = found.skills.iter().find(|s| s.name == "dup2").unwrap();
+    assert_eq!(dup2.description, "number 270");
+    let hidden: Vec<&str> = found
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::DuplicateName)
+        .map(|d| d.path.as_str())
+        .collect();
+    assert_eq!(hidden, ["/lib/s005/SKILL.md", "/lib/s010/SKILL.md"]);
+    // First-seen order: each skill where its name first appeared.
+    let order: Vec<&str> = found.skills.iter().map(|s| s.description.as_str()).collect();
+    let expected: Vec<String> = (0..300)
+        .filter(|i| *i != 200 && *i != 270)
+        .map(|i| match i {
+            5 => "number 270".to_owned(),
+            10 => "number 200".to_owned(),
+            i => format!("number {i}"),
+        })
+        .collect();
+    assert_eq!(order, expected);
+}

@@ -93,6 +93,30 @@ pub fn python() -> PathBuf {
     tool("SKILLS_TEST_PYTHON", "test-venv/bin/python")
 }
 
+/// Runs tests/mcp/client.py in `mode`, from `cwd`, against `server` (a URL, or the command
+/// line of a stdio server) for the library at `library`: the process's output and the
+/// report it printed last. Panics when the client fails.
+pub fn mcp_client(cwd: &Path, mode: &str, library: &Path, server: &[&str]) -> (Output, Value) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let output = Command::new(python())
+        .arg(script)
+        .arg(mode)
+        .arg(library)
+        .args(server)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "client failed\nstdout: {}\nstderr: {}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let last = stdout(&output).lines().last().unwrap_or_default().to_owned();
+    let report = serde_json::from_str(&last).unwrap_or_else(|e| panic!("{e}: {}", stdout(&output)));
+    (output, report)
+}
+
 /// The MCP inspector's command.
 pub fn inspector() -> PathBuf {
     tool("SKILLS_TEST_MCP_INSPECTOR", "test-npm/node_modules/.bin/mcp-inspector")
