@@ -268,7 +268,7 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
 }
 
 /// The entries of a path-sorted list that lie under `dir`: one contiguous range.
-fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
+pub(crate) fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
     let prefix = format!("{}/", dir.trim_end_matches('/'));
     let start = entries.partition_point(|e| e.path.as_str() < prefix.as_str());
     let len = entries[start..].partition_point(|e| e.path.starts_with(&prefix));

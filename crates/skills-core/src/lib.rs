@@ -81,5 +81,5 @@ pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
 };
-pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostic};
+pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostics};
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

@@ -410,7 +410,6 @@ pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_
     }
 }
 
-/// A string scalar read line by line.
 fn json_value(node: &Yaml) -> serde_json::Value {
     use serde_json::Value;
     match node {

@@ -3,6 +3,7 @@
 
 use crate::backend::BackendProtocol;
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::discover::entries_under;
 use crate::file::FileInfo;
 use crate::skill::SkillMetadata;
 
@@ -70,11 +71,28 @@ impl SkillSize {
     }
 }
 
-/// An `over-spec-limits` warning for `skill` when its folder holds more than the
-/// extension's limits; a folder that cannot be walked says nothing here (discovery
-/// reports what it could not read).
-pub async fn size_diagnostic(backend: &dyn BackendProtocol, skill: &SkillMetadata) -> Option<Diagnostic> {
-    let walk = backend.walk(skill.dir(), SKILL_TREE_DEPTH).await.ok()?;
-    let problem = SkillSize::of(&walk.entries).over_limits()?;
-    Some(Diagnostic::new(&skill.path, DiagnosticKind::OverSpecLimits, problem))
+/// An `over-spec-limits` warning for each of `skills` (all from the source at `root`)
+/// whose folder holds more than the extension's limits. One walk of the source serves
+/// every skill (a walk per skill folder cost a listing each: 40,000 of them on a real
+/// collection); a source that cannot be walked says nothing here (discovery reports
+/// what it could not read).
+pub async fn size_diagnostics(
+    backend: &dyn BackendProtocol,
+    root: &str,
+    depth: usize,
+    skills: &[SkillMetadata],
+) -> Vec<Diagnostic> {
+    if skills.is_empty() {
+        return Vec::new();
+    }
+    let Ok(walk) = backend.walk(root, depth + SKILL_TREE_DEPTH).await else {
+        return Vec::new();
+    };
+    skills
+        .iter()
+        .filter_map(|skill| {
+            let problem = SkillSize::of(entries_under(&walk.entries, skill.dir())).over_limits()?;
+            Some(Diagnostic::new(&skill.path, DiagnosticKind::OverSpecLimits, problem))
+        })
+        .collect()
 }

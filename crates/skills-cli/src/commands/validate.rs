@@ -10,7 +10,7 @@ use agent_skills::fs::FilesystemBackend;
 use agent_skills::sources::OpenOptions;
 use agent_skills::{
     BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, SKILL_FILE, Severity,
-    SkillListing, SkillMetadata, ValidationProfile, parse_skill_md, path,
+    SkillListing, SkillMetadata, ValidationProfile, parse_skill_md, path, size_diagnostics,
 };
 use anyhow::{Context, bail};
 use serde::Serialize;
@@ -213,20 +213,9 @@ async fn discover(
         .depth(depth)
         .run()
         .await?;
-    let over = sizes(backend, &listing.skills).await;
+    let over = size_diagnostics(backend, source, depth, &listing.skills).await;
     listing.diagnostics.extend(over);
     Ok(listing)
-}
-
-/// The `over-spec-limits` warnings of `skills`, their folders walked a few at a time.
-async fn sizes(backend: &dyn BackendProtocol, skills: &[SkillMetadata]) -> Vec<Diagnostic> {
-    use futures_util::StreamExt;
-    futures_util::stream::iter(skills)
-        .map(|skill| agent_skills::size_diagnostic(backend, skill))
-        .buffered(16)
-        .filter_map(std::future::ready)
-        .collect()
-        .await
 }
 
 /// Checks one skill folder, a `SKILL.md`, or a source folder.
@@ -271,7 +260,9 @@ async fn validate_path(
     let outcome = parse_skill_md(&content, &md_path, path::file_name(backend.root_path()));
     let skills: Vec<SkillMetadata> = outcome.skill.into_iter().collect();
     checked.diagnostics.extend(outcome.diagnostics);
-    checked.diagnostics.extend(sizes(&backend, &skills).await);
+    let root = backend.root_path().to_owned();
+    let over = size_diagnostics(&backend, &root, 0, &skills).await;
+    checked.diagnostics.extend(over);
     checked.skills.extend(skills);
     Ok(())
 }
