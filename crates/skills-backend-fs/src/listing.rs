@@ -137,12 +137,12 @@ impl Inner {
         let mut walk = Walk::default();
         let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
         while let Some((dir_path, dir, depth)) = queue.pop_front() {
-            let found = self.child_files_in(vec![(dir_path.clone(), dir.clone())], file_name);
-            let holds = !found.entries.is_empty();
-            walk.entries.extend(found.entries);
-            walk.errors.extend(found.errors);
+            let errors = walk.errors.len();
+            let holds = self.child_file(&dir_path, &dir, file_name, &mut walk);
+            // A folder that cannot be looked into is reported once, not listed as well.
+            let unreadable = walk.errors.len() > errors;
             let name = path::file_name(&dir_path);
-            if holds || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
+            if holds || unreadable || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
                 continue;
             }
             let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
@@ -166,34 +166,43 @@ impl Inner {
     pub(crate) fn child_files_in(&self, dirs: Vec<(String, PathBuf)>, file_name: &str) -> Walk {
         let mut walk = Walk::default();
         for (dir_path, dir) in dirs {
-            let entry_path = path::join(&dir_path, file_name);
-            let host = dir.join(file_name);
-            let meta = match std::fs::symlink_metadata(&host) {
-                Ok(meta) if meta.file_type().is_symlink() => {
-                    let target = resolve::contained(&self.root, &host, &entry_path)
-                        .and_then(|resolved| std::fs::metadata(resolved).map_err(|e| map_io_error(e, &entry_path)));
-                    match target {
-                        Ok(meta) => meta,
-                        Err(e) => {
-                            tracing::debug!(path = entry_path, "skipping a link: {e}");
-                            continue;
-                        }
-                    }
-                }
-                Ok(meta) => meta,
-                Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => continue,
-                Err(e) => {
-                    walk.errors.push(map_io_error(e, &dir_path));
-                    continue;
-                }
-            };
-            if meta.is_dir() {
-                walk.entries.push(FileInfo::directory(entry_path));
-            } else if meta.is_file() {
-                walk.entries.push(file_info(entry_path, &meta));
-            }
+            self.child_file(&dir_path, &dir, file_name, &mut walk);
         }
         walk
+    }
+
+    /// Adds `<dir>/<file_name>` to `walk` when it is there (or an error under the
+    /// directory's path when the directory cannot be looked into); whether it was there.
+    fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
+        let entry_path = path::join(dir_path, file_name);
+        let host = dir.join(file_name);
+        let meta = match std::fs::symlink_metadata(&host) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = resolve::contained(&self.root, &host, &entry_path)
+                    .and_then(|resolved| std::fs::metadata(resolved).map_err(|e| map_io_error(e, &entry_path)));
+                match target {
+                    Ok(meta) => meta,
+                    Err(e) => {
+                        tracing::debug!(path = entry_path, "skipping a link: {e}");
+                        return false;
+                    }
+                }
+            }
+            Ok(meta) => meta,
+            Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => return false,
+            Err(e) => {
+                walk.errors.push(map_io_error(e, dir_path));
+                return false;
+            }
+        };
+        if meta.is_dir() {
+            walk.entries.push(FileInfo::directory(entry_path));
+        } else if meta.is_file() {
+            walk.entries.push(file_info(entry_path, &meta));
+        } else {
+            return false;
+        }
+        true
     }
 
     /// Splits a job into one share per thread, in order: as many shares as

@@ -48,8 +48,8 @@ const WARNINGS_PER_KIND: usize = 20;
 pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
     use std::io::Write;
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
-    let mut shown: std::collections::HashMap<DiagnosticKind, usize> = std::collections::HashMap::new();
-    let mut more: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    // Warnings seen, by kind.
+    let mut warnings: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for d in diagnostics.iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
@@ -57,10 +57,9 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
             Severity::Error => "error",
         };
         if d.severity() == Severity::Warning {
-            let count = shown.entry(d.kind).or_default();
+            let count = warnings.entry(d.kind.as_str()).or_default();
             *count += 1;
             if *count > WARNINGS_PER_KIND {
-                *more.entry(d.kind.as_str()).or_default() += 1;
                 continue;
             }
         }
@@ -74,10 +73,11 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
             writeln!(err, "{prefix}: {d}")
         };
     }
-    for (kind, count) in more {
+    for (kind, count) in warnings.into_iter().filter(|&(_, n)| n > WARNINGS_PER_KIND) {
+        let more = count - WARNINGS_PER_KIND;
         let _ = writeln!(
             err,
-            "warning: {count} more {kind} warnings not shown (`skills validate` lists every one)"
+            "warning: {more} more {kind} warnings not shown (`skills validate` lists every one)"
         );
     }
     let _ = err.flush();
