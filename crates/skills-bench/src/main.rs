@@ -5,6 +5,7 @@
 //! skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]
 //! skills-bench measure RUNS PROGRAM [ARGS...]
 //! skills-bench scale --cli PATH --out DIR [--skills N]
+//! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -18,6 +19,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod scale;
+mod search;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Some("run") => run_command(&args[1..]),
         Some("measure") => measure_command(&args[1..]),
         Some("scale") => scale::scale_command(&args[1..]),
+        Some("search") => search::search_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -54,7 +57,8 @@ fn main() -> ExitCode {
 const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]\n       \
                      skills-bench measure RUNS PROGRAM [ARGS...]\n       \
-                     skills-bench scale --cli PATH --out DIR [--skills N]";
+                     skills-bench scale --cli PATH --out DIR [--skills N]\n       \
+                     skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -304,6 +304,6 @@ fn compact_entry(skill: &SkillMetadata) -> String {
 fn counting_line(full: usize, compact: usize, names: usize, omitted: usize) -> String {
     format!(
         "({full} skills shown in full, {compact} in short, {names} by name only; {omitted} not listed, to keep \
-         this list short. Load any skill by its name with `load_skill`.)"
+         this list short. `search_skills` finds any skill by what it does; `load_skill` loads one by its name.)"
     )
 }

@@ -12,6 +12,8 @@
 //! - [`load_skill`]: what activating a skill answers ([`LoadAnswer`], the V2 error table).
 //! - [`PromptSection`] and [`prompt`]: the skills section of a system prompt, escaped,
 //!   cached per (snapshot version, loaded set).
+//! - [`SkillIndex`] and [`SkillCatalog::search`]: what `search_skills` answers, for libraries
+//!   too large to list in a prompt.
 //! - [`policy`]: the allowed-tools policy.
 //!
 //! ```
@@ -49,6 +51,7 @@ mod catalog;
 mod load;
 pub mod policy;
 pub mod prompt;
+mod search;
 mod section;
 mod snapshot;
 mod source;
@@ -62,6 +65,9 @@ pub use catalog::SkillCatalog;
 pub use load::{LoadAnswer, LoadError, load_skill};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
+pub use search::{
+    DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SkillIndex, format_search_results,
+};
 pub use section::PromptSection;
 pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
 pub use source::{SkillSource, SourcePathError};

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
-use crate::budget::{BudgetReport, CatalogBudget, Ranking, UseCounts, format_budgeted_list};
+use crate::budget::{BudgetReport, CatalogBudget, EntryForm, Ranking, UseCounts, format_budgeted_list};
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
 use crate::snapshot::CatalogSnapshot;
@@ -53,7 +53,8 @@ pub struct PromptSection {
     budget: CatalogBudget,
     uses: Option<Arc<UseCounts>>,
     /// Sections by loaded set, each with the snapshot version it was rendered from.
-    cache: DashMap<Vec<String>, (u64, Arc<str>)>,
+    /// Each with whether every skill got its full entry.
+    cache: DashMap<Vec<String>, (u64, Arc<str>, bool)>,
     /// The newest snapshot version rendered; only its sections are kept.
     newest: AtomicU64,
     renders: AtomicU64,
@@ -124,35 +125,40 @@ impl PromptSection {
     /// The section for `snapshot` with `loaded` loaded, rendered once per pair. Only
     /// sections of the newest version rendered are kept.
     pub fn render(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Arc<str> {
+        self.render_listing(snapshot, loaded).0
+    }
+
+    /// [`render`](Self::render), and whether the budget left every skill its full entry
+    /// (if not, an agent needs `search_skills` to find the others).
+    pub fn render_listing(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (Arc<str>, bool) {
         let version = snapshot.version();
         if let Some(entry) = self.cache.get(loaded) {
             if entry.0 == version {
-                return entry.1.clone();
+                return (entry.1.clone(), entry.2);
             }
         }
-        let section: Arc<str> = self
-            .render_parts(
-                snapshot.skills(),
-                snapshot.skill_sources(),
-                snapshot.resources(),
-                snapshot.diagnostics(),
-                loaded,
-            )
-            .into();
+        let (section, complete) = self.render_parts(
+            snapshot.skills(),
+            snapshot.skill_sources(),
+            snapshot.resources(),
+            snapshot.diagnostics(),
+            loaded,
+        );
+        let section: Arc<str> = section.into();
         // A newer version makes every older section dead weight (at 10,000 skills one is
         // over a megabyte): drop them. A thread still on an older snapshot (per-thread
         // reloads) renders again, uncached.
         let newest = self.newest.fetch_max(version, Ordering::Relaxed);
         if version > newest {
-            self.cache.retain(|_, (v, _)| *v >= version);
+            self.cache.retain(|_, (v, _, _)| *v >= version);
         } else if version < newest {
-            return section;
+            return (section, complete);
         }
         if self.cache.len() >= MAX_CACHED_SECTIONS {
             self.cache.clear();
         }
-        self.cache.insert(loaded.to_vec(), (version, section.clone()));
-        section
+        self.cache.insert(loaded.to_vec(), (version, section.clone(), complete));
+        (section, complete)
     }
 
     /// The skills list alone (the section's `{skills_list}` without its load warnings),
@@ -212,6 +218,7 @@ impl PromptSection {
             &state.skills_load_errors,
             &state.skills_loaded,
         )
+        .0
     }
 
     /// How many times a section was rendered (a cached one is not).
@@ -226,13 +233,14 @@ impl PromptSection {
         resources: &BTreeMap<String, Vec<ResourceMetadata>>,
         diagnostics: &[Diagnostic],
         loaded: &[String],
-    ) -> String {
+    ) -> (String, bool) {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let (mut list, _) = self.list_with_report(skills, sources, resources, loaded);
+        let (mut list, report) = self.list_with_report(skills, sources, resources, loaded);
+        let complete = report.entries.iter().all(|(_, form, _)| *form == EntryForm::Full);
         if let Some(warnings) = format_load_warnings(diagnostics) {
             list.push_str("\n\n");
             list.push_str(&warnings);
         }
-        self.template.render(&self.locations, &list)
+        (self.template.render(&self.locations, &list), complete)
     }
 }

@@ -81,6 +81,19 @@ pub enum Command {
         #[command(flatten)]
         budget: BudgetArgs,
     },
+    /// Find skills by what they do: what the search_skills tool answers (best first).
+    Search {
+        /// What the skill should do, in a few words.
+        query: String,
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// How many skills to print (1 to 16).
+        #[arg(long, short = 'n', value_name = "N", default_value_t = agent_skills::DEFAULT_SEARCH_RESULTS)]
+        limit: usize,
+        /// Print JSON (name, description, source, score per skill).
+        #[arg(long)]
+        json: bool,
+    },
     /// Print what the load_skill tool answers for a skill (exit 2 when it answers an error).
     Load {
         /// The skill's name.
@@ -146,11 +159,11 @@ pub enum Command {
     },
 }
 
-/// How long the skills list may be (no limit unless given).
+/// How long the skills list may be (8,000 characters unless given).
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct BudgetArgs {
-    /// Keep the skills list within this many characters: over it, the least used skills
-    /// get a short entry, then their name only, then none.
+    /// Keep the skills list within this many characters (default 8000): over it, the
+    /// least used skills get a short entry, then their name only, then none.
     #[arg(long, value_name = "CHARS", conflicts_with = "context_window")]
     pub budget: Option<usize>,
     /// Keep the skills list within a fraction (--budget-fraction) of a context window of
@@ -160,6 +173,9 @@ pub struct BudgetArgs {
     /// The fraction of --context-window the list may take.
     #[arg(long, value_name = "F", default_value_t = 0.01)]
     pub budget_fraction: f64,
+    /// List every skill in full, however long the list gets.
+    #[arg(long, conflicts_with_all = ["budget", "context_window"])]
+    pub no_budget: bool,
     /// Print what the budget did instead of the section: each skill's form and cost, and
     /// what other budgets would show.
     #[arg(long)]

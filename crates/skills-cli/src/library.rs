@@ -180,6 +180,7 @@ pub fn may_read_git(cli: &Cli) -> bool {
         | Command::Info { sources, .. }
         | Command::Prompt { sources, .. }
         | Command::Load { sources, .. }
+        | Command::Search { sources, .. }
         | Command::Watch { sources, .. }
         | Command::Serve { sources, .. } => sources,
         Command::Validate { paths, .. } => return paths.iter().any(|p| p.contains("git+")),

@@ -84,3 +84,53 @@ fn prompt_keeps_the_list_within_the_budget_and_reports_it() {
     );
     assert_eq!(both.status.code(), Some(2));
 }
+
+#[test]
+fn prompt_has_a_default_budget_and_search_finds_what_it_leaves_out() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..100 {
+        let name = format!("skill-{i:03}");
+        let description = format!("Handles request kind {i}. It reads the input, checks it and writes a report.");
+        write(dir.path(), &format!("lib/{name}/SKILL.md"), &md(&name, &description));
+    }
+    write(
+        dir.path(),
+        "lib/invoice-maker/SKILL.md",
+        &md("invoice-maker", "Creates invoices with taxes and due dates"),
+    );
+    let out = skills(dir.path(), &["prompt", "--source", "lib"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let list = list_of(&stdout(&out)).to_owned();
+    assert!(
+        list.chars().count() <= 8_000,
+        "the default budget: {} characters",
+        list.chars().count()
+    );
+    assert!(list.contains("`search_skills` finds any skill"), "{list}");
+    let whole = skills(dir.path(), &["prompt", "--source", "lib", "--no-budget"]);
+    assert_eq!(list_of(&stdout(&whole)).matches("load_skill(").count(), 101);
+
+    let found = skills(dir.path(), &["search", "--source", "lib", "invoicing with tax"]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    assert_eq!(
+        stdout(&found).lines().next(),
+        Some("- invoice-maker: Creates invoices with taxes and due dates (lib)")
+    );
+    let json = skills(
+        dir.path(),
+        &["search", "--source", "lib", "--json", "-n", "2", "request kind 7"],
+    );
+    let hits: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(hits.as_array().unwrap().len(), 2);
+    assert_eq!(hits[0]["name"], "skill-007");
+
+    let empty = skills(dir.path(), &["search", "--source", "lib", " "]);
+    assert_eq!(empty.status.code(), Some(2));
+    assert!(
+        stderr(&empty).contains("the search query is empty"),
+        "{}",
+        stderr(&empty)
+    );
+    let zero = skills(dir.path(), &["search", "--source", "lib", "-n", "0", "invoice"]);
+    assert_eq!(zero.status.code(), Some(2));
+}

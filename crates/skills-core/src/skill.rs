@@ -39,6 +39,27 @@ pub struct SkillMetadata {
 }
 
 impl SkillMetadata {
+    /// A skill with only a name, a description and the path of its `SKILL.md`; every
+    /// optional field empty.
+    ///
+    /// ```
+    /// let skill = skills_core::SkillMetadata::new("web", "Search the web", "/skills/web/SKILL.md");
+    /// assert_eq!(skill.dir(), "/skills/web");
+    /// assert!(skill.license.is_none());
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>, path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            name: name.into(),
+            description: description.into(),
+            license: None,
+            compatibility: None,
+            metadata: FieldMap::default(),
+            allowed_tools: Vec::new(),
+            extra: FieldMap::default(),
+        }
+    }
+
     /// The backend path of the skill's directory (the parent of `SKILL.md`).
     pub fn dir(&self) -> &str {
         crate::path::parent(&self.path)

@@ -61,6 +61,7 @@ mod message;
 mod middleware;
 mod runtime;
 mod scripted;
+mod search_skills;
 mod skills;
 mod state;
 mod subagent;
@@ -77,6 +78,7 @@ pub use middleware::{
 };
 pub use runtime::ReloadPolicy;
 pub use scripted::{ScriptedModel, SeenRequest};
+pub use search_skills::{SEARCH_SKILLS, SearchSkillsTool, SearchToolPolicy};
 pub use skills::{BuildError, SkillsMiddleware, SkillsMiddlewareBuilder};
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;

@@ -38,6 +38,7 @@ pub(crate) struct SkillsRuntime {
     pub(crate) catalog: Arc<SkillCatalog>,
     pub(crate) section: PromptSection,
     pub(crate) reload: ReloadPolicy,
+    pub(crate) search: crate::SearchToolPolicy,
 }
 
 impl SkillsRuntime {

@@ -16,6 +16,7 @@ use crate::middleware::{
     AgentError, AgentMiddleware, ModelNext, ModelRequest, ModelResponse, ToolCallRequest, ToolNext,
 };
 use crate::runtime::{PinnedSnapshot, ReloadPolicy, SkillsRuntime};
+use crate::search_skills::{SEARCH_SKILLS, SearchSkillsTool, SearchToolPolicy};
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput};
 
@@ -50,7 +51,8 @@ pub enum BuildError {
 /// - `wrap_model_call`: appends the skills section to the system message (sources,
 ///   skills with `[Loaded]`, recommended tools, resource counts, `load_skill` guidance,
 ///   load warnings as escaped untrusted data).
-/// - `tools`: [`load_skill`](crate::LoadSkillTool).
+/// - `tools`: [`load_skill`](crate::LoadSkillTool), and [`search_skills`](crate::SearchSkillsTool)
+///   on the calls whose skills list the budget cut (see [`SearchToolPolicy`]).
 /// - `wrap_tool_call`: applies the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy).
 ///
 /// The skills part of the state is private: a subagent starts without it and discovers
@@ -89,6 +91,7 @@ pub struct SkillsMiddlewareBuilder {
     template: Option<String>,
     limits: DiscoveryLimits,
     budget: Option<CatalogBudget>,
+    search: SearchToolPolicy,
 }
 
 impl SkillsMiddlewareBuilder {
@@ -131,9 +134,17 @@ impl SkillsMiddlewareBuilder {
 
     /// Keeps the skills list of the system prompt within `budget` (see
     /// [`CatalogBudget`]: shorter entries for the least used skills, loaded and pinned
-    /// skills always in full); no budget by default.
+    /// skills always in full). Default: [`CatalogBudget::default`], 8,000 characters;
+    /// [`CatalogBudget::unlimited`] lists every skill in full however many there are.
     pub fn catalog_budget(mut self, budget: CatalogBudget) -> Self {
         self.budget = Some(budget);
+        self
+    }
+
+    /// When the `search_skills` tool is offered (default
+    /// [`SearchToolPolicy::WhenCut`]: on model calls whose skills list the budget cut).
+    pub fn search_tool(mut self, policy: SearchToolPolicy) -> Self {
+        self.search = policy;
         self
     }
 
@@ -168,10 +179,11 @@ impl SkillsMiddlewareBuilder {
         Ok(SkillsMiddleware {
             runtime: Arc::new(SkillsRuntime {
                 section: section
-                    .with_budget(self.budget.unwrap_or_else(CatalogBudget::unlimited))
+                    .with_budget(self.budget.unwrap_or_default())
                     .with_use_counts(catalog.use_counts()),
                 catalog,
                 reload: self.reload,
+                search: self.search,
             }),
         })
     }
@@ -255,7 +267,11 @@ impl AgentMiddleware for SkillsMiddleware {
     }
 
     fn tools(&self) -> Vec<Arc<dyn Tool>> {
-        vec![Arc::new(LoadSkillTool::new(self.runtime.clone()))]
+        let mut tools: Vec<Arc<dyn Tool>> = vec![Arc::new(LoadSkillTool::new(self.runtime.clone()))];
+        if self.runtime.search != SearchToolPolicy::Never {
+            tools.push(Arc::new(SearchSkillsTool::new(self.runtime.clone())));
+        }
+        tools
     }
 
     async fn before_agent(&self, state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
@@ -282,8 +298,12 @@ impl AgentMiddleware for SkillsMiddleware {
     ) -> Result<ModelResponse, AgentError> {
         let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-        let section = self.runtime.section.render(&snapshot, loaded);
+        let (section, complete) = self.runtime.section.render_listing(&snapshot, loaded);
         request.append_system(&section);
+        if complete && self.runtime.search == SearchToolPolicy::WhenCut {
+            // Every skill is in the list: the model has nothing to search for.
+            request.tools.to_mut().retain(|tool| tool.name != SEARCH_SKILLS);
+        }
         next.run(request).await
     }
 

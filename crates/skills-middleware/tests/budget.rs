@@ -50,3 +50,67 @@ async fn the_prompt_list_stays_within_the_budget_and_loaded_skills_stay_whole() 
     let state = discovered(&plain).await;
     assert!(!plain.render_section(state.get()).contains("to keep this list short"));
 }
+
+/// An agent over `library()` whose model searches, then answers.
+async fn agent_run(budget: CatalogBudget, query: serde_json::Value) -> (Vec<skills_middleware::SeenRequest>, String) {
+    use skills_middleware::{Agent, AgentState, Message, ScriptedModel};
+    use std::sync::Arc;
+    let mw = SkillsMiddleware::builder()
+        .paths(library(), ["/skills/user"])
+        .catalog_budget(budget)
+        .build()
+        .unwrap();
+    let model = Arc::new(ScriptedModel::new().tool_call("search_skills", query).reply("done"));
+    let agent = Agent::builder(model.clone()).middleware(Arc::new(mw)).build().unwrap();
+    let mut state = AgentState::default();
+    agent.invoke(&mut state).await.unwrap();
+    let seen = model.seen();
+    let answer = seen[1]
+        .messages
+        .iter()
+        .find_map(|m| match m {
+            Message::Tool(t) => Some(t.content.clone()),
+            _ => None,
+        })
+        .unwrap();
+    (seen, answer)
+}
+
+#[tokio::test]
+async fn search_skills_is_offered_only_when_the_budget_cuts_the_list() {
+    let (seen, answer) = agent_run(
+        CatalogBudget::of_chars(60),
+        serde_json::json!({"query": "web searching"}),
+    )
+    .await;
+    assert!(
+        seen[0].tools.contains(&"search_skills".to_owned()),
+        "{:?}",
+        seen[0].tools
+    );
+    assert_eq!(answer, "- web: Search the web (User)");
+
+    // Everything fits: the model is not offered a search it does not need.
+    let (seen, _) = agent_run(CatalogBudget::default(), serde_json::json!({"query": "web"})).await;
+    assert!(
+        !seen[0].tools.contains(&"search_skills".to_owned()),
+        "{:?}",
+        seen[0].tools
+    );
+    assert!(seen[0].tools.contains(&"load_skill".to_owned()));
+}
+
+#[tokio::test]
+async fn search_skills_refuses_an_empty_query_and_a_zero_limit() {
+    let (_, answer) = agent_run(CatalogBudget::of_chars(60), serde_json::json!({"query": " "})).await;
+    assert!(answer.starts_with("Error: the search query is empty"), "{answer}");
+    let (_, answer) = agent_run(
+        CatalogBudget::of_chars(60),
+        serde_json::json!({"query": "sql", "limit": 0}),
+    )
+    .await;
+    assert!(
+        answer.starts_with("Error: the search limit must be at least 1"),
+        "{answer}"
+    );
+}

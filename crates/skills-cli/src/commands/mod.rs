@@ -6,6 +6,7 @@ mod list;
 mod load;
 mod new;
 mod prompt;
+mod search;
 mod validate;
 mod watch;
 
@@ -36,6 +37,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             budget,
         } => prompt::prompt(&sources, &loaded, json, budget).await,
         Command::Load { name, sources, json } => load::load(&sources, &name, json).await,
+        Command::Search {
+            query,
+            sources,
+            limit,
+            json,
+        } => search::search(&sources, &query, limit, json).await,
         Command::New { name, dir, description } => new::new_skill(&name, &dir, description.as_deref()),
         Command::Serve { sources, http } => {
             let transport = match http {

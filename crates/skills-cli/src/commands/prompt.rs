@@ -33,7 +33,8 @@ pub async fn prompt(
             }
             CatalogBudget::of_context_window(tokens, budget_args.budget_fraction)
         }
-        (None, None) => CatalogBudget::unlimited(),
+        (None, None) if budget_args.no_budget => CatalogBudget::unlimited(),
+        (None, None) => CatalogBudget::default(),
     };
     let library = library::catalog(args, Need::Agent, json).await?;
     let catalog = library.catalog.clone();

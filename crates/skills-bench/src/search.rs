@@ -1,0 +1,228 @@
+//! `skills-bench search`: the search evaluation. Runs a set of requests, each with the
+//! skill that should answer it, against a library, through our [`SkillIndex`] and through
+//! plain BM25 over name and description (the `bm25` crate on `name description`, words
+//! split at anything not a letter or digit, lowercased, nothing else), and prints hit@1,
+//! hit@5 and MRR for both, with the index's build time and query latency.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
+use serde::Deserialize;
+use skills_backend_fs::FilesystemBackend;
+use skills_catalog::SkillIndex;
+use skills_core::{Discovery, SkillMetadata};
+
+/// A query file: requests and the skills that answer them.
+#[derive(Debug, Deserialize)]
+struct Queries {
+    query: Vec<Query>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Query {
+    request: String,
+    expect: Vec<String>,
+}
+
+/// A library file: skills as name and description (the committed synthetic library).
+#[derive(Debug, Deserialize)]
+struct LibraryFile {
+    skill: Vec<LibrarySkill>,
+}
+
+#[derive(Debug, Deserialize)]
+struct LibrarySkill {
+    name: String,
+    description: String,
+}
+
+/// Ranking quality over a query set.
+#[derive(Debug, Default, Clone, Copy)]
+struct Quality {
+    hit1: f64,
+    hit5: f64,
+    mrr: f64,
+}
+
+const USAGE: &str = "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]";
+
+/// Runs the evaluation the arguments name and prints its table.
+pub fn search_command(args: &[String]) -> Result<(), String> {
+    let mut queries = None;
+    let mut library = None;
+    let mut dir = None;
+    let mut depth = 1;
+    let mut misses = false;
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let mut value = || {
+            rest.next()
+                .cloned()
+                .ok_or_else(|| format!("{arg} needs a value\n{USAGE}"))
+        };
+        match arg.as_str() {
+            "--queries" => queries = Some(value()?),
+            "--library" => library = Some(value()?),
+            "--dir" => dir = Some(value()?),
+            "--depth" => depth = value()?.parse().map_err(|e| format!("--depth: {e}"))?,
+            "--misses" => misses = true,
+            other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
+        }
+    }
+    let queries = queries.ok_or(USAGE)?;
+    let text = std::fs::read_to_string(&queries).map_err(|e| format!("{queries}: {e}"))?;
+    let queries: Queries = toml::from_str(&text).map_err(|e| format!("{queries}: {e}"))?;
+    let skills = match (library, dir) {
+        (Some(file), None) => read_library(&file)?,
+        (None, Some(dir)) => discover(Path::new(&dir), depth)?,
+        _ => return Err(USAGE.to_owned()),
+    };
+    let unknown: Vec<&str> = queries
+        .query
+        .iter()
+        .flat_map(|q| &q.expect)
+        .filter(|name| !skills.iter().any(|s| &s.name == *name))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!("the library has no skill named {}", unknown.join(", ")));
+    }
+
+    let started = Instant::now();
+    let index = SkillIndex::build(&skills);
+    let build = started.elapsed();
+    let plain = PlainBm25::build(&skills);
+    let mut latencies = Vec::new();
+    let ours = evaluate(&queries.query, misses, |request| {
+        let started = Instant::now();
+        let hits = index.search(request, 10).unwrap_or_default();
+        latencies.push(started.elapsed());
+        hits.into_iter().map(|h| h.name).collect()
+    });
+    let baseline = evaluate(&queries.query, misses, |request| plain.search(request, 10));
+    // Latency over many runs of the set, for a stable p99.
+    for _ in 0..20 {
+        for query in &queries.query {
+            let started = Instant::now();
+            let _ = index.search(&query.request, 8);
+            latencies.push(started.elapsed());
+        }
+    }
+    latencies.sort();
+    let pick = |p: f64| latencies[((latencies.len() - 1) as f64 * p).round() as usize];
+    let micros = |d: Duration| d.as_secs_f64() * 1e6;
+
+    println!("{} skills, {} requests", skills.len(), queries.query.len());
+    println!();
+    println!("| ranking | hit@1 | hit@5 | MRR |");
+    println!("|---|---:|---:|---:|");
+    for (name, q) in [("SkillIndex (ours)", ours), ("plain BM25", baseline)] {
+        println!("| {name} | {:.3} | {:.3} | {:.3} |", q.hit1, q.hit5, q.mrr);
+    }
+    println!();
+    println!(
+        "index build {:.1} ms; search p50 {:.0} us, p99 {:.0} us ({} searches)",
+        build.as_secs_f64() * 1e3,
+        micros(pick(0.5)),
+        micros(pick(0.99)),
+        latencies.len()
+    );
+    Ok(())
+}
+
+fn evaluate(queries: &[Query], print_misses: bool, mut search: impl FnMut(&str) -> Vec<String>) -> Quality {
+    let mut total = Quality::default();
+    for query in queries {
+        let found = search(&query.request);
+        let rank = found.iter().position(|name| query.expect.contains(name));
+        if print_misses && rank != Some(0) {
+            println!(
+                "miss: {:?} wanted {:?}, got {:?}",
+                query.request,
+                query.expect,
+                &found[..found.len().min(5)]
+            );
+        }
+        if let Some(rank) = rank {
+            total.hit1 += f64::from(rank == 0);
+            total.hit5 += f64::from(rank < 5);
+            total.mrr += 1.0 / (rank + 1) as f64;
+        }
+    }
+    let n = queries.len().max(1) as f64;
+    Quality {
+        hit1: total.hit1 / n,
+        hit5: total.hit5 / n,
+        mrr: total.mrr / n,
+    }
+}
+
+fn read_library(file: &str) -> Result<Vec<SkillMetadata>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"))?;
+    let library: LibraryFile = toml::from_str(&text).map_err(|e| format!("{file}: {e}"))?;
+    Ok(library
+        .skill
+        .into_iter()
+        .map(|s| SkillMetadata::new(&s.name, &s.description, format!("/{}/SKILL.md", s.name)))
+        .collect())
+}
+
+fn discover(dir: &Path, depth: usize) -> Result<Vec<SkillMetadata>, String> {
+    let backend = FilesystemBackend::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let listing = runtime
+        .block_on(Discovery::new(&backend, "/").depth(depth).run())
+        .map_err(|e| e.to_string())?;
+    Ok(listing.skills)
+}
+
+/// The baseline: BM25 over `name description`, plainly tokenized.
+struct PlainBm25 {
+    embedder: Embedder<u32, PlainWords>,
+    scorer: Scorer<usize, u32>,
+    names: Vec<String>,
+}
+
+struct PlainWords;
+
+impl Tokenizer for PlainWords {
+    fn tokenize(&self, text: &str) -> Vec<String> {
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl PlainBm25 {
+    fn build(skills: &[SkillMetadata]) -> Self {
+        let texts: Vec<String> = skills.iter().map(|s| format!("{} {}", s.name, s.description)).collect();
+        let corpus: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let embedder = EmbedderBuilder::with_tokenizer_and_fit_to_corpus(PlainWords, &corpus).build();
+        let mut scorer = Scorer::new();
+        for (i, text) in corpus.iter().enumerate() {
+            scorer.upsert(&i, embedder.embed(text));
+        }
+        Self {
+            embedder,
+            scorer,
+            names: skills.iter().map(|s| s.name.clone()).collect(),
+        }
+    }
+
+    fn search(&self, request: &str, limit: usize) -> Vec<String> {
+        let mut hits = self.scorer.matches(&self.embedder.embed(request));
+        // Equal scores in name order, as ours.
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| self.names[a.id].cmp(&self.names[b.id]))
+        });
+        hits.into_iter().take(limit).map(|h| self.names[h.id].clone()).collect()
+    }
+}
