@@ -223,6 +223,15 @@ impl Vocabulary {
     }
 }
 
+/// A skill in the index.
+struct Indexed {
+    name: String,
+    /// The name as plain words, to see a request name it.
+    plain: String,
+    /// Its distinct words, by vocabulary id.
+    words: Box<[u32]>,
+}
+
 /// A search index over a library's skill names and descriptions, updated skill by skill.
 ///
 /// ```
@@ -243,8 +252,8 @@ impl Vocabulary {
 pub struct SkillIndex {
     words: Words,
     slots: HashMap<String, u32>,
-    /// Per slot: the skill's name, its name as plain words, and its distinct known words.
-    skills: Vec<Option<(String, String, Box<[u32]>)>>,
+    /// Per slot, the skill there.
+    skills: Vec<Option<Indexed>>,
     free: Vec<u32>,
     names: Field,
     descriptions: Field,
@@ -312,7 +321,11 @@ impl SkillIndex {
         both.sort_unstable();
         both.dedup();
         let known: Box<[u32]> = both.iter().map(|w| self.vocabulary.add(w)).collect();
-        self.skills[slot as usize] = Some((skill.name.clone(), plain(&skill.name), known));
+        self.skills[slot as usize] = Some(Indexed {
+            name: skill.name.clone(),
+            plain: plain(&skill.name),
+            words: known,
+        });
         self.slots.insert(skill.name.clone(), slot);
     }
 
@@ -321,8 +334,8 @@ impl SkillIndex {
         let Some(slot) = self.slots.remove(name) else {
             return false;
         };
-        if let Some((_, _, known)) = self.skills[slot as usize].take() {
-            for &id in &known {
+        if let Some(skill) = self.skills[slot as usize].take() {
+            for &id in &skill.words {
                 self.vocabulary.release(id);
             }
         }
@@ -359,7 +372,7 @@ impl SkillIndex {
         self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
         let request = format!(" {} ", plain(query));
         for &slot in &touched {
-            let Some(Some((_, name, _))) = self.skills.get(slot as usize) else {
+            let Some(Some(Indexed { plain: name, .. })) = self.skills.get(slot as usize) else {
                 continue;
             };
             // A one-word name is also a word of many requests ("run", "setup"): it
@@ -376,8 +389,8 @@ impl SkillIndex {
         let mut ranked: Vec<(f32, &str)> = touched
             .iter()
             .filter_map(|&slot| {
-                let (name, _, _) = self.skills.get(slot as usize)?.as_ref()?;
-                Some((scores[slot as usize], name.as_str()))
+                let skill = self.skills.get(slot as usize)?.as_ref()?;
+                Some((scores[slot as usize], skill.name.as_str()))
             })
             .collect();
         let order = |a: &(f32, &str), b: &(f32, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
