@@ -61,7 +61,7 @@ async fn a_skill_md_deleted_between_listing_and_reading_is_a_deletion_not_an_err
     let mut state = AgentState::new(vec![Message::user("hi")]);
     state.apply(skills.before_agent(&state).await.unwrap().unwrap());
     std::fs::remove_file(root.join("skills/beta/SKILL.md")).unwrap();
-    let load = skills.tools().pop().unwrap();
+    let load = skills.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "call_1",

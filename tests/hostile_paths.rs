@@ -146,7 +146,7 @@ async fn load_skill_serves_only_skills_inside_the_root() {
     if let Some(update) = skills.before_agent(&state).await.unwrap() {
         state.apply(update);
     }
-    let load = skills.tools().pop().unwrap();
+    let load = skills.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
     for name in [
         "evil",
         "../evil",

@@ -7,7 +7,7 @@ use skills_core::SkillMetadata;
 
 /// Tools that are never blocked: the skills system itself (`load_skill`), resource
 /// access (`read_file`, `ls`) and task tracking (`write_todos`).
-pub const ALWAYS_ALLOWED_TOOLS: [&str; 4] = ["load_skill", "read_file", "ls", "write_todos"];
+pub const ALWAYS_ALLOWED_TOOLS: [&str; 5] = ["load_skill", "search_skills", "read_file", "ls", "write_todos"];
 
 /// How a skill's `allowed-tools` field is applied.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -226,7 +226,7 @@ async fn each_skill_is_read_through_the_backend_of_its_source() {
 
     // Remove the file from the base backend: loading still works, it never reads base.
     base.remove("/skills/web/SKILL.md");
-    let tool = skills.tools().pop().unwrap();
+    let tool = skills.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "c",

@@ -87,7 +87,7 @@ impl Fixture {
     }
 
     async fn load(&self, state: &mut AgentState, name: &str) -> ToolOutput {
-        let tool = self.mw.tools().pop().unwrap();
+        let tool = self.mw.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
         let runtime = ToolRuntime {
             state,
             tool_call_id: "call_1",
@@ -262,7 +262,7 @@ async fn concurrent_load_skill_calls_each_see_one_whole_snapshot_during_a_reload
     for i in 0..32 {
         let (skills, state) = (mw.clone(), state.clone());
         tasks.push(tokio::spawn(async move {
-            let tool = skills.tools().pop().unwrap();
+            let tool = skills.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
             let runtime = ToolRuntime {
                 state: &state,
                 tool_call_id: "call_1",

@@ -89,7 +89,7 @@ fn version_shown(text: &str) -> u64 {
 
 /// One agent thread: `CALLS_PER_ROUND` model calls, each followed by a `load_skill`.
 async fn agent_thread(skills: SkillsMiddleware, thread: usize, state: &mut AgentState, last_seen: &mut u64) {
-    let tool = skills.tools().pop().unwrap();
+    let tool = skills.tools().into_iter().find(|t| t.name() == "load_skill").unwrap();
     for call in 0..CALLS_PER_ROUND {
         let prompt = common::system_prompt(&skills, state).await;
         let version = version_shown(&prompt);
