@@ -356,13 +356,20 @@ async fn test_allowed_tools_whitelist_always_allowed() {
     let mw = middleware(library(), AllowedToolsPolicy::Restrict);
     let mut state = discovered(&mw).await;
     load(&mw, &mut state, "sql").await;
-    for tool in ALWAYS_ALLOWED_TOOLS.iter().filter(|t| ![LOAD_SKILL, "search_skills"].contains(*t)) {
+    for tool in ALWAYS_ALLOWED_TOOLS
+        .iter()
+        .filter(|t| ![LOAD_SKILL, "search_skills"].contains(*t))
+    {
         let msg = call_through_policy(&mw, &state, tool).await;
         assert_eq!(msg.content, format!("ran {tool}"));
     }
     // search_skills is reached (its own argument check answers, not the policy).
     let msg = call_through_policy(&mw, &state, "search_skills").await;
-    assert!(msg.content.contains("invalid arguments for search_skills"), "{}", msg.content);
+    assert!(
+        msg.content.contains("invalid arguments for search_skills"),
+        "{}",
+        msg.content
+    );
     // load_skill really runs (and loads another skill) while sql restricts tools.
     let msg = call_through_policy(&mw, &state, "load_skill").await;
     assert!(msg.content.contains("Instructions for notes."), "{}", msg.content);
