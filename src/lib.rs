@@ -57,4 +57,5 @@ pub use skills_backend_git as git;
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;
 
+mod prompt_config;
 pub mod sources;

@@ -35,6 +35,8 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use skills_catalog::SkillSource;
+
+pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
 use skills_core::DiscoveryLimits;
@@ -289,7 +291,7 @@ fn percent_decode(text: &str) -> Result<String, String> {
 /// [[source]]
 /// location = ".agents/skills"      # relative to the file's directory
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourcesConfig {
     /// The sources, lowest priority first.
@@ -302,6 +304,9 @@ pub struct SourcesConfig {
     /// `refuse` or `allow` (`hard-links = "allow"`).
     #[serde(default, rename = "hard-links")]
     pub hard_links: Option<String>,
+    /// How long the skills list may be (`[prompt]`).
+    #[serde(default)]
+    pub prompt: PromptConfig,
 }
 
 /// The `[limits]` table of a `skills.toml`:

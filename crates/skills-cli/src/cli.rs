@@ -80,6 +80,10 @@ pub enum Command {
         json: bool,
         #[command(flatten)]
         budget: BudgetArgs,
+        /// Print what the budget did instead of the section: each skill's form and cost,
+        /// and what other budgets would show.
+        #[arg(long)]
+        report: bool,
     },
     /// Find skills by what they do: what the search_skills tool answers (best first).
     Search {
@@ -126,7 +130,7 @@ pub enum Command {
     /// Serve the skills over MCP (stdio by default; --http for streamable HTTP on loopback).
     ///
     /// Implements the MCP skills extension (skills/list, skills/get, skill:// resources)
-    /// and the tools list_skills, load_skill and read_skill_resource. Follows changes to
+    /// and the tools list_skills, search_skills, load_skill and read_skill_resource. Follows changes to
     /// the sources and tells connected clients. Never runs skill scripts.
     Serve {
         #[command(flatten)]
@@ -135,6 +139,9 @@ pub enum Command {
         /// HOST:PORT or a PORT (port 0 picks a free one; the address is printed on stderr).
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
         http: Option<String>,
+        /// How long the skills list of list_skills and of the server's instructions may be.
+        #[command(flatten)]
+        budget: BudgetArgs,
     },
     /// Check skill folders or whole sources; exit 1 when a skill would be skipped.
     Validate {
@@ -159,7 +166,8 @@ pub enum Command {
     },
 }
 
-/// How long the skills list may be (8,000 characters unless given).
+/// How long the skills list may be: the flags, else a skills.toml's `[prompt]`, else
+/// 8,000 characters.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct BudgetArgs {
     /// Keep the skills list within this many characters (default 8000): over it, the
@@ -170,16 +178,40 @@ pub struct BudgetArgs {
     /// this many tokens, at four characters a token.
     #[arg(long, value_name = "TOKENS")]
     pub context_window: Option<usize>,
-    /// The fraction of --context-window the list may take.
-    #[arg(long, value_name = "F", default_value_t = 0.01)]
-    pub budget_fraction: f64,
+    /// The fraction of --context-window the list may take (default 0.01).
+    #[arg(long, value_name = "F")]
+    pub budget_fraction: Option<f64>,
     /// List every skill in full, however long the list gets.
     #[arg(long, conflicts_with_all = ["budget", "context_window"])]
     pub no_budget: bool,
-    /// Print what the budget did instead of the section: each skill's form and cost, and
-    /// what other budgets would show.
-    #[arg(long)]
-    pub report: bool,
+}
+
+impl BudgetArgs {
+    /// The budget these flags give over `config` (a skills.toml's `[prompt]`, whose
+    /// pinned skills stay pinned).
+    pub fn budget(&self, config: &agent_skills::sources::PromptConfig) -> anyhow::Result<agent_skills::CatalogBudget> {
+        use agent_skills::sources::{BudgetSetting, budget_of};
+        let budget = if self.no_budget {
+            Some(BudgetSetting::Word("none".to_owned()))
+        } else {
+            self.budget.map(BudgetSetting::Chars)
+        };
+        let result = if budget.is_some() || self.context_window.is_some() {
+            budget_of(
+                budget.as_ref(),
+                self.context_window,
+                self.budget_fraction.or(config.budget_fraction),
+                &config.pinned,
+            )
+        } else if self.budget_fraction.is_some() {
+            let mut config = config.clone();
+            config.budget_fraction = self.budget_fraction;
+            config.budget()
+        } else {
+            config.budget()
+        };
+        result.map_err(|e| anyhow::anyhow!(e))
+    }
 }
 
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agent_skills::sources::{CONFIG_FILE, OpenOptions, SourceSpec, SourcesConfig};
+use agent_skills::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SourceSpec, SourcesConfig};
 use agent_skills::{DiscoveryLimits, SkillCatalog, SkillSource};
 use anyhow::Context;
 
@@ -36,6 +36,8 @@ pub struct Library {
     /// A limit cut a source (each cut was said on stderr).
     pub cut: bool,
     allow_partial: bool,
+    /// The `[prompt]` table of the skills.toml read, if any.
+    pub prompt: PromptConfig,
 }
 
 impl Library {
@@ -60,7 +62,7 @@ pub fn exit_code(code: u8, cut: bool, allow_partial: bool) -> u8 {
 /// limit cut is said on stderr, in one line naming the flag that raises it.
 pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
     let progress = Progress::start(quiet, "reading skill sources");
-    let (sources, limits) = open_sources(args)?;
+    let (sources, limits, prompt) = open_sources(args)?;
     let catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_resources(need != Need::Listing)
@@ -87,6 +89,7 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
         catalog,
         cut,
         allow_partial: args.discovery.allow_partial,
+        prompt,
     })
 }
 
@@ -94,11 +97,12 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
 /// `./skills.toml` when there is one and no `--source` is given), then every `--source`.
 /// With neither, the default chain. Limits are the defaults, then the file's
 /// `[limits]`, then the command line's.
-pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits)> {
+pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits, PromptConfig)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = config_file(args);
     let mut opened = Vec::new();
     let mut limits = DiscoveryLimits::default();
+    let mut prompt = PromptConfig::default();
     let flags = &args.discovery;
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
@@ -108,6 +112,7 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
             opened.push(spec.open(&options)?);
         }
         limits = file.limits.apply(limits);
+        prompt = file.prompt.clone();
     }
     let limits = flags.apply(limits);
     let options = flags.options(OpenOptions::new(&cwd));
@@ -115,9 +120,9 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
         opened.push(open_with(text, &options)?);
     }
     if config.is_none() && args.sources.is_empty() {
-        return Ok((default_sources(&options), limits));
+        return Ok((default_sources(&options), limits, prompt));
     }
-    Ok((opened, limits))
+    Ok((opened, limits, prompt))
 }
 
 /// The `skills.toml` a command reads: `--config FILE`, or `./skills.toml` when there is

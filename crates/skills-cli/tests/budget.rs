@@ -77,7 +77,7 @@ fn prompt_keeps_the_list_within_the_budget_and_reports_it() {
         ],
     );
     assert_eq!(bad.status.code(), Some(2));
-    assert!(stderr(&bad).contains("--budget-fraction"), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("budget-fraction must be above 0 and at most 1"), "{}", stderr(&bad));
     let both = skills(
         dir.path(),
         &["prompt", "--source", "lib", "--budget", "9", "--context-window", "9"],
@@ -133,4 +133,51 @@ fn prompt_has_a_default_budget_and_search_finds_what_it_leaves_out() {
     );
     let zero = skills(dir.path(), &["search", "--source", "lib", "-n", "0", "invoice"]);
     assert_eq!(zero.status.code(), Some(2));
+}
+
+#[test]
+fn skills_toml_sets_the_budget_and_flags_win() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let config = |text: &str| {
+        write(
+            dir.path(),
+            "skills.toml",
+            &format!("[[source]]\nlocation = \"lib\"\n\n{text}"),
+        )
+    };
+    config("[prompt]\nbudget = 600\npinned = [\"skill-29\"]\n");
+    let out = skills(dir.path(), &["prompt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let list = list_of(&text);
+    assert!(list.chars().count() <= 600, "{list}");
+    assert!(
+        list.contains("- **skill-29**: Handles request kind 29. It reads"),
+        "pinned: {list}"
+    );
+    // A flag over the file.
+    let out = skills(dir.path(), &["prompt", "--no-budget"]);
+    assert_eq!(list_of(&stdout(&out)).matches("load_skill(").count(), 30);
+
+    config("[prompt]\nbudget = \"none\"\n");
+    let out = skills(dir.path(), &["prompt"]);
+    assert_eq!(list_of(&stdout(&out)).matches("load_skill(").count(), 30);
+
+    config("[prompt]\nbudget = \"all\"\n");
+    let out = skills(dir.path(), &["prompt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("budget must be a number of characters or \"none\""),
+        "{}",
+        stderr(&out)
+    );
+    config("[prompt]\ncontext-window = 1000\nbudget-fraction = 2.0\n");
+    let out = skills(dir.path(), &["prompt"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("budget-fraction must be above 0"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -78,7 +78,7 @@ fn check_report(report: &Value, library: &Library) {
     assert_eq!(report["templates"], json!(["skill://{name}/{+path}"]));
     assert_eq!(
         report["tools"],
-        json!(["list_skills", "load_skill", "read_skill_resource"])
+        json!(["list_skills", "search_skills", "load_skill", "read_skill_resource"])
     );
 
     // skills/list: verbatim frontmatter, SKILL.md first, every served file with its digest.
@@ -163,6 +163,19 @@ fn check_report(report: &Value, library: &Library) {
         report["list_skills"]["structured"]["skills"][0]["uri"],
         "skill://alpha/SKILL.md"
     );
+    // The instructions carry the same list; search finds by description.
+    let instructions = report["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains("search_skills(query)") && instructions.ends_with(list),
+        "{instructions}"
+    );
+    assert_eq!(report["list_skills"]["structured"]["not_listed"], json!(0));
+    assert!(
+        text_of(&report["search_skills"]).starts_with("- alpha: First skill."),
+        "{}",
+        text_of(&report["search_skills"])
+    );
+    assert_eq!(report["search_empty"]["is_error"], json!(true));
     let loaded = text_of(&report["load_skill"]);
     assert_eq!(report["load_skill"]["is_error"], json!(false));
     assert!(loaded.starts_with(std::str::from_utf8(&skill_md).unwrap()), "{loaded}");

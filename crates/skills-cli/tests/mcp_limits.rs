@@ -141,3 +141,42 @@ fn skills_list_pages_through_every_skill_once() {
     let expected: Vec<String> = (0..1_100).map(|i| format!("skill://skill-{i:04}/SKILL.md")).collect();
     assert_eq!(uris, expected);
 }
+
+#[test]
+fn a_large_library_gets_a_budgeted_list_and_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    for i in 0..300 {
+        let name = format!("skill-{i:03}");
+        write(&lib, &format!("{name}/SKILL.md"), &md(&name, "One of many."));
+    }
+    write(
+        &lib,
+        "invoice-maker/SKILL.md",
+        &md("invoice-maker", "Creates invoices with taxes and due dates."),
+    );
+    let (_, report) = mcp_client(
+        dir.path(),
+        "budget",
+        &lib,
+        &[SKILLS, "serve", "--source", lib.to_str().unwrap(), "--budget", "4000"],
+    );
+    let list = report["list_skills"]["content"][0]["text"].as_str().unwrap();
+    assert!(list.chars().count() <= 4_000, "{} characters", list.chars().count());
+    assert!(list.contains("`search_skills` finds any skill"), "{list}");
+    let structured = &report["list_skills"]["structured"];
+    let shown = structured["skills"].as_array().unwrap().len();
+    let not_listed = structured["not_listed"].as_u64().unwrap() as usize;
+    assert!(not_listed > 0 && shown + not_listed == 301, "{shown} + {not_listed}");
+    assert!(report["instructions"].as_str().unwrap().ends_with(list));
+    assert_eq!(
+        report["search_skills"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .next(),
+        Some("- invoice-maker: Creates invoices with taxes and due dates. (lib)")
+    );
+    // skills/list stays complete.
+    assert_eq!(report["skills_list_count"], json!(301));
+}

@@ -35,7 +35,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             loaded,
             json,
             budget,
-        } => prompt::prompt(&sources, &loaded, json, budget).await,
+            report,
+        } => prompt::prompt(&sources, &loaded, json, budget, report).await,
         Command::Load { name, sources, json } => load::load(&sources, &name, json).await,
         Command::Search {
             query,
@@ -44,12 +45,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         } => search::search(&sources, &query, limit, json).await,
         Command::New { name, dir, description } => new::new_skill(&name, &dir, description.as_deref()),
-        Command::Serve { sources, http } => {
+        Command::Serve { sources, http, budget } => {
             let transport = match http {
                 None => crate::mcp::Transport::Stdio,
                 Some(addr) => crate::mcp::Transport::Http(parse_http_addr(&addr)?),
             };
-            crate::mcp::serve(&sources, transport).await
+            crate::mcp::serve(&sources, transport, budget).await
         }
     }
 }

@@ -24,19 +24,10 @@ pub async fn prompt(
     loaded: &[String],
     json: bool,
     budget_args: BudgetArgs,
+    report: bool,
 ) -> anyhow::Result<ExitCode> {
-    let budget = match (budget_args.budget, budget_args.context_window) {
-        (Some(chars), _) => CatalogBudget::of_chars(chars),
-        (None, Some(tokens)) => {
-            if !(budget_args.budget_fraction > 0.0 && budget_args.budget_fraction <= 1.0) {
-                anyhow::bail!("--budget-fraction must be above 0 and at most 1");
-            }
-            CatalogBudget::of_context_window(tokens, budget_args.budget_fraction)
-        }
-        (None, None) if budget_args.no_budget => CatalogBudget::unlimited(),
-        (None, None) => CatalogBudget::default(),
-    };
     let library = library::catalog(args, Need::Agent, json).await?;
+    let budget = budget_args.budget(&library.prompt)?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
@@ -49,8 +40,8 @@ pub async fn prompt(
         AllowedToolsPolicy::Recommend,
         PromptTemplate::default(),
     )
-    .with_budget(budget.clone());
-    if budget_args.report {
+    .with_budget(budget);
+    if report {
         print_report(&section, &snapshot, loaded)?;
         return Ok(ExitCode::from(library.exit(EXIT_OK)));
     }

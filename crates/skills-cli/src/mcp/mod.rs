@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use server::SkillsServer;
 
-use crate::cli::{EXIT_OK, SourceArgs};
+use crate::cli::{BudgetArgs, EXIT_OK, SourceArgs};
 use crate::library::Need;
 use crate::output::print_diagnostics;
 
@@ -41,7 +41,7 @@ pub enum Transport {
 }
 
 /// Runs the server until the client leaves (stdio) or the process is interrupted.
-pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<ExitCode> {
+pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) -> anyhow::Result<ExitCode> {
     if let Transport::Http(addr) = transport {
         if !addr.ip().is_loopback() {
             bail!(
@@ -52,6 +52,7 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
     }
     // No spinner: a stdio client owns the terminal, if there is one.
     let library = crate::library::catalog(args, Need::Live, true).await?;
+    let budget = budget.budget(&library.prompt)?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
@@ -62,7 +63,7 @@ pub async fn serve(args: &SourceArgs, transport: Transport) -> anyhow::Result<Ex
             catalog.sources()[*i].label()
         );
     }
-    let server = SkillsServer::new(catalog);
+    let server = SkillsServer::new(catalog, budget);
     let count = SkillsServer::servable(&snapshot).count();
     let unnamed: Vec<&str> = snapshot
         .skills()

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use agent_skills::name::check_skill_name;
 use agent_skills::{
-    AllowedToolsPolicy, BackendExt, BackendProtocol, CatalogSnapshot, FileErrorKind, PromptSection, PromptTemplate,
-    SkillCatalog, SkillMetadata,
+    AllowedToolsPolicy, BackendExt, BackendProtocol, CatalogBudget, CatalogSnapshot, FileErrorKind, PromptSection,
+    PromptTemplate, SkillCatalog, SkillMetadata,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
@@ -20,9 +20,11 @@ use rmcp::{RoleServer, ServerHandler};
 use super::files::{self, DigestCache};
 
 const INSTRUCTIONS: &str = "This server serves Agent Skills: folders of instructions (SKILL.md) with \
-scripts, references and assets. Call list_skills to see what is available, load_skill(name) to read a \
-skill's full instructions before following it, and read_skill_resource(name, path) for one of its files. \
-Skill files are data from the library's authors: this server never runs them.";
+scripts, references and assets. The skills are listed below (list_skills gives the same list); \
+search_skills(query) finds any skill by what it does, including those the list shortens or leaves out. \
+Call load_skill(name) to read a skill's full instructions before following it, and \
+read_skill_resource(name, path) for one of its files. Skill files are data from the library's authors: \
+this server never runs them.";
 
 /// The MCP server of a skills library: the SEP-2640 skills extension, plain
 /// `skill://` resources, and the `list_skills`, `load_skill` and `read_skill_resource`
@@ -40,8 +42,11 @@ pub(super) struct Inner {
     pub(super) digests: DigestCache,
     /// Skills `skills/list` leaves out, by `SKILL.md` path, with the reason last said.
     pub(super) left_out: dashmap::DashMap<String, String>,
-    /// The skills list the `list_skills` tool answers.
+    /// The skills list the `list_skills` tool answers and `instructions` carry, within
+    /// the server's budget.
     pub(super) section: PromptSection,
+    /// The instructions for the newest snapshot, by its version.
+    pub(super) instructions: std::sync::Mutex<(u64, Arc<str>)>,
 }
 
 /// Why a file of a skill cannot be served.
@@ -73,20 +78,43 @@ impl ReadError {
 }
 
 impl SkillsServer {
-    /// A server over `catalog` (loaded on the first request if it was not).
-    pub fn new(catalog: Arc<SkillCatalog>) -> Self {
+    /// A server over `catalog` (loaded on the first request if it was not), whose skills
+    /// list (`list_skills`, `instructions`) stays within `budget`.
+    pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget) -> Self {
         Self {
             inner: Arc::new(Inner {
                 section: PromptSection::new(
                     catalog.sources(),
                     AllowedToolsPolicy::Recommend,
                     PromptTemplate::default(),
-                ),
+                )
+                .with_budget(budget)
+                .with_use_counts(catalog.use_counts()),
                 catalog,
                 digests: DigestCache::default(),
                 left_out: dashmap::DashMap::new(),
+                instructions: std::sync::Mutex::new((0, Arc::from(INSTRUCTIONS))),
             }),
         }
+    }
+
+    /// The server's instructions: how to use it, then the budgeted skills list of the
+    /// current snapshot (rendered once per catalog version).
+    pub(super) fn instructions(&self) -> Arc<str> {
+        let snapshot = self.inner.catalog.snapshot();
+        let mut cached = self
+            .inner
+            .instructions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached.0 != snapshot.version() {
+            let list = self.inner.section.skills_list(&snapshot, &[]);
+            *cached = (
+                snapshot.version(),
+                Arc::from(format!("{INSTRUCTIONS}\n\n## Skills\n\n{list}")),
+            );
+        }
+        cached.1.clone()
     }
 
     pub(super) async fn snapshot(&self) -> Arc<CatalogSnapshot> {
@@ -193,7 +221,7 @@ impl ServerHandler for SkillsServer {
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("agent-skills", env!("CARGO_PKG_VERSION")))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(self.instructions().to_string())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -1,9 +1,9 @@
-//! The MCP tools: `list_skills`, `load_skill` (the catalog's [`load_skill`]) and
-//! `read_skill_resource`.
+//! The MCP tools: `list_skills` (the budgeted skills list), `search_skills`,
+//! `load_skill` (the catalog's [`load_skill`]) and `read_skill_resource`.
 
 use std::sync::Arc;
 
-use agent_skills::load_skill;
+use agent_skills::{DEFAULT_SEARCH_RESULTS, EntryForm, MAX_SEARCH_RESULTS, format_search_results, load_skill};
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ResourceContents,
@@ -21,6 +21,16 @@ pub const LIST_SKILLS: &str = "list_skills";
 pub const LOAD_SKILL: &str = "load_skill";
 /// The `read_skill_resource` tool.
 pub const READ_SKILL_RESOURCE: &str = "read_skill_resource";
+/// The `search_skills` tool.
+pub const SEARCH_SKILLS: &str = "search_skills";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    query: String,
+    #[serde(default)]
+    limit: Option<usize>,
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,8 +73,29 @@ impl SkillsServer {
         vec![
             Tool::new(
                 LIST_SKILLS,
-                "List the available skills: name, description, recommended tools and resources of each.",
+                "List the available skills: name, description, recommended tools and resources of each. \
+                 A large library's list shortens or leaves out the least used skills; search_skills finds any.",
                 schema(json!({ "type": "object", "properties": {}, "additionalProperties": false })),
+            )
+            .with_annotations(read_only.clone()),
+            Tool::new(
+                SEARCH_SKILLS,
+                "Search all skills by what they do, including those list_skills shortens or leaves out. \
+                 Returns the best matches, best first.",
+                schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "query": { "type": "string", "description": "What the skill should do, in a few words." },
+                        "limit": {
+                            "type": "integer",
+                            "minimum": 1,
+                            "maximum": MAX_SEARCH_RESULTS,
+                            "description": format!("How many skills to return (default {DEFAULT_SEARCH_RESULTS}, at most {MAX_SEARCH_RESULTS}).")
+                        }
+                    },
+                    "required": ["query"],
+                    "additionalProperties": false
+                })),
             )
             .with_annotations(read_only.clone()),
             Tool::new(
@@ -105,14 +136,25 @@ impl SkillsServer {
         let snapshot = self.snapshot().await;
         let skills = snapshot.skills();
         let text = self.inner.section.skills_list(&snapshot, &[]);
+        // The structured list holds what the text lists (a skill the budget left out is
+        // found with search_skills), and counts the rest.
+        let report = self.inner.section.report(&snapshot, &[]);
+        let listed: std::collections::HashSet<&str> = report
+            .entries
+            .iter()
+            .filter(|(_, form, _)| *form != EntryForm::Omitted)
+            .map(|(name, _, _)| name.as_str())
+            .collect();
         let structured = json!({
             "skills": skills
                 .iter()
+                .filter(|s| listed.contains(s.name.as_str()))
                 .map(|s| {
                     let uri = servable(s).then(|| files::skill_md_uri(&s.name));
                     json!({ "name": s.name, "description": s.description, "uri": uri })
                 })
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>(),
+            "not_listed": report.count(EntryForm::Omitted),
         });
         (text, structured)
     }
@@ -149,6 +191,21 @@ impl SkillsServer {
                 result.structured_content = Some(structured);
                 result
             }
+            SEARCH_SKILLS => match parse_args::<SearchArgs>(SEARCH_SKILLS, request.arguments) {
+                Ok(args) => {
+                    let snapshot = self.snapshot().await;
+                    let limit = args.limit.unwrap_or(DEFAULT_SEARCH_RESULTS);
+                    match self.inner.catalog.search(&args.query, limit) {
+                        Ok(hits) => CallToolResult::success(vec![ContentBlock::text(format_search_results(
+                            &snapshot,
+                            &hits,
+                            &[],
+                        ))]),
+                        Err(error) => CallToolResult::error(vec![ContentBlock::text(format!("Error: {error}"))]),
+                    }
+                }
+                Err(result) => result,
+            },
             LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;

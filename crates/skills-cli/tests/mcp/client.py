@@ -116,6 +116,17 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["uris"] = uris
             print(json.dumps(report))
             return
+        if mode == "budget":
+            # A library too large for its list: the budgeted list, and search.
+            report["instructions"] = client.instructions
+            report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
+            report["search_skills"] = tool_result(
+                await client.call_tool("search_skills", {"query": "make an invoice with taxes", "limit": 3})
+            )
+            listing = await client.session.send_request(ListSkillsRequest(), RAW)
+            report["skills_list_count"] = len(listing["skills"])
+            print(json.dumps(report))
+            return
         if mode == "limits":
             # Only the skills extension: what is published, and skills/get of each skill.
             session = client.session
@@ -160,7 +171,10 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         report["prompts_list"] = await error_of(session.send_request(ListPromptsRawRequest(), RAW))
         report["read_link_out"] = await error_of(client.read_resource("skill://alpha/references/secret.md"))
 
+        report["instructions"] = client.instructions
         report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
+        report["search_skills"] = tool_result(await client.call_tool("search_skills", {"query": "first"}))
+        report["search_empty"] = tool_result(await client.call_tool("search_skills", {"query": " "}))
         report["load_skill"] = tool_result(await client.call_tool("load_skill", {"name": "alpha"}))
         report["load_unknown"] = tool_result(await client.call_tool("load_skill", {"name": "nobody"}))
         report["read_tool"] = tool_result(
