@@ -77,7 +77,11 @@ fn prompt_keeps_the_list_within_the_budget_and_reports_it() {
         ],
     );
     assert_eq!(bad.status.code(), Some(2));
-    assert!(stderr(&bad).contains("budget-fraction must be above 0 and at most 1"), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("budget-fraction must be above 0 and at most 1"),
+        "{}",
+        stderr(&bad)
+    );
     let both = skills(
         dir.path(),
         &["prompt", "--source", "lib", "--budget", "9", "--context-window", "9"],
