@@ -18,14 +18,15 @@ pub struct CatalogSnapshot {
     pub(crate) version: u64,
     /// The catalog's sources, in priority order (shared by every snapshot).
     sources: Arc<[SkillSource]>,
-    skills: Vec<SkillMetadata>,
+    /// Shared with the [`SkillsState`] of every thread on this snapshot.
+    skills: Arc<[SkillMetadata]>,
     /// Position in `skills` by name.
     index: NameIndex,
     /// The source of each skill, parallel to `skills`.
     skill_sources: Vec<usize>,
     shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
-    resources: BTreeMap<String, Vec<ResourceMetadata>>,
-    diagnostics: Vec<Diagnostic>,
+    resources: Arc<BTreeMap<String, Vec<ResourceMetadata>>>,
+    diagnostics: Arc<[Diagnostic]>,
 }
 
 impl CatalogSnapshot {
@@ -88,10 +89,10 @@ impl CatalogSnapshot {
     /// The snapshot as a thread's [`SkillsState`], with `loaded` as its loaded skills.
     pub fn to_state(&self, loaded: Vec<String>) -> SkillsState {
         SkillsState {
-            skills_metadata: Some(self.skills.clone()),
+            skills_metadata: Some(Arc::clone(&self.skills)),
             skills_loaded: loaded,
-            skill_resources: self.resources.clone(),
-            skills_load_errors: self.diagnostics.clone(),
+            skill_resources: Arc::clone(&self.resources),
+            skills_load_errors: Arc::clone(&self.diagnostics),
         }
     }
 }
@@ -166,38 +167,45 @@ pub(crate) fn build_snapshot(
     sources: &Arc<[SkillSource]>,
     listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
 ) -> CatalogSnapshot {
-    let mut snapshot = CatalogSnapshot {
-        sources: Arc::clone(sources),
-        ..CatalogSnapshot::default()
-    };
+    let mut diagnostics = Vec::new();
     let mut per_source = Vec::with_capacity(listings.len());
     let mut resources = Vec::with_capacity(listings.len());
     for (listing, error) in listings {
         let found = listing.unwrap_or_default();
-        snapshot.diagnostics.extend(found.diagnostics);
+        diagnostics.extend(found.diagnostics);
         per_source.push(found.skills);
         resources.push(found.resources);
-        snapshot.diagnostics.extend(error);
+        diagnostics.extend(error);
     }
     let merged = merge_last_wins(per_source);
-    snapshot.skills.reserve_exact(merged.len());
-    snapshot.skill_sources.reserve_exact(merged.len());
-    snapshot.index = NameIndex::with_capacity(merged.len());
+    let mut skills = Vec::with_capacity(merged.len());
+    let mut skill_sources = Vec::with_capacity(merged.len());
+    let mut served_resources = BTreeMap::new();
+    let mut shadowed = BTreeMap::new();
+    let mut index = NameIndex::with_capacity(merged.len());
     for entry in merged {
         let name = &entry.skill.name;
         let found = resources.get_mut(entry.source).and_then(|r| r.remove(name));
         if let Some(found) = found {
-            snapshot.resources.insert(name.clone(), found);
+            served_resources.insert(name.clone(), found);
         }
         if !entry.shadowed.is_empty() {
-            snapshot.shadowed.insert(name.clone(), entry.shadowed);
+            shadowed.insert(name.clone(), entry.shadowed);
         }
-        snapshot.skills.push(entry.skill);
-        let skills = &snapshot.skills;
-        snapshot.index.insert(skills.len() - 1, |i| skills[i].name.as_str());
-        snapshot.skill_sources.push(entry.source);
+        skills.push(entry.skill);
+        index.insert(skills.len() - 1, |i| skills[i].name.as_str());
+        skill_sources.push(entry.source);
     }
-    snapshot
+    CatalogSnapshot {
+        version: 0,
+        sources: Arc::clone(sources),
+        skills: skills.into(),
+        index,
+        skill_sources,
+        shadowed,
+        resources: Arc::new(served_resources),
+        diagnostics: diagnostics.into(),
+    }
 }
 
 /// Diagnostics of `new` that `old` did not have.
@@ -208,7 +216,7 @@ pub(crate) fn new_diagnostics<'a>(old: &CatalogSnapshot, new: &'a CatalogSnapsho
 
 pub(crate) fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagnostic]) -> Vec<CatalogChange> {
     let mut changes = Vec::new();
-    for skill in &new.skills {
+    for skill in new.skills.iter() {
         let name = &skill.name;
         match old.get(name) {
             None => changes.push(CatalogChange::Added { name: name.clone() }),
@@ -222,7 +230,7 @@ pub(crate) fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagn
             Some(_) => {}
         }
     }
-    for skill in &old.skills {
+    for skill in old.skills.iter() {
         if new.get(&skill.name).is_none() {
             changes.push(CatalogChange::Removed {
                 name: skill.name.clone(),

@@ -2,6 +2,7 @@
 //! shaped like deepagents' so that a user can map one to the other.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -131,21 +132,23 @@ pub struct ResourceMetadata {
 }
 
 /// The skills part of an agent's state, serializable so that a conversation can be
-/// checkpointed and resumed.
+/// checkpointed and resumed. The shared fields serialize as the values they hold: a
+/// checkpoint reads the same as one of plain lists and maps.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillsState {
     /// The discovered skills; `None` until discovery ran (setting it back to `None` asks
-    /// for a new discovery).
-    pub skills_metadata: Option<Vec<SkillMetadata>>,
+    /// for a new discovery). Shared with the catalog snapshot they come from, so a new
+    /// thread or a `load_skill` copies no skill.
+    pub skills_metadata: Option<Arc<[SkillMetadata]>>,
     /// Names of the skills loaded with `load_skill`, in load order.
     #[serde(default)]
     pub skills_loaded: Vec<String>,
-    /// Resource files by skill name.
+    /// Resource files by skill name (shared as the skills are; `Arc::make_mut` to edit).
     #[serde(default)]
-    pub skill_resources: BTreeMap<String, Vec<ResourceMetadata>>,
+    pub skill_resources: Arc<BTreeMap<String, Vec<ResourceMetadata>>>,
     /// What went wrong or looked wrong during discovery.
     #[serde(default)]
-    pub skills_load_errors: Vec<Diagnostic>,
+    pub skills_load_errors: Arc<[Diagnostic]>,
 }
 
 /// The skills of one source, what was wrong with the rest, and (when the discovery was

@@ -35,23 +35,29 @@ where
 #[test]
 fn skills_state_round_trips() {
     let state = SkillsState {
-        skills_metadata: Some(vec![skill()]),
+        skills_metadata: Some(vec![skill()].into()),
         skills_loaded: vec!["web".into()],
-        skill_resources: BTreeMap::from([(
+        skill_resources: std::sync::Arc::new(BTreeMap::from([(
             "web".into(),
             vec![ResourceMetadata {
                 path: "/skills/web/scripts/run.sh".into(),
                 kind: ResourceKind::Script,
                 skill_name: "web".into(),
             }],
-        )]),
+        )])),
         skills_load_errors: vec![Diagnostic::new(
             "/skills/x/SKILL.md",
             DiagnosticKind::NoFrontmatter,
             "no",
-        )],
+        )]
+        .into(),
     };
     assert_eq!(round_trip(&state), state);
+    // Shared fields serialize as the values they hold: checkpoints keep their shape.
+    let value = serde_json::to_value(&state).unwrap();
+    assert_eq!(value["skills_metadata"][0]["name"], "web");
+    assert_eq!(value["skill_resources"]["web"][0]["type"], "script");
+    assert_eq!(value["skills_load_errors"][0]["path"], "/skills/x/SKILL.md");
     assert_eq!(round_trip(&SkillsState::default()), SkillsState::default());
 }
 

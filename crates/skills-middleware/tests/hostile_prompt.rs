@@ -90,7 +90,7 @@ fn state() -> impl Strategy<Value = SkillsState> {
             if loaded {
                 state.skills_loaded.push(name.clone());
             }
-            state.skill_resources.insert(
+            std::sync::Arc::make_mut(&mut state.skill_resources).insert(
                 name.clone(),
                 vec![ResourceMetadata {
                     path: format!("/skills/user/s{i}/references/{resource}"),
@@ -100,7 +100,7 @@ fn state() -> impl Strategy<Value = SkillsState> {
             );
             metadata.push(skill(i, name, description, license, tools));
         }
-        state.skills_metadata = Some(metadata);
+        state.skills_metadata = Some(metadata.into());
         state.skills_load_errors = diagnostics
             .into_iter()
             .map(|(path, message)| Diagnostic::new(path, DiagnosticKind::InvalidYaml, message))
@@ -135,7 +135,7 @@ proptest! {
         let skills: Vec<_> = state
             .skills_metadata
             .iter()
-            .flatten()
+            .flat_map(|s| s.iter())
             .filter(|s| is_prompt_safe_name(&s.name))
             .collect();
 

@@ -112,7 +112,7 @@ async fn agent_thread(skills: SkillsMiddleware, thread: usize, state: &mut Agent
             let listed: String = update
                 .skills_metadata
                 .iter()
-                .flatten()
+                .flat_map(|s| s.iter())
                 .map(|s| format!("{}\n", s.description))
                 .collect();
             version_shown(&listed);
