@@ -47,8 +47,10 @@ tasks:
   bench [--quick]                       ours vs deepagents vs a read-only floor on generated
                                         libraries (100/1,000/10,000 skills; --quick: 100/1,000);
                                         table in target/bench/side-by-side.{md,json}
-  bench reload|s3|git|micro|all         one named benchmark (release build): hot reload, S3,
-                                        git, divan micro-benchmarks, or all of them
+  bench reload|s3|git|micro|catalog|all
+                                        one named benchmark (release build): hot reload, S3,
+                                        git, divan micro-benchmarks, the catalog at 10,000
+                                        skills (threads, load_skill, section, search), or all
   bench scale                           skills list on one source of 100,000 skills: every
                                         skill read, time and peak memory";
 
@@ -305,6 +307,7 @@ const BENCHES: &[(&str, &str, &str)] = &[
     ("s3", "skills-backend-s3", "discovery"),
     ("git", "skills-backend-git", "discovery"),
     ("micro", "skills-middleware", "micro"),
+    ("catalog", "skills-middleware", "catalog"),
 ];
 
 /// The Python reference, pinned, for the side-by-side benchmark.

@@ -163,6 +163,59 @@ pub struct Ranking<'a> {
     pub sources: &'a [usize],
 }
 
+/// What each skill's entry costs in each form (as a skill that is not loaded), and the
+/// order in which skills nobody used lose their entry: what a budgeted rendering needs
+/// of a library, computed once per catalog version so that rendering for a new loaded
+/// set costs arithmetic plus the entries shown.
+#[derive(Debug, Clone, Default)]
+pub struct EntryCosts {
+    /// Positions in the skills of the skills with a prompt-safe name.
+    shown: Vec<usize>,
+    /// Characters (line break included) of each shown skill's full, compact and name
+    /// entry, parallel to `shown`.
+    full: Vec<usize>,
+    compact: Vec<usize>,
+    name: Vec<usize>,
+    /// Indices into `shown`, earlier source first, then the later place in the catalog:
+    /// the order unused skills lose their entry in.
+    order: Vec<usize>,
+}
+
+/// Characters of a list entry, with the line break after it.
+fn cost(text: &str) -> usize {
+    text.chars().count() + 1
+}
+
+fn name_entry(skill: &SkillMetadata) -> String {
+    format!("- **{}**", escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS))
+}
+
+impl EntryCosts {
+    /// The costs of `skills` listed with `ctx` (its loaded set ignored) under `budget`;
+    /// `sources` gives each skill's source index (empty: all from one).
+    pub fn compute(skills: &[SkillMetadata], ctx: &ListContext<'_>, budget: &CatalogBudget, sources: &[usize]) -> Self {
+        let unloaded = ListContext { loaded: &[], ..*ctx };
+        let shown: Vec<usize> = (0..skills.len())
+            .filter(|&i| is_prompt_safe_name(&skills[i].name))
+            .collect();
+        let full = shown
+            .iter()
+            .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)))
+            .collect();
+        let compact = shown.iter().map(|&i| cost(&compact_entry(&skills[i]))).collect();
+        let name = shown.iter().map(|&i| cost(&name_entry(&skills[i]))).collect();
+        let mut order: Vec<usize> = (0..shown.len()).collect();
+        order.sort_by_key(|&k| (sources.get(shown[k]).copied().unwrap_or(0), std::cmp::Reverse(shown[k])));
+        Self {
+            shown,
+            full,
+            compact,
+            name,
+            order,
+        }
+    }
+}
+
 /// The skills list within `budget`, and what the budget did.
 pub fn format_budgeted_list(
     skills: &[SkillMetadata],
@@ -170,68 +223,114 @@ pub fn format_budgeted_list(
     budget: &CatalogBudget,
     ranking: &Ranking<'_>,
 ) -> (String, BudgetReport) {
-    let shown: Vec<(usize, &SkillMetadata)> = skills
+    let costs = EntryCosts::compute(skills, ctx, budget, ranking.sources);
+    let (text, forms) = budgeted_list(skills, ctx, budget, ranking, &costs);
+    let report = report_of(skills, ctx, budget, &costs, &forms, &text);
+    (text, report)
+}
+
+/// What a budgeted rendering did, from the forms it gave the shown skills.
+pub(crate) fn report_of(
+    skills: &[SkillMetadata],
+    ctx: &ListContext<'_>,
+    budget: &CatalogBudget,
+    costs: &EntryCosts,
+    forms: &[EntryForm],
+    text: &str,
+) -> BudgetReport {
+    let entries = costs
+        .shown
         .iter()
+        .zip(forms)
         .enumerate()
-        .filter(|(_, s)| is_prompt_safe_name(&s.name))
+        .map(|(k, (&i, &form))| {
+            let skill = &skills[i];
+            let chars = match form {
+                EntryForm::Full if ctx.loaded.contains(&skill.name) => {
+                    cost(&full_entry(skill, ctx, budget.entry_chars))
+                }
+                EntryForm::Full => costs.full[k],
+                EntryForm::Compact => costs.compact[k],
+                EntryForm::Name => costs.name[k],
+                EntryForm::Omitted => 0,
+            };
+            (skill.name.clone(), form, chars)
+        })
         .collect();
+    BudgetReport {
+        entries,
+        total: text.chars().count(),
+    }
+}
+
+/// The list within `budget` from precomputed `costs` of the same skills, and the form
+/// each shown skill got (parallel to the shown skills; empty for an empty library).
+pub(crate) fn budgeted_list(
+    skills: &[SkillMetadata],
+    ctx: &ListContext<'_>,
+    budget: &CatalogBudget,
+    ranking: &Ranking<'_>,
+    costs: &EntryCosts,
+) -> (String, Vec<EntryForm>) {
+    let shown = &costs.shown;
     if shown.is_empty() {
         // The empty-library message.
-        let text = format_skills_list(skills, ctx);
-        let total = text.chars().count();
-        return (
-            text,
-            BudgetReport {
-                entries: Vec::new(),
-                total,
-            },
-        );
+        return (format_skills_list(skills, ctx), Vec::new());
     }
-    let full: Vec<String> = shown
-        .iter()
-        .map(|(_, s)| full_entry(s, ctx, budget.entry_chars))
+    let is_loaded = |k: usize| ctx.loaded.contains(&skills[shown[k]].name);
+    // Loaded skills' full entries differ from the precomputed ones ([Loaded], no
+    // load_skill line): render them now, once.
+    let loaded_full: Vec<(usize, String)> = (0..shown.len())
+        .filter(|&k| is_loaded(k))
+        .map(|k| (k, full_entry(&skills[shown[k]], ctx, budget.entry_chars)))
         .collect();
-    let cost = |text: &str| text.chars().count() + 1;
-    let full_total: usize = full.iter().map(|e| cost(e)).sum::<usize>() - 1;
+    let full_cost = |k: usize| {
+        loaded_full
+            .iter()
+            .find(|(at, _)| *at == k)
+            .map_or(costs.full[k], |(_, text)| cost(text))
+    };
+    let full_total: usize = (0..shown.len()).map(full_cost).sum::<usize>() - 1;
+    let full_text = |k: usize| match loaded_full.iter().find(|(at, _)| *at == k) {
+        Some((_, text)) => text.clone(),
+        None => full_entry(&skills[shown[k]], ctx, budget.entry_chars),
+    };
     if budget.chars.is_none_or(|limit| full_total <= limit) {
         // The V2 list: `format_skills_list` joins the same entries.
-        let entries = shown
-            .iter()
-            .zip(&full)
-            .map(|((_, s), e)| (s.name.clone(), EntryForm::Full, cost(e)))
-            .collect();
-        return (
-            full.join("\n"),
-            BudgetReport {
-                entries,
-                total: full_total,
-            },
-        );
+        let lines: Vec<String> = (0..shown.len()).map(full_text).collect();
+        return (lines.join("\n"), vec![EntryForm::Full; shown.len()]);
     }
 
-    let compact: Vec<String> = shown.iter().map(|(_, s)| compact_entry(s)).collect();
-    let names: Vec<String> = shown
-        .iter()
-        .map(|(_, s)| format!("- **{}**", escape_untrusted(&s.name, MAX_PROMPT_FIELD_CHARS)))
-        .collect();
-    let protected = |s: &SkillMetadata| ctx.loaded.contains(&s.name) || budget.pinned.contains(&s.name);
-    // The order in which skills lose their entry: least used first, then the earlier
-    // source, then the later place in the catalog.
-    let mut order: Vec<usize> = (0..shown.len()).filter(|&i| !protected(shown[i].1)).collect();
-    order.sort_by_cached_key(|&i| {
-        let (at, skill) = shown[i];
-        let source = ranking.sources.get(at).copied().unwrap_or(0);
-        let uses = ranking.uses.and_then(|u| u.get(&skill.name)).copied().unwrap_or(0);
-        (uses, source, std::cmp::Reverse(at))
+    let protected = |k: usize| is_loaded(k) || budget.pinned.contains(&skills[shown[k]].name);
+    let uses = |k: usize| {
+        ranking
+            .uses
+            .and_then(|u| u.get(&skills[shown[k]].name))
+            .copied()
+            .unwrap_or(0)
+    };
+    // The order in which skills lose their entry: least used first (never used ones in
+    // the precomputed order), then the earlier source, then the later place.
+    let mut used: Vec<usize> = (0..shown.len()).filter(|&k| uses(k) > 0 && !protected(k)).collect();
+    used.sort_by_cached_key(|&k| {
+        let source = ranking.sources.get(shown[k]).copied().unwrap_or(0);
+        (uses(k), source, std::cmp::Reverse(shown[k]))
     });
+    let order = costs
+        .order
+        .iter()
+        .copied()
+        .filter(|&k| uses(k) == 0 && !protected(k))
+        .chain(used);
+    let order: Vec<usize> = order.collect();
     let mut forms = vec![EntryForm::Full; shown.len()];
-    let entry_cost = |i: usize, form: EntryForm| match form {
-        EntryForm::Full => cost(&full[i]),
-        EntryForm::Compact => cost(&compact[i]),
-        EntryForm::Name => cost(&names[i]),
+    let entry_cost = |k: usize, form: EntryForm| match form {
+        EntryForm::Full => full_cost(k),
+        EntryForm::Compact => costs.compact[k],
+        EntryForm::Name => costs.name[k],
         EntryForm::Omitted => 0,
     };
-    let mut total: usize = (0..shown.len()).map(|i| entry_cost(i, EntryForm::Full)).sum();
+    let mut total: usize = (0..shown.len()).map(full_cost).sum();
     // The counting line is at most this long; reserving it keeps the result within the
     // budget whatever the counts turn out to be.
     let footer_room = counting_line(shown.len(), shown.len(), shown.len(), shown.len())
@@ -239,42 +338,31 @@ pub fn format_budgeted_list(
         .count();
     let limit = budget.chars.unwrap_or(usize::MAX).saturating_sub(footer_room);
     'steps: for step in [EntryForm::Compact, EntryForm::Name, EntryForm::Omitted] {
-        for &i in &order {
+        for &k in &order {
             if total <= limit {
                 break 'steps;
             }
-            if forms[i] < step {
-                total = total - entry_cost(i, forms[i]) + entry_cost(i, step);
-                forms[i] = step;
+            if forms[k] < step {
+                total = total - entry_cost(k, forms[k]) + entry_cost(k, step);
+                forms[k] = step;
             }
         }
     }
 
-    let mut lines: Vec<&str> = Vec::with_capacity(shown.len() + 1);
-    let mut report = BudgetReport::default();
-    for (i, (_, skill)) in shown.iter().enumerate() {
-        let text = match forms[i] {
-            EntryForm::Full => &full[i],
-            EntryForm::Compact => &compact[i],
-            EntryForm::Name => &names[i],
-            EntryForm::Omitted => {
-                report.entries.push((skill.name.clone(), EntryForm::Omitted, 0));
-                continue;
-            }
-        };
-        lines.push(text);
-        report.entries.push((skill.name.clone(), forms[i], cost(text)));
+    let mut lines: Vec<String> = Vec::new();
+    let mut counts = [0usize; 4];
+    for (k, form) in forms.iter().enumerate() {
+        let skill = &skills[shown[k]];
+        counts[*form as usize] += 1;
+        match form {
+            EntryForm::Full => lines.push(full_text(k)),
+            EntryForm::Compact => lines.push(compact_entry(skill)),
+            EntryForm::Name => lines.push(name_entry(skill)),
+            EntryForm::Omitted => {}
+        }
     }
-    let footer = counting_line(
-        report.count(EntryForm::Full),
-        report.count(EntryForm::Compact),
-        report.count(EntryForm::Name),
-        report.count(EntryForm::Omitted),
-    );
-    lines.push(&footer);
-    let text = lines.join("\n");
-    report.total = text.chars().count();
-    (text, report)
+    lines.push(counting_line(counts[0], counts[1], counts[2], counts[3]));
+    (lines.join("\n"), forms)
 }
 
 /// `- **name**: first clause` of a skill's description, cut near [`COMPACT_CHARS`].

@@ -58,7 +58,7 @@ mod source;
 mod watch;
 
 pub use budget::{
-    BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryForm, Ranking, UseCounts,
+    BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
     format_budgeted_list,
 };
 pub use catalog::SkillCatalog;

@@ -3,13 +3,13 @@
 //! every model call.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
-use crate::budget::{BudgetReport, CatalogBudget, EntryForm, Ranking, UseCounts, format_budgeted_list};
+use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, Ranking, UseCounts, budgeted_list, report_of};
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
 use crate::snapshot::CatalogSnapshot;
@@ -55,6 +55,8 @@ pub struct PromptSection {
     /// Sections by loaded set, each with the snapshot version it was rendered from.
     /// Each with whether every skill got its full entry.
     cache: DashMap<Vec<String>, (u64, Arc<str>, bool)>,
+    /// Entry costs of the newest snapshot version listed.
+    costs: Mutex<Option<(u64, Arc<EntryCosts>)>>,
     /// The newest snapshot version rendered; only its sections are kept.
     newest: AtomicU64,
     renders: AtomicU64,
@@ -78,6 +80,7 @@ impl PromptSection {
             budget: CatalogBudget::unlimited(),
             uses: None,
             cache: DashMap::new(),
+            costs: Mutex::new(None),
             newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
         }
@@ -88,6 +91,7 @@ impl PromptSection {
     pub fn with_budget(mut self, budget: CatalogBudget) -> Self {
         self.budget = budget;
         self.cache.clear();
+        self.costs = Mutex::new(None);
         self
     }
 
@@ -108,13 +112,8 @@ impl PromptSection {
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
-        self.list_with_report(
-            snapshot.skills(),
-            snapshot.skill_sources(),
-            snapshot.resources(),
-            loaded,
-        )
-        .1
+        let (_, _, report) = self.list(&Library::of(snapshot), loaded, true);
+        report.unwrap_or_default()
     }
 
     /// The allowed-tools policy the section's wording follows.
@@ -137,13 +136,7 @@ impl PromptSection {
                 return (entry.1.clone(), entry.2);
             }
         }
-        let (section, complete) = self.render_parts(
-            snapshot.skills(),
-            snapshot.skill_sources(),
-            snapshot.resources(),
-            snapshot.diagnostics(),
-            loaded,
-        );
+        let (section, complete) = self.render_parts(&Library::of(snapshot), snapshot.diagnostics(), loaded);
         let section: Arc<str> = section.into();
         // A newer version makes every older section dead weight (at 10,000 skills one is
         // over a megabyte): drop them. A thread still on an older snapshot (per-thread
@@ -165,30 +158,33 @@ impl PromptSection {
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
-        self.list_with_report(
-            snapshot.skills(),
-            snapshot.skill_sources(),
-            snapshot.resources(),
-            loaded,
-        )
-        .0
+        self.list(&Library::of(snapshot), loaded, false).0
     }
 
-    /// The skills list within the budget; `sources` gives each skill's source index
-    /// (empty: all from one source).
-    fn list_with_report(
-        &self,
-        skills: &[SkillMetadata],
-        sources: &[usize],
-        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
-        loaded: &[String],
-    ) -> (String, BudgetReport) {
+    /// The skills list within the budget, whether every skill got its full entry, and
+    /// (when asked) the report of what the budget did. Entry costs are computed once per
+    /// catalog version.
+    fn list(&self, library: &Library<'_>, loaded: &[String], report: bool) -> (String, bool, Option<BudgetReport>) {
         let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
         let ctx = ListContext {
             loaded,
-            resources,
+            resources: library.resources,
             policy: self.policy,
             source_paths: &source_paths,
+        };
+        let costs = match library.version {
+            Some(version) => {
+                let mut cached = self.costs.lock().unwrap_or_else(PoisonError::into_inner);
+                match cached.as_ref() {
+                    Some((v, costs)) if *v == version => Arc::clone(costs),
+                    _ => {
+                        let costs = Arc::new(EntryCosts::compute(library.skills, &ctx, &self.budget, library.sources));
+                        *cached = Some((version, Arc::clone(&costs)));
+                        costs
+                    }
+                }
+            }
+            None => Arc::new(EntryCosts::compute(library.skills, &ctx, &self.budget, library.sources)),
         };
         // Only a list that may not fit needs the counts.
         let uses = self
@@ -198,9 +194,12 @@ impl PromptSection {
             .map(|u| u.to_map());
         let ranking = Ranking {
             uses: uses.as_ref(),
-            sources,
+            sources: library.sources,
         };
-        format_budgeted_list(skills, &ctx, &self.budget, &ranking)
+        let (text, forms) = budgeted_list(library.skills, &ctx, &self.budget, &ranking, &costs);
+        let complete = forms.iter().all(|f| *f == EntryForm::Full);
+        let report = report.then(|| report_of(library.skills, &ctx, &self.budget, &costs, &forms, &text));
+        (text, complete, report)
     }
 
     /// How many sections the cache holds.
@@ -211,14 +210,14 @@ impl PromptSection {
     /// The section for a thread's state (its skills, resources, diagnostics and loaded
     /// set), not cached. A state without skills renders the empty-library message.
     pub fn render_state(&self, state: &SkillsState) -> String {
-        self.render_parts(
-            state.skills_metadata.as_deref().unwrap_or_default(),
-            &[],
-            &state.skill_resources,
-            &state.skills_load_errors,
-            &state.skills_loaded,
-        )
-        .0
+        let library = Library {
+            skills: state.skills_metadata.as_deref().unwrap_or_default(),
+            sources: &[],
+            resources: &state.skill_resources,
+            version: None,
+        };
+        self.render_parts(&library, &state.skills_load_errors, &state.skills_loaded)
+            .0
     }
 
     /// How many times a section was rendered (a cached one is not).
@@ -226,21 +225,33 @@ impl PromptSection {
         self.renders.load(Ordering::Relaxed)
     }
 
-    fn render_parts(
-        &self,
-        skills: &[SkillMetadata],
-        sources: &[usize],
-        resources: &BTreeMap<String, Vec<ResourceMetadata>>,
-        diagnostics: &[Diagnostic],
-        loaded: &[String],
-    ) -> (String, bool) {
+    fn render_parts(&self, library: &Library<'_>, diagnostics: &[Diagnostic], loaded: &[String]) -> (String, bool) {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let (mut list, report) = self.list_with_report(skills, sources, resources, loaded);
-        let complete = report.entries.iter().all(|(_, form, _)| *form == EntryForm::Full);
+        let (mut list, complete, _) = self.list(library, loaded, false);
         if let Some(warnings) = format_load_warnings(diagnostics) {
             list.push_str("\n\n");
             list.push_str(&warnings);
         }
         (self.template.render(&self.locations, &list), complete)
+    }
+}
+
+/// What a skills list is rendered from: a snapshot's parts (with its version, so entry
+/// costs are cached) or a thread's state (without).
+struct Library<'a> {
+    skills: &'a [SkillMetadata],
+    sources: &'a [usize],
+    resources: &'a BTreeMap<String, Vec<ResourceMetadata>>,
+    version: Option<u64>,
+}
+
+impl<'a> Library<'a> {
+    fn of(snapshot: &'a CatalogSnapshot) -> Self {
+        Self {
+            skills: snapshot.skills(),
+            sources: snapshot.skill_sources(),
+            resources: snapshot.resources(),
+            version: Some(snapshot.version()),
+        }
     }
 }

@@ -371,14 +371,27 @@ impl SkillIndex {
         self.descriptions.score(&terms, skills, 1.0, &mut scores, &mut touched);
         self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
         let request = format!(" {} ", plain(query));
+        let request_words: std::collections::HashSet<&str> = request.split(' ').filter(|w| !w.is_empty()).collect();
         for &slot in &touched {
             let Some(Some(Indexed { plain: name, .. })) = self.skills.get(slot as usize) else {
                 continue;
             };
+            // Most candidates do not even have the name's first word in the request.
+            if !name
+                .split(' ')
+                .next()
+                .is_some_and(|first| request_words.contains(first))
+            {
+                continue;
+            }
             // A one-word name is also a word of many requests ("run", "setup"): it
             // counts as named only when it is the whole request.
             let named = if name.contains(' ') {
-                request.contains(&format!(" {name} "))
+                // `request` starts and ends with a space: a match between spaces is
+                // the name's words, in order, as words of the request.
+                request
+                    .match_indices(name.as_str())
+                    .any(|(at, _)| request[..at].ends_with(' ') && request[at + name.len()..].starts_with(' '))
             } else {
                 request.trim() == name
             };
@@ -395,10 +408,15 @@ impl SkillIndex {
             .collect();
         let order = |a: &(f32, &str), b: &(f32, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
         if ranked.len() > limit {
-            ranked.select_nth_unstable_by(limit, order);
-            ranked.truncate(limit);
+            // Keep the skills scoring at least the limit-th best score, comparing numbers
+            // only: names break ties among those kept, not among thousands of others.
+            let mut scores: Vec<f32> = ranked.iter().map(|(score, _)| *score).collect();
+            let (_, threshold, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
+            let threshold = *threshold;
+            ranked.retain(|(score, _)| *score >= threshold);
         }
         ranked.sort_by(order);
+        ranked.truncate(limit);
         let hits = ranked
             .into_iter()
             .map(|(score, name)| SearchHit {
