@@ -1,11 +1,13 @@
 //! [`SkillCatalog`]: the live catalog of a list of sources, shared by every face (agent
 //! threads, the MCP server, the CLI), reloaded incrementally and swapped atomically.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skills_core::{
-    Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, ParseCache, Severity, SkillListing, SourceError,
+    Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, ParseCache, ResourceMetadata, Severity, SkillListing,
+    SkillMetadata, SourceError,
 };
 use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
@@ -19,11 +21,11 @@ use crate::source::SkillSource;
 
 /// Per-source memory between reloads.
 #[derive(Debug, Default)]
-struct SourceWork {
-    cache: ParseCache,
-    last: Option<SkillListing>,
+pub(crate) struct SourceWork {
+    pub(crate) cache: ParseCache,
+    pub(crate) last: Option<SkillListing>,
     /// Why the last discovery of the source failed, as a diagnostic and as the error.
-    error: Option<(Diagnostic, SourceError)>,
+    pub(crate) error: Option<(Diagnostic, SourceError)>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from
@@ -56,14 +58,14 @@ struct SourceWork {
 #[derive(Debug)]
 pub struct SkillCatalog {
     sources: Arc<[SkillSource]>,
-    limits: DiscoveryLimits,
-    resources: bool,
-    incremental: bool,
+    pub(crate) limits: DiscoveryLimits,
+    pub(crate) resources: bool,
+    pub(crate) incremental: bool,
     current: RwLock<Arc<CatalogSnapshot>>,
-    work: Mutex<Option<Vec<SourceWork>>>,
+    pub(crate) work: Mutex<Option<Vec<SourceWork>>>,
     events: broadcast::Sender<CatalogEvent>,
-    reloads: AtomicU64,
-    files_read: AtomicU64,
+    pub(crate) reloads: AtomicU64,
+    pub(crate) files_read: AtomicU64,
     uses: Arc<UseCounts>,
     /// The search index, built by the first search and kept up to date by reloads.
     search: RwLock<Option<SkillIndex>>,
@@ -227,7 +229,20 @@ impl SkillCatalog {
             apply_discovery(state, result);
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
+        self.publish(work, first, None)
+    }
 
+    /// Builds the snapshot of every source's memory and swaps it in if anything
+    /// changed (always after the first discovery); the change event, also sent to
+    /// subscribers.
+    /// `touched`, when known, names every skill the reload may have changed: the diff
+    /// looks at those only.
+    pub(crate) fn publish(
+        &self,
+        work: &mut [SourceWork],
+        first: bool,
+        touched: Option<&BTreeSet<String>>,
+    ) -> Option<CatalogEvent> {
         let old = self.snapshot();
         let listings = work
             .iter_mut()
@@ -243,7 +258,7 @@ impl SkillCatalog {
             .collect();
         let mut next = build_snapshot(&self.sources, listings);
         let fresh = new_diagnostics(&old, &next);
-        let changes = diff(&old, &next, &fresh);
+        let changes = diff(&old, &next, &fresh, touched);
         if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
             debug!("skills reload: nothing changed");
             return None;
@@ -307,8 +322,8 @@ fn update_index(index: &mut SkillIndex, snapshot: &CatalogSnapshot, changes: &[C
 
 /// Folds one source's new discovery into its memory: missing sources empty out,
 /// unreadable ones keep their last listing, broken edits keep their last good skill.
-fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceError>) {
-    let mut found = match result {
+pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceError>) {
+    let found = match result {
         Ok(found) => found,
         Err(error @ (SourceError::NotFound { .. } | SourceError::NotADirectory { .. })) => {
             state.error = Some((error.to_diagnostic(), error));
@@ -323,29 +338,48 @@ fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceEr
         }
     };
     state.error = None;
-    // The skills served last time are the last good ones: a skipped file that was one of
-    // them keeps being served.
-    let last_skills = state.last.as_ref().map_or(&[][..], |l| l.skills.as_slice());
-    let mut kept = Vec::new();
-    for diagnostic in &found.diagnostics {
-        if diagnostic.severity() != Severity::Skip {
-            continue;
+    let last = state.last.take().unwrap_or_default();
+    state.last = Some(keep_last_good(found, &last.skills, &last.resources));
+}
+
+/// `found` (a new listing) with the last good version of each skill whose file it now
+/// skips, from `last_skills`: a broken edit keeps being served as it was, with a
+/// `kept-last-good` diagnostic. Skills and diagnostics come out sorted by path.
+pub(crate) fn keep_last_good(
+    mut found: SkillListing,
+    last_skills: &[SkillMetadata],
+    last_resources: &BTreeMap<String, Vec<ResourceMetadata>>,
+) -> SkillListing {
+    let kept: Vec<(SkillMetadata, Diagnostic)> = {
+        let skipped: Vec<&Diagnostic> = found
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity() == Severity::Skip)
+            .collect();
+        if skipped.is_empty() {
+            Vec::new()
+        } else {
+            let by_path: HashMap<&str, &SkillMetadata> = last_skills.iter().map(|s| (s.path.as_str(), s)).collect();
+            let names: HashSet<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
+            skipped
+                .into_iter()
+                .filter_map(|diagnostic| {
+                    let good = by_path.get(diagnostic.path.as_str())?;
+                    if names.contains(good.name.as_str()) {
+                        return None;
+                    }
+                    let msg = format!(
+                        "serving the last good version of '{}': {}",
+                        good.name, diagnostic.message
+                    );
+                    let note = Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg);
+                    Some(((*good).clone(), note))
+                })
+                .collect()
         }
-        if let Some(good) = last_skills.iter().find(|s| s.path == diagnostic.path) {
-            if !found.skills.iter().any(|s| s.name == good.name) {
-                let msg = format!(
-                    "serving the last good version of '{}': {}",
-                    good.name, diagnostic.message
-                );
-                kept.push((
-                    good.clone(),
-                    Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg),
-                ));
-            }
-        }
-    }
+    };
     for (skill, note) in kept {
-        if let Some(resources) = state.last.as_ref().and_then(|l| l.resources.get(&skill.name)) {
+        if let Some(resources) = last_resources.get(&skill.name) {
             found
                 .resources
                 .entry(skill.name.clone())
@@ -356,5 +390,5 @@ fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceEr
     }
     found.skills.sort_by(|a, b| a.path.cmp(&b.path));
     found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    state.last = Some(found);
+    found
 }

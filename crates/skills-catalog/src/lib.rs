@@ -49,6 +49,7 @@
 mod budget;
 mod catalog;
 mod load;
+mod narrow;
 pub mod policy;
 pub mod prompt;
 mod search;

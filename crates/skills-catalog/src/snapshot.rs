@@ -1,7 +1,7 @@
 //! [`CatalogSnapshot`]: one consistent, immutable view of the catalog, and the change
 //! events between two of them.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use skills_core::{
@@ -214,9 +214,30 @@ pub(crate) fn new_diagnostics<'a>(old: &CatalogSnapshot, new: &'a CatalogSnapsho
     new.diagnostics.iter().filter(|d| !known.contains(d)).collect()
 }
 
-pub(crate) fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagnostic]) -> Vec<CatalogChange> {
+/// What changed from `old` to `new`; `touched`, when given, holds every name that may
+/// have changed (the others are not compared).
+pub(crate) fn diff(
+    old: &CatalogSnapshot,
+    new: &CatalogSnapshot,
+    fresh: &[&Diagnostic],
+    touched: Option<&BTreeSet<String>>,
+) -> Vec<CatalogChange> {
     let mut changes = Vec::new();
-    for skill in new.skills.iter() {
+    // The skills to compare, in the new catalog's order, and the old ones to look for.
+    let (new_skills, old_skills): (Vec<&SkillMetadata>, Vec<&SkillMetadata>) = match touched {
+        Some(names) => {
+            let mut at: Vec<usize> = names.iter().filter_map(|n| new.position(n)).collect();
+            at.sort_unstable();
+            let mut was: Vec<usize> = names.iter().filter_map(|n| old.position(n)).collect();
+            was.sort_unstable();
+            (
+                at.into_iter().map(|i| &new.skills[i]).collect(),
+                was.into_iter().map(|i| &old.skills[i]).collect(),
+            )
+        }
+        None => (new.skills.iter().collect(), old.skills.iter().collect()),
+    };
+    for skill in new_skills {
         let name = &skill.name;
         match old.get(name) {
             None => changes.push(CatalogChange::Added { name: name.clone() }),
@@ -230,7 +251,7 @@ pub(crate) fn diff(old: &CatalogSnapshot, new: &CatalogSnapshot, fresh: &[&Diagn
             Some(_) => {}
         }
     }
-    for skill in old.skills.iter() {
+    for skill in old_skills {
         if new.get(&skill.name).is_none() {
             changes.push(CatalogChange::Removed {
                 name: skill.name.clone(),

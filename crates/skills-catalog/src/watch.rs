@@ -1,7 +1,7 @@
 //! Hot reload: [`SkillCatalog::watch`] turns the backends' change notifications into
 //! reloads of the sources that changed.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use skills_core::{ChangeEvent, WatchGuard};
@@ -12,7 +12,9 @@ use crate::catalog::SkillCatalog;
 
 impl SkillCatalog {
     /// Starts reloading on change notifications from every source whose backend can
-    /// [watch](skills_core::Watch): events of one source reload that source only. Runs on
+    /// [watch](skills_core::Watch): events of one source reload that source only, and
+    /// events that name paths reload the skill folders they lie in only
+    /// ([`reload_paths`](Self::reload_paths)); a rescan walks the source. Runs on
     /// the current tokio runtime until the returned handle is dropped. Sources that cannot
     /// be watched are listed in [`WatchHandle::unwatched`]; reload them with
     /// [`reload`](Self::reload).
@@ -38,14 +40,31 @@ impl SkillCatalog {
         drop(tx);
         let catalog = Arc::clone(self);
         let task = runtime.spawn(async move {
-            while let Some((first, event)) = rx.recv().await {
-                let mut which = BTreeSet::from([first]);
-                debug!(source = first, ?event, "skills source changed");
-                // Everything already queued joins this reload.
-                while let Ok((i, _)) = rx.try_recv() {
-                    which.insert(i);
+            while let Some(first) = rx.recv().await {
+                // Everything already queued joins this reload: per source, the paths
+                // changed, or a rescan.
+                let mut changes: BTreeMap<usize, Option<BTreeSet<String>>> = BTreeMap::new();
+                let mut add = |(i, event): (usize, ChangeEvent)| {
+                    debug!(source = i, ?event, "skills source changed");
+                    let entry = changes.entry(i).or_insert_with(|| Some(BTreeSet::new()));
+                    match (event, entry.as_mut()) {
+                        (ChangeEvent::Changed(paths), Some(known)) => known.extend(paths),
+                        _ => *entry = None,
+                    }
+                };
+                add(first);
+                while let Ok(next) = rx.try_recv() {
+                    add(next);
                 }
-                catalog.reload_sources(&which.into_iter().collect::<Vec<_>>()).await;
+                let rescans: Vec<usize> = changes.iter().filter(|(_, p)| p.is_none()).map(|(i, _)| *i).collect();
+                if !rescans.is_empty() {
+                    catalog.reload_sources(&rescans).await;
+                }
+                for (i, paths) in changes {
+                    if let Some(paths) = paths {
+                        catalog.reload_paths(i, &paths.into_iter().collect::<Vec<_>>()).await;
+                    }
+                }
             }
         });
         Ok(WatchHandle {

@@ -1,7 +1,7 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in batches, parse,
 //! and (when asked) collect each skill's resources from the same walk.
 
-use crate::backend::BackendProtocol;
+use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::file::FileInfo;
@@ -196,6 +196,54 @@ impl<'a> Discovery<'a> {
                 .diagnostics
                 .extend(deeper_skills(self.backend, &root, self.depth).await);
         }
+        if self.resources {
+            for skill in &listing.skills {
+                let dir = skill.dir();
+                let found = resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir));
+                listing.resources.insert(skill.name.clone(), found);
+            }
+        }
+        Ok(listing)
+    }
+}
+
+impl Discovery<'_> {
+    /// Reads only the skill folders `dirs` (backend paths below the source, at a depth
+    /// the discovery allows) exactly as [`run`](Self::run) would read them: a folder
+    /// without a `SKILL.md` (or gone) gives nothing. For a reload narrowed to the folders
+    /// a change touched; the listing holds those folders' skills, diagnostics and
+    /// resources only. Fails only when a folder cannot be looked into.
+    pub async fn run_folders(self, dirs: &[String]) -> Result<SkillListing, SourceError> {
+        let failed = |e| SourceError::from_backend(self.source, e);
+        let root = path::normalize(self.source).map_err(failed)?;
+        let mut walk = Walk::default();
+        for dir in dirs {
+            let found = if self.resources {
+                self.backend.walk(dir, 2).await.map(|w| {
+                    walk.errors.extend(w.errors);
+                    w.entries
+                })
+            } else {
+                self.backend.ls_info(dir).await
+            };
+            match found {
+                Ok(entries) => walk.entries.extend(entries),
+                Err(BackendError::NotFound { .. } | BackendError::NotADirectory { .. }) => {}
+                Err(e) => return Err(failed(e)),
+            }
+        }
+        walk.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        walk.entries.dedup_by(|a, b| a.path == b.path);
+        let mut listing = read_skills(
+            self.backend,
+            &root,
+            &walk,
+            self.depth,
+            &self.limits,
+            self.cache,
+            Vec::new(),
+        )
+        .await;
         if self.resources {
             for skill in &listing.skills {
                 let dir = skill.dir();

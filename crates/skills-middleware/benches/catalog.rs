@@ -179,6 +179,21 @@ fn main() {
         }
     }
 
+    // A one-file edit, reloaded narrowed to its folder (what the watcher does after its
+    // debounce).
+    let mut edits = Vec::new();
+    for i in 0..20 {
+        let name = format!("skill-{:05}", i * 101 % SKILLS);
+        let text = skill_md(i * 101 % SKILLS).replace("Handles", &format!("Edit {i}: handles"));
+        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+        let started = Instant::now();
+        let event = rt
+            .block_on(catalog.reload_paths(0, &[format!("/skills/{name}/SKILL.md")]))
+            .unwrap();
+        edits.push(started.elapsed());
+        assert_eq!(event.changes.len(), 1);
+    }
+
     let rows = [
         ("new thread (`before_agent`), median", micros(median(starts.clone()))),
         ("new thread, p99", micros(percentile(starts, 0.99))),
@@ -210,6 +225,11 @@ fn main() {
         ),
         ("`search_skills`, p50", micros(percentile(searches.clone(), 0.5))),
         ("`search_skills`, p99", micros(percentile(searches, 0.99))),
+        (
+            "one-file edit -> new snapshot (narrowed reload), median",
+            micros(median(edits.clone())),
+        ),
+        ("one-file edit -> new snapshot, p99", micros(percentile(edits, 0.99))),
     ];
     println!("catalog at {SKILLS} skills (in memory), {THREADS} threads");
     println!();

@@ -1,0 +1,198 @@
+//! Reloads narrowed to the paths a change names: [`SkillCatalog::reload_paths`] re-reads
+//! the skill folders those paths lie in and nothing else, so a one-file edit in a source
+//! of 10,000 skills reads one file instead of walking the source.
+
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering;
+
+use skills_core::{Discovery, SKILL_FILE, SkillListing, path};
+use tracing::debug;
+
+use crate::catalog::{SkillCatalog, keep_last_good};
+use crate::snapshot::CatalogEvent;
+
+/// More changed paths than this in one source reload the whole source: past it, one
+/// walk costs less than the folders one by one.
+const MAX_NARROWED_PATHS: usize = 256;
+
+/// Which skill folders of a source the changed `paths` touch, or `None` when the
+/// change may reach beyond known skill folders (a new folder that could hold skills
+/// deeper down, a `SKILL.md` above known skills): then only a walk is right.
+fn touched_folders(last: &SkillListing, root: &str, depth: usize, paths: &[String]) -> Option<BTreeSet<String>> {
+    let known: BTreeSet<&str> = last.skills.iter().map(|s| s.dir()).collect();
+    let mut dirs = BTreeSet::new();
+    for changed in paths {
+        let Ok(changed) = path::normalize(changed) else {
+            continue;
+        };
+        let Some(rel) = changed.strip_prefix(root).map(|r| r.trim_start_matches('/')) else {
+            continue;
+        };
+        if rel.is_empty() {
+            // The source folder itself.
+            return None;
+        }
+        let parts: Vec<&str> = rel.split('/').collect();
+        // The known skill folder the path lies in (or is).
+        let mut at = root.trim_end_matches('/').to_owned();
+        let mut inside = None;
+        for part in parts.iter().take(depth) {
+            at = format!("{at}/{part}");
+            if known.contains(at.as_str()) {
+                inside = Some(at.clone());
+                break;
+            }
+        }
+        if let Some(dir) = inside {
+            dirs.insert(dir);
+            continue;
+        }
+        // Discovery never looks into hidden folders or node_modules.
+        if parts
+            .iter()
+            .take(parts.len() - 1)
+            .any(|p| p.starts_with('.') || *p == "node_modules")
+        {
+            continue;
+        }
+        let last_part = parts[parts.len() - 1];
+        if last_part == SKILL_FILE && parts.len() - 1 == depth {
+            // A new SKILL.md as deep as skills may lie: nothing can be below it.
+            dirs.insert(path::parent(&changed).to_owned());
+        } else if depth == 1 && parts.len() == 1 {
+            // A folder (or file) right in the source: a skill folder, or nothing.
+            dirs.insert(changed.clone());
+        } else if depth == 1 && parts.len() == 2 && last_part == SKILL_FILE {
+            dirs.insert(path::parent(&changed).to_owned());
+        } else if parts.len() > depth + 1 {
+            // Deeper than a skill folder's files: not a new skill, not a known one.
+            continue;
+        } else {
+            return None;
+        }
+    }
+    Some(dirs)
+}
+
+impl SkillCatalog {
+    /// Reloads the source at index `source` for a change to `paths` (backend paths, as
+    /// a watcher names them): only the skill folders those paths lie in are read again,
+    /// with the same checks, limits and last-good rule as a full reload. Falls back to
+    /// [`reload_sources`](Self::reload_sources) when the change may reach beyond known
+    /// skill folders, names more than 256 paths, renames a skill onto another one's name,
+    /// or the catalog keeps no memory between reloads. Returns the change event, or
+    /// `None` when nothing changed.
+    pub async fn reload_paths(&self, source: usize, paths: &[String]) -> Option<CatalogEvent> {
+        let mut guard = self.work.lock().await;
+        let narrowed = match (guard.as_mut(), self.sources().get(source)) {
+            (Some(work), Some(spec)) if self.incremental && paths.len() <= MAX_NARROWED_PATHS => {
+                let root = path::normalize(spec.path()).ok();
+                let state = work.get(source);
+                match (root, state.and_then(|s| s.last.as_ref())) {
+                    (Some(root), Some(last)) => {
+                        touched_folders(last, &root, spec.depth(), paths).map(|dirs| (root, dirs))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some((root, dirs)) = narrowed else {
+            drop(guard);
+            return self.reload_sources(&[source]).await;
+        };
+        if dirs.is_empty() {
+            return None;
+        }
+        let work = guard.as_mut()?;
+        let spec = &self.sources()[source];
+        let state = &mut work[source];
+        let dirs: Vec<String> = dirs.into_iter().collect();
+        let before = state.cache.files_read();
+        let found = Discovery::new(&**spec.backend(), &root)
+            .limits(self.limits)
+            .depth(spec.depth())
+            .resources(self.resources)
+            .cache(&mut state.cache)
+            .run_folders(&dirs)
+            .await;
+        self.files_read
+            .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
+        let merged = match (found, state.last.take()) {
+            (Ok(found), Some(last)) => merge_folders(last, found, &dirs, self.limits.max_skills()),
+            (_, last) => Err(last),
+        };
+        let (merged, gone, names) = match merged {
+            Ok(merged) => merged,
+            Err(last) => {
+                state.last = last;
+                drop(guard);
+                debug!(source, "narrowed reload gave way to a full one");
+                return self.reload_sources(&[source]).await;
+            }
+        };
+        debug!(
+            source,
+            folders = dirs.len(),
+            "skills reload narrowed to changed folders"
+        );
+        state.error = None;
+        state.last = Some(keep_last_good(merged, &gone.skills, &gone.resources));
+        self.reloads.fetch_add(1, Ordering::Relaxed);
+        self.publish(work, false, Some(&names))
+    }
+}
+
+/// The skills, resources and names a narrowed reload took out of a listing.
+type Merged = (SkillListing, SkillListing, BTreeSet<String>);
+
+/// `last` with the folders `dirs` replaced by what reading them `found`, in place;
+/// with the listing of what was there before (for the last-good rule) and every name
+/// the change touched. Gives `last` back when a full reload must decide (a name now
+/// held by a folder outside `dirs`, or the source's skill limit reached).
+fn merge_folders(
+    mut last: SkillListing,
+    found: SkillListing,
+    dirs: &[String],
+    max_skills: usize,
+) -> Result<Merged, Option<SkillListing>> {
+    let within = |p: &str| {
+        dirs.iter()
+            .any(|d| p == d || p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/')))
+    };
+    let outside_twin = last
+        .skills
+        .iter()
+        .any(|s| !within(s.dir()) && found.skills.iter().any(|f| f.name == s.name));
+    let gone_count = last.skills.iter().filter(|s| within(s.dir())).count();
+    if outside_twin || last.skills.len() - gone_count + found.skills.len() >= max_skills {
+        return Err(Some(last));
+    }
+    // The folders among `dirs` that held a SKILL.md before: loaded, or reported.
+    let held = dirs
+        .iter()
+        .filter(|d| {
+            let file = path::join(d, SKILL_FILE);
+            last.skills.iter().any(|s| s.path == file) || last.diagnostics.iter().any(|x| x.path == file)
+        })
+        .count();
+    let (gone_skills, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut last.skills)
+        .into_iter()
+        .partition(|s| within(s.dir()));
+    last.skills = kept;
+    let mut gone = SkillListing::default();
+    let mut names: BTreeSet<String> = found.skills.iter().map(|s| s.name.clone()).collect();
+    for skill in gone_skills {
+        if let Some(resources) = last.resources.remove(&skill.name) {
+            gone.resources.insert(skill.name.clone(), resources);
+        }
+        names.insert(skill.name.clone());
+        gone.skills.push(skill);
+    }
+    last.diagnostics.retain(|d| !within(&d.path));
+    last.folders = last.folders.saturating_sub(held) + found.folders;
+    last.skills.extend(found.skills);
+    last.diagnostics.extend(found.diagnostics);
+    last.resources.extend(found.resources);
+    Ok((last, gone, names))
+}

@@ -1,0 +1,146 @@
+//! Reloads narrowed to the paths a change names: one edited file is one file read, and
+//! the result is what a full reload would give.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use std::sync::Arc;
+
+use skills_catalog::{CatalogChange, SkillCatalog, SkillSource};
+use skills_core::MemoryBackend;
+
+fn md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
+}
+
+fn library() -> Arc<MemoryBackend> {
+    let backend = MemoryBackend::new();
+    for i in 0..50 {
+        let name = format!("skill-{i:02}");
+        backend
+            .insert(&format!("/s/{name}/SKILL.md"), md(&name, &format!("Does task {i}")))
+            .unwrap();
+    }
+    backend.insert("/s/skill-01/scripts/run.sh", "echo\n").unwrap();
+    Arc::new(backend)
+}
+
+/// What a catalog discovering `backend` from scratch serves: skills, resources and
+/// diagnostics.
+async fn fresh(backend: &Arc<MemoryBackend>) -> (Vec<skills_core::SkillMetadata>, String, usize) {
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    let snapshot = catalog.ensure_loaded().await;
+    (
+        snapshot.skills().to_vec(),
+        format!("{:?}", snapshot.resources()),
+        snapshot.diagnostics().len(),
+    )
+}
+
+#[tokio::test]
+async fn a_one_file_edit_reads_one_file() {
+    let backend = library();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    catalog.ensure_loaded().await;
+    let read = |c: &SkillCatalog| c.stats().files_read;
+    let start = read(&catalog);
+    assert_eq!(start, 50);
+
+    backend
+        .insert("/s/skill-07/SKILL.md", md("skill-07", "Does task seven, better"))
+        .unwrap();
+    let event = catalog.reload_paths(0, &["/s/skill-07/SKILL.md".into()]).await.unwrap();
+    assert_eq!(
+        event.changes,
+        [CatalogChange::Changed {
+            name: "skill-07".into()
+        }]
+    );
+    assert_eq!(read(&catalog) - start, 1, "one file read");
+    assert_eq!(
+        catalog.snapshot().get("skill-07").unwrap().description,
+        "Does task seven, better"
+    );
+
+    // A new skill, a removed one, a new resource: each reads its own folder only.
+    backend.insert("/s/added/SKILL.md", md("added", "New here")).unwrap();
+    let event = catalog.reload_paths(0, &["/s/added/SKILL.md".into()]).await.unwrap();
+    assert_eq!(event.changes, [CatalogChange::Added { name: "added".into() }]);
+    assert_eq!(backend.remove("/s/skill-03/SKILL.md"), 1);
+    let event = catalog.reload_paths(0, &["/s/skill-03/SKILL.md".into()]).await.unwrap();
+    assert_eq!(
+        event.changes,
+        [CatalogChange::Removed {
+            name: "skill-03".into()
+        }]
+    );
+    backend.insert("/s/skill-01/references/guide.md", "# Guide\n").unwrap();
+    let event = catalog
+        .reload_paths(0, &["/s/skill-01/references/guide.md".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        event.changes,
+        [CatalogChange::Changed {
+            name: "skill-01".into()
+        }]
+    );
+    assert_eq!(catalog.snapshot().resources()["skill-01"].len(), 2);
+    assert_eq!(
+        read(&catalog) - start,
+        3,
+        "a resource change reads that folder, no other"
+    );
+    // A path outside every skill folder and hidden folders change nothing.
+    assert!(
+        catalog
+            .reload_paths(0, &["/s/.git/index".into(), "/elsewhere/x".into()])
+            .await
+            .is_none()
+    );
+
+    let snapshot = catalog.snapshot();
+    let (skills, resources, diagnostics) = fresh(&backend).await;
+    assert_eq!(snapshot.skills(), &skills[..], "as a full reload");
+    assert_eq!(format!("{:?}", snapshot.resources()), resources);
+    assert_eq!(snapshot.diagnostics().len(), diagnostics);
+}
+
+#[tokio::test]
+async fn a_broken_edit_keeps_the_last_good_version() {
+    let backend = library();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    catalog.ensure_loaded().await;
+    backend
+        .insert(
+            "/s/skill-05/SKILL.md",
+            "---\nname: skill-05\ndescription: [unclosed\n---\n",
+        )
+        .unwrap();
+    let event = catalog.reload_paths(0, &["/s/skill-05/SKILL.md".into()]).await.unwrap();
+    assert!(
+        matches!(&event.changes[..], [CatalogChange::KeptLastGood { name, .. }] if name == "skill-05"),
+        "{:?}",
+        event.changes
+    );
+    assert_eq!(catalog.snapshot().get("skill-05").unwrap().description, "Does task 5");
+    // Fixed again: served as edited.
+    backend.insert("/s/skill-05/SKILL.md", md("skill-05", "Fixed")).unwrap();
+    catalog.reload_paths(0, &["/s/skill-05/SKILL.md".into()]).await.unwrap();
+    assert_eq!(catalog.snapshot().get("skill-05").unwrap().description, "Fixed");
+}
+
+#[tokio::test]
+async fn a_rename_onto_another_skills_name_is_decided_by_a_full_reload() {
+    let backend = library();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    catalog.ensure_loaded().await;
+    let walks_before = catalog.stats().reloads;
+    backend
+        .insert("/s/skill-09/SKILL.md", md("skill-10", "Now a twin"))
+        .unwrap();
+    catalog.reload_paths(0, &["/s/skill-09/SKILL.md".into()]).await;
+    assert_eq!(catalog.stats().reloads, walks_before + 1);
+    let (skills, _, diagnostics) = fresh(&backend).await;
+    assert_eq!(catalog.snapshot().skills(), &skills[..]);
+    assert_eq!(catalog.snapshot().diagnostics().len(), diagnostics);
+}
