@@ -1,10 +1,14 @@
 //! [`CatalogBudget`]: the skills list kept within a number of characters, however large
 //! the library, by giving the skills that matter least a shorter entry.
 
-use skills_core::SkillMetadata;
-use skills_core::name::is_prompt_safe_name;
+use std::collections::BTreeMap;
 
-use crate::prompt::{ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, format_skills_list, full_entry};
+use skills_core::name::is_prompt_safe_name;
+use skills_core::{ResourceKind, ResourceMetadata, SkillMetadata};
+
+use crate::prompt::{
+    ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, format_resource_summary, format_skills_list, full_entry,
+};
 
 /// Characters of the skills list when no budget or context window is given (what
 /// Claude Code and Codex keep a listing to).
@@ -181,6 +185,32 @@ pub struct EntryCosts {
     order: Vec<usize>,
 }
 
+/// The most characters a full entry's resource line takes: a skill holds at most 512
+/// files, so no count has more than three digits.
+fn resource_line_room() -> usize {
+    let most: Vec<ResourceMetadata> = [
+        ResourceKind::Script,
+        ResourceKind::Reference,
+        ResourceKind::Asset,
+        ResourceKind::Other,
+    ]
+    .into_iter()
+    .flat_map(|kind| {
+        std::iter::repeat_n(
+            ResourceMetadata {
+                path: String::new(),
+                kind,
+                skill_name: String::new(),
+            },
+            512,
+        )
+    })
+    .collect();
+    format!("\n  -> Resources: {}", format_resource_summary(&most))
+        .chars()
+        .count()
+}
+
 /// Characters of a list entry, with the line break after it.
 fn cost(text: &str) -> usize {
     text.chars().count() + 1
@@ -192,15 +222,29 @@ fn name_entry(skill: &SkillMetadata) -> String {
 
 impl EntryCosts {
     /// The costs of `skills` listed with `ctx` (its loaded set ignored) under `budget`;
-    /// `sources` gives each skill's source index (empty: all from one).
-    pub fn compute(skills: &[SkillMetadata], ctx: &ListContext<'_>, budget: &CatalogBudget, sources: &[usize]) -> Self {
-        let unloaded = ListContext { loaded: &[], ..*ctx };
+    /// `sources` gives each skill's source index (empty: all from one). With
+    /// `lazy_resources`, resources are not known yet: every full entry is counted with
+    /// room for the longest resource line instead of its own.
+    pub fn compute(
+        skills: &[SkillMetadata],
+        ctx: &ListContext<'_>,
+        budget: &CatalogBudget,
+        sources: &[usize],
+        lazy_resources: bool,
+    ) -> Self {
+        let none = BTreeMap::new();
+        let unloaded = ListContext {
+            loaded: &[],
+            resources: if lazy_resources { &none } else { ctx.resources },
+            ..*ctx
+        };
+        let reserve = if lazy_resources { resource_line_room() } else { 0 };
         let shown: Vec<usize> = (0..skills.len())
             .filter(|&i| is_prompt_safe_name(&skills[i].name))
             .collect();
         let full = shown
             .iter()
-            .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)))
+            .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)) + reserve)
             .collect();
         let compact = shown.iter().map(|&i| cost(&compact_entry(&skills[i]))).collect();
         let name = shown.iter().map(|&i| cost(&name_entry(&skills[i]))).collect();
@@ -223,7 +267,7 @@ pub fn format_budgeted_list(
     budget: &CatalogBudget,
     ranking: &Ranking<'_>,
 ) -> (String, BudgetReport) {
-    let costs = EntryCosts::compute(skills, ctx, budget, ranking.sources);
+    let costs = EntryCosts::compute(skills, ctx, budget, ranking.sources, false);
     let (text, forms) = budgeted_list(skills, ctx, budget, ranking, &costs);
     let report = report_of(skills, ctx, budget, &costs, &forms, &text);
     (text, report)

@@ -60,6 +60,8 @@ pub struct SkillCatalog {
     sources: Arc<[SkillSource]>,
     pub(crate) limits: DiscoveryLimits,
     pub(crate) resources: bool,
+    /// Resources are listed when needed, not at discovery.
+    lazy: bool,
     pub(crate) incremental: bool,
     current: RwLock<Arc<CatalogSnapshot>>,
     pub(crate) work: Mutex<Option<Vec<SourceWork>>>,
@@ -108,6 +110,7 @@ impl SkillCatalog {
             sources: sources.into(),
             limits: DiscoveryLimits::default(),
             resources: true,
+            lazy: false,
             incremental: true,
             current: RwLock::new(Arc::default()),
             work: Mutex::new(None),
@@ -132,6 +135,17 @@ impl SkillCatalog {
         self
     }
 
+    /// Whether resources are listed only when something needs them (default: no): the
+    /// skills list's full entries ([`PromptSection::render_fetching`](crate::PromptSection::render_fetching))
+    /// and [`load_skill`](crate::load_skill). Discovery then reads each skill's
+    /// `SKILL.md` only, as a listing does, which on a large library is most of its
+    /// time; a change to a resource alone then raises no change event (the next
+    /// snapshot lists the folder afresh).
+    pub fn with_lazy_resources(mut self, lazy: bool) -> Self {
+        self.lazy = lazy;
+        self
+    }
+
     /// Whether the catalog remembers what it read between reloads (default: yes): a parse
     /// per `SKILL.md` (so an unchanged file is not read again) and each source's last
     /// listing (so a broken edit keeps its last good version and a reload can cover one
@@ -141,6 +155,11 @@ impl SkillCatalog {
     pub fn with_incremental_reload(mut self, incremental: bool) -> Self {
         self.incremental = incremental;
         self
+    }
+
+    /// Whether discovery itself lists resources.
+    pub(crate) fn discovers_resources(&self) -> bool {
+        self.resources && !self.lazy
     }
 
     /// The limits on each source's discovery.
@@ -212,7 +231,7 @@ impl SkillCatalog {
             let discovery = Discovery::new(&**source.backend(), source.path())
                 .limits(self.limits)
                 .depth(source.depth())
-                .resources(self.resources);
+                .resources(self.resources && !self.lazy);
             let result = if self.incremental {
                 discovery.cache(&mut state.cache).run().await
             } else {
@@ -256,10 +275,13 @@ impl SkillCatalog {
                 (listing, w.error.as_ref().map(|(d, _)| d.clone()))
             })
             .collect();
-        let mut next = build_snapshot(&self.sources, listings);
+        let mut next = build_snapshot(&self.sources, listings, self.resources && self.lazy);
         let fresh = new_diagnostics(&old, &next);
         let changes = diff(&old, &next, &fresh, touched);
         if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
+            // A resource may have changed without the skill changing: a lazy snapshot
+            // lists the folders the reload looked at again when next asked.
+            old.forget_resources(touched);
             debug!("skills reload: nothing changed");
             return None;
         }

@@ -175,9 +175,10 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -
         reason: e.to_string(),
     })?;
     let mut text = text.strip_prefix('\u{feff}').unwrap_or(text).to_owned();
-    if let Some(resources) = snapshot.resources().get(name).filter(|r| !r.is_empty()) {
+    snapshot.fetch_resources(&[name]).await;
+    if let Some(resources) = snapshot.resources_of(name).filter(|r| !r.is_empty()) {
         text.push_str("\n\n\n---\n**Skill Resources:**\n");
-        for resource in resources {
+        for resource in &resources {
             let _ = write!(text, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
         }
     }

@@ -112,7 +112,7 @@ impl SkillCatalog {
         let found = Discovery::new(&**spec.backend(), &root)
             .limits(self.limits)
             .depth(spec.depth())
-            .resources(self.resources)
+            .resources(self.discovers_resources())
             .cache(&mut state.cache)
             .run_folders(&dirs)
             .await;

@@ -2,6 +2,7 @@
 //! rendered from a snapshot and a loaded set, and cached because agents ask for it on
 //! every model call.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -154,6 +155,44 @@ impl PromptSection {
         (section, complete)
     }
 
+    /// [`render_listing`](Self::render_listing) for a snapshot that may list resources
+    /// lazily: the resources of the skills that get a full entry are listed first (once
+    /// per snapshot), so their summaries are right. For any other snapshot, or a
+    /// section already rendered, the same as `render_listing`.
+    pub async fn render_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (Arc<str>, bool) {
+        if snapshot.lazy_resources() && self.cached_section(snapshot, loaded).is_none() {
+            let full = self.full_entries(snapshot, loaded);
+            let names: Vec<&str> = full.iter().map(String::as_str).collect();
+            snapshot.fetch_resources(&names).await;
+        }
+        self.render_listing(snapshot, loaded)
+    }
+
+    /// The skills list of [`render_fetching`](Self::render_fetching), for `list_skills`.
+    pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
+        if snapshot.lazy_resources() {
+            let full = self.full_entries(snapshot, loaded);
+            let names: Vec<&str> = full.iter().map(String::as_str).collect();
+            snapshot.fetch_resources(&names).await;
+        }
+        self.skills_list(snapshot, loaded)
+    }
+
+    /// The skills that get a full entry in the list for `snapshot` with `loaded`.
+    pub fn full_entries(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Vec<String> {
+        self.report(snapshot, loaded)
+            .entries
+            .into_iter()
+            .filter(|(_, form, _)| *form == EntryForm::Full)
+            .map(|(name, _, _)| name)
+            .collect()
+    }
+
+    fn cached_section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Option<Arc<str>> {
+        let entry = self.cache.get(loaded)?;
+        (entry.0 == snapshot.version()).then(|| entry.1.clone())
+    }
+
     /// The skills list alone (the section's `{skills_list}` without its load warnings),
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
@@ -168,7 +207,7 @@ impl PromptSection {
         let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
         let ctx = ListContext {
             loaded,
-            resources: library.resources,
+            resources: &library.resources,
             policy: self.policy,
             source_paths: &source_paths,
         };
@@ -178,13 +217,25 @@ impl PromptSection {
                 match cached.as_ref() {
                     Some((v, costs)) if *v == version => Arc::clone(costs),
                     _ => {
-                        let costs = Arc::new(EntryCosts::compute(library.skills, &ctx, &self.budget, library.sources));
+                        let costs = Arc::new(EntryCosts::compute(
+                            library.skills,
+                            &ctx,
+                            &self.budget,
+                            library.sources,
+                            library.lazy,
+                        ));
                         *cached = Some((version, Arc::clone(&costs)));
                         costs
                     }
                 }
             }
-            None => Arc::new(EntryCosts::compute(library.skills, &ctx, &self.budget, library.sources)),
+            None => Arc::new(EntryCosts::compute(
+                library.skills,
+                &ctx,
+                &self.budget,
+                library.sources,
+                library.lazy,
+            )),
         };
         // Only a list that may not fit needs the counts.
         let uses = self
@@ -213,8 +264,9 @@ impl PromptSection {
         let library = Library {
             skills: state.skills_metadata.as_deref().unwrap_or_default(),
             sources: &[],
-            resources: &state.skill_resources,
+            resources: Cow::Borrowed(&state.skill_resources),
             version: None,
+            lazy: false,
         };
         self.render_parts(&library, &state.skills_load_errors, &state.skills_loaded)
             .0
@@ -241,8 +293,10 @@ impl PromptSection {
 struct Library<'a> {
     skills: &'a [SkillMetadata],
     sources: &'a [usize],
-    resources: &'a BTreeMap<String, Vec<ResourceMetadata>>,
+    resources: Cow<'a, BTreeMap<String, Vec<ResourceMetadata>>>,
     version: Option<u64>,
+    /// Resources are listed lazily: entry costs leave room for any resource line.
+    lazy: bool,
 }
 
 impl<'a> Library<'a> {
@@ -250,8 +304,9 @@ impl<'a> Library<'a> {
         Self {
             skills: snapshot.skills(),
             sources: snapshot.skill_sources(),
-            resources: snapshot.resources(),
+            resources: snapshot.known_resources(),
             version: Some(snapshot.version()),
+            lazy: snapshot.lazy_resources(),
         }
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use skills_core::{
     Diagnostic, DiagnosticKind, NameIndex, ResourceMetadata, Severity, ShadowedSkill, SkillListing, SkillMetadata,
-    SkillsState, merge_last_wins,
+    SkillsState, merge_last_wins, resources::resources_from_entries,
 };
 
 use crate::source::SkillSource;
@@ -27,6 +27,10 @@ pub struct CatalogSnapshot {
     shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
     resources: Arc<BTreeMap<String, Vec<ResourceMetadata>>>,
     diagnostics: Arc<[Diagnostic]>,
+    /// Whether resources are listed when a skill needs them instead of at discovery.
+    lazy: bool,
+    /// Resources listed so far, for a lazy snapshot.
+    fetched: Arc<std::sync::RwLock<BTreeMap<String, Vec<ResourceMetadata>>>>,
 }
 
 impl CatalogSnapshot {
@@ -76,9 +80,74 @@ impl CatalogSnapshot {
         self.shadowed.get(name).map_or(&[], Vec::as_slice)
     }
 
-    /// Resources of every skill, by name.
+    /// Resources of every skill, by name, as discovery found them (empty when the
+    /// catalog lists resources lazily: see [`resources_of`](Self::resources_of)).
     pub fn resources(&self) -> &BTreeMap<String, Vec<ResourceMetadata>> {
         &self.resources
+    }
+
+    /// Whether this snapshot lists a skill's resources when something needs them (the
+    /// skills list's full entries, `load_skill`) rather than at discovery.
+    pub fn lazy_resources(&self) -> bool {
+        self.lazy
+    }
+
+    /// The resources of skill `name` known so far: discovered, or listed by
+    /// [`fetch_resources`](Self::fetch_resources).
+    pub fn resources_of(&self, name: &str) -> Option<Vec<ResourceMetadata>> {
+        if !self.lazy {
+            return self.resources.get(name).cloned();
+        }
+        let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        fetched.get(name).cloned()
+    }
+
+    /// Lists the resources of the skills `names` that a lazy snapshot has not listed
+    /// yet, through the backend of the source serving each (a folder that cannot be
+    /// listed has none). Does nothing for a snapshot that discovered its resources.
+    pub async fn fetch_resources(&self, names: &[&str]) {
+        if !self.lazy {
+            return;
+        }
+        for &name in names {
+            let known = {
+                let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                fetched.contains_key(name)
+            };
+            let (Some(skill), Some(source), false) = (self.get(name), self.source_for(name), known) else {
+                continue;
+            };
+            let dir = skill.dir();
+            let found = match source.backend().walk(dir, 2).await {
+                Ok(walk) => resources_from_entries(dir, name, &walk.entries),
+                Err(_) => Vec::new(),
+            };
+            let mut fetched = self.fetched.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+            fetched.insert(name.to_owned(), found);
+        }
+    }
+
+    /// Drops the listed resources of `names` (all with `None`), to be listed again.
+    pub(crate) fn forget_resources(&self, names: Option<&BTreeSet<String>>) {
+        if !self.lazy {
+            return;
+        }
+        let mut fetched = self.fetched.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match names {
+            Some(names) => fetched.retain(|name, _| !names.contains(name)),
+            None => fetched.clear(),
+        }
+    }
+
+    /// The resources to render the skills list with: everything discovered, or what a
+    /// lazy snapshot listed so far.
+    pub(crate) fn known_resources(&self) -> std::borrow::Cow<'_, BTreeMap<String, Vec<ResourceMetadata>>> {
+        if self.lazy {
+            let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+            std::borrow::Cow::Owned(fetched.clone())
+        } else {
+            std::borrow::Cow::Borrowed(&self.resources)
+        }
     }
 
     /// Everything discovery reported, including kept-last-good notes.
@@ -91,7 +160,10 @@ impl CatalogSnapshot {
         SkillsState {
             skills_metadata: Some(Arc::clone(&self.skills)),
             skills_loaded: loaded,
-            skill_resources: Arc::clone(&self.resources),
+            skill_resources: match self.known_resources() {
+                std::borrow::Cow::Borrowed(_) => Arc::clone(&self.resources),
+                std::borrow::Cow::Owned(fetched) => Arc::new(fetched),
+            },
             skills_load_errors: Arc::clone(&self.diagnostics),
         }
     }
@@ -166,6 +238,7 @@ impl PartialEq for CatalogSnapshot {
 pub(crate) fn build_snapshot(
     sources: &Arc<[SkillSource]>,
     listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
+    lazy: bool,
 ) -> CatalogSnapshot {
     let mut diagnostics = Vec::new();
     let mut per_source = Vec::with_capacity(listings.len());
@@ -205,6 +278,8 @@ pub(crate) fn build_snapshot(
         shadowed,
         resources: Arc::new(served_resources),
         diagnostics: diagnostics.into(),
+        lazy,
+        fetched: Arc::default(),
     }
 }
 

@@ -20,8 +20,9 @@ pub enum Need {
     /// The skills only, once; a source that cannot be read fails the command (list,
     /// info).
     Listing,
-    /// Skills and their resources once, as an agent sees them; a source that cannot be
-    /// read is a diagnostic, as it is for an agent (prompt, load).
+    /// Skills once, as an agent sees them, resources listed for the skills shown in
+    /// full or loaded; a source that cannot be read is a diagnostic, as it is for an
+    /// agent (prompt, load).
     Agent,
     /// As [`Need::Agent`], kept up to date: incremental reloads, last good versions
     /// (watch, serve).
@@ -66,6 +67,9 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
     let catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_resources(need != Need::Listing)
+        // A one-shot agent command shows a few skills in full: their resources are
+        // listed when needed, not the whole library's.
+        .with_lazy_resources(need == Need::Agent)
         // A one-shot command holds one copy of the skills, not three.
         .with_incremental_reload(need == Need::Live);
     let catalog = Arc::new(catalog);

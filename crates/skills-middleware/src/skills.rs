@@ -92,6 +92,7 @@ pub struct SkillsMiddlewareBuilder {
     limits: DiscoveryLimits,
     budget: Option<CatalogBudget>,
     search: SearchToolPolicy,
+    lazy_resources: bool,
 }
 
 impl SkillsMiddlewareBuilder {
@@ -141,6 +142,15 @@ impl SkillsMiddlewareBuilder {
         self
     }
 
+    /// Lists a skill's resources only when something needs them: a full entry of the
+    /// skills list, `load_skill` (default: no, discovery lists every skill's resources,
+    /// as V2 does). On a large library with a budget this spares a walk of every skill
+    /// folder; the entries and `load_skill` answers read the same.
+    pub fn lazy_resources(mut self, lazy: bool) -> Self {
+        self.lazy_resources = lazy;
+        self
+    }
+
     /// When the `search_skills` tool is offered (default
     /// [`SearchToolPolicy::WhenCut`]: on model calls whose skills list the budget cut).
     pub fn search_tool(mut self, policy: SearchToolPolicy) -> Self {
@@ -175,7 +185,11 @@ impl SkillsMiddlewareBuilder {
             None => PromptTemplate::default(),
         };
         let section = PromptSection::new(&sources, self.policy, template);
-        let catalog = Arc::new(SkillCatalog::new(sources).with_limits(self.limits));
+        let catalog = Arc::new(
+            SkillCatalog::new(sources)
+                .with_limits(self.limits)
+                .with_lazy_resources(self.lazy_resources),
+        );
         Ok(SkillsMiddleware {
             runtime: Arc::new(SkillsRuntime {
                 section: section
@@ -298,7 +312,7 @@ impl AgentMiddleware for SkillsMiddleware {
     ) -> Result<ModelResponse, AgentError> {
         let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-        let (section, complete) = self.runtime.section.render_listing(&snapshot, loaded);
+        let (section, complete) = self.runtime.section.render_fetching(&snapshot, loaded).await;
         request.append_system(&section);
         if complete && self.runtime.search == SearchToolPolicy::WhenCut {
             // Every skill is in the list: the model has nothing to search for.

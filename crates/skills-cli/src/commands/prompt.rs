@@ -45,7 +45,7 @@ pub async fn prompt(
         print_report(&section, &snapshot, loaded)?;
         return Ok(ExitCode::from(library.exit(EXIT_OK)));
     }
-    let section = section.render(&snapshot, loaded);
+    let (section, _) = section.render_fetching(&snapshot, loaded).await;
     if json {
         let out = PromptJson {
             catalog_version: snapshot.version(),
