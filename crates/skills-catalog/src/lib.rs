@@ -67,7 +67,8 @@ pub use load::{LoadAnswer, LoadError, load_skill};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use search::{
-    DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SkillIndex, format_search_results,
+    DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,
+    format_search_results,
 };
 pub use section::PromptSection;
 pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};

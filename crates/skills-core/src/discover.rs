@@ -197,11 +197,7 @@ impl<'a> Discovery<'a> {
                 .extend(deeper_skills(self.backend, &root, self.depth).await);
         }
         if self.resources {
-            for skill in &listing.skills {
-                let dir = skill.dir();
-                let found = resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir));
-                listing.resources.insert(skill.name.clone(), found);
-            }
+            add_resources(&mut listing, &walk.entries);
         }
         Ok(listing)
     }
@@ -245,11 +241,7 @@ impl Discovery<'_> {
         )
         .await;
         if self.resources {
-            for skill in &listing.skills {
-                let dir = skill.dir();
-                let found = resources_from_entries(dir, &skill.name, entries_under(&walk.entries, dir));
-                listing.resources.insert(skill.name.clone(), found);
-            }
+            add_resources(&mut listing, &walk.entries);
         }
         Ok(listing)
     }
@@ -316,6 +308,15 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
 }
 
 /// The entries of a path-sorted list that lie under `dir`: one contiguous range.
+/// Each listed skill's resources, from the entries a walk found below its folder.
+fn add_resources(listing: &mut SkillListing, entries: &[FileInfo]) {
+    for skill in &listing.skills {
+        let dir = skill.dir();
+        let found = resources_from_entries(dir, &skill.name, entries_under(entries, dir));
+        listing.resources.insert(skill.name.clone(), found);
+    }
+}
+
 pub(crate) fn entries_under<'a>(entries: &'a [FileInfo], dir: &str) -> &'a [FileInfo] {
     let prefix = format!("{}/", dir.trim_end_matches('/'));
     let start = entries.partition_point(|e| e.path.as_str() < prefix.as_str());

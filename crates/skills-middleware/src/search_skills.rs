@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use serde::Deserialize;
-use serde_json::json;
-use skills_catalog::{DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, format_search_results};
+use skills_catalog::{SearchRequest, format_search_results};
 use skills_core::SkillsState;
 
 use crate::runtime::SkillsRuntime;
@@ -45,14 +43,6 @@ impl SearchSkillsTool {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchArgs {
-    query: String,
-    #[serde(default)]
-    limit: Option<usize>,
-}
-
 #[async_trait]
 impl Tool for SearchSkillsTool {
     fn name(&self) -> &str {
@@ -65,34 +55,18 @@ impl Tool for SearchSkillsTool {
     }
 
     fn parameters(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "What the skill should do, in a few words (e.g. \"extract tables from a pdf\")."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_SEARCH_RESULTS,
-                    "description": format!("How many skills to return (default {DEFAULT_SEARCH_RESULTS}, at most {MAX_SEARCH_RESULTS}).")
-                }
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        })
+        SearchRequest::schema()
     }
 
     async fn call(&self, args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {
-        let args: SearchArgs = match parse_args(SEARCH_SKILLS, args, &runtime) {
+        let args: SearchRequest = match parse_args(SEARCH_SKILLS, args, &runtime) {
             Ok(args) => args,
             Err(output) => return output,
         };
         let catalog = &self.runtime.catalog;
         // The index follows the catalog; the thread's own snapshot decides what is shown.
         catalog.ensure_loaded().await;
-        let hits = match catalog.search(&args.query, args.limit.unwrap_or(DEFAULT_SEARCH_RESULTS)) {
+        let hits = match catalog.search(&args.query, args.limit()) {
             Ok(hits) => hits,
             Err(error) => return runtime.error(format!("Error: {error}")),
         };

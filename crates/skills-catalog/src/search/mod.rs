@@ -42,6 +42,53 @@ const NEAR_MISS_SIMILARITY: f32 = 0.5;
 /// Words shorter than this are not corrected (too many near neighbours).
 const NEAR_MISS_MIN_CHARS: usize = 4;
 
+/// The arguments of a `search_skills` tool call, as every face takes them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchRequest {
+    /// What the skill should do, in a few words.
+    pub query: String,
+    /// How many skills to return; [`DEFAULT_SEARCH_RESULTS`] when absent.
+    #[serde(default)]
+    pub limit: Option<usize>,
+}
+
+impl SearchRequest {
+    /// The limit asked for, or the default.
+    pub fn limit(&self) -> usize {
+        self.limit.unwrap_or(DEFAULT_SEARCH_RESULTS)
+    }
+
+    /// The JSON Schema of the arguments, for a tool's definition.
+    ///
+    /// ```
+    /// let schema = skills_catalog::SearchRequest::schema();
+    /// assert_eq!(schema["required"], serde_json::json!(["query"]));
+    /// assert_eq!(schema["properties"]["limit"]["maximum"], 16);
+    /// ```
+    pub fn schema() -> serde_json::Value {
+        serde_json::json!({
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": "What the skill should do, in a few words (e.g. \"extract tables from a pdf\")."
+                },
+                "limit": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_SEARCH_RESULTS,
+                    "description": format!(
+                        "How many skills to return (default {DEFAULT_SEARCH_RESULTS}, at most {MAX_SEARCH_RESULTS})."
+                    )
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        })
+    }
+}
+
 /// Why a search was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

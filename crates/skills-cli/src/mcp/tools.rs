@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use agent_skills::{DEFAULT_SEARCH_RESULTS, EntryForm, MAX_SEARCH_RESULTS, format_search_results, load_skill};
+use agent_skills::{EntryForm, SearchRequest, format_search_results, load_skill};
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ResourceContents,
@@ -23,14 +23,6 @@ pub const LOAD_SKILL: &str = "load_skill";
 pub const READ_SKILL_RESOURCE: &str = "read_skill_resource";
 /// The `search_skills` tool.
 pub const SEARCH_SKILLS: &str = "search_skills";
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SearchArgs {
-    query: String,
-    #[serde(default)]
-    limit: Option<usize>,
-}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -82,20 +74,7 @@ impl SkillsServer {
                 SEARCH_SKILLS,
                 "Search all skills by what they do, including those list_skills shortens or leaves out. \
                  Returns the best matches, best first.",
-                schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "query": { "type": "string", "description": "What the skill should do, in a few words." },
-                        "limit": {
-                            "type": "integer",
-                            "minimum": 1,
-                            "maximum": MAX_SEARCH_RESULTS,
-                            "description": format!("How many skills to return (default {DEFAULT_SEARCH_RESULTS}, at most {MAX_SEARCH_RESULTS}).")
-                        }
-                    },
-                    "required": ["query"],
-                    "additionalProperties": false
-                })),
+                schema(SearchRequest::schema()),
             )
             .with_annotations(read_only.clone()),
             Tool::new(
@@ -191,10 +170,10 @@ impl SkillsServer {
                 result.structured_content = Some(structured);
                 result
             }
-            SEARCH_SKILLS => match parse_args::<SearchArgs>(SEARCH_SKILLS, request.arguments) {
+            SEARCH_SKILLS => match parse_args::<SearchRequest>(SEARCH_SKILLS, request.arguments) {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
-                    let limit = args.limit.unwrap_or(DEFAULT_SEARCH_RESULTS);
+                    let limit = args.limit();
                     match self.inner.catalog.search(&args.query, limit) {
                         Ok(hits) => CallToolResult::success(vec![ContentBlock::text(format_search_results(
                             &snapshot,
