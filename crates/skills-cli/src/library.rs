@@ -24,9 +24,12 @@ pub enum Need {
     /// full or loaded; a source that cannot be read is a diagnostic, as it is for an
     /// agent (prompt, load).
     Agent,
-    /// As [`Need::Agent`], kept up to date: incremental reloads, last good versions
-    /// (watch, serve).
+    /// Skills and their resources, kept up to date: incremental reloads, last good
+    /// versions (watch).
     Live,
+    /// As [`Need::Live`], resources listed when needed (serve: `skills/list` walks each
+    /// skill's folder for its manifest anyway).
+    Serve,
 }
 
 /// A command's catalog, loaded, and whether a limit left skills out of it.
@@ -69,9 +72,9 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
         .with_resources(need != Need::Listing)
         // A one-shot agent command shows a few skills in full: their resources are
         // listed when needed, not the whole library's.
-        .with_lazy_resources(need == Need::Agent)
+        .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
         // A one-shot command holds one copy of the skills, not three.
-        .with_incremental_reload(need == Need::Live);
+        .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
     drop(progress);

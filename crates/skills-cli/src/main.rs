@@ -75,6 +75,20 @@ fn few_malloc_arenas() {
     }
 }
 
+/// Hands the heap's free pages back to the system (glibc keeps them otherwise): a
+/// long-running server calls it after work that allocated and freed a lot (discovery,
+/// a page of manifests), so its resident memory follows what it holds, not what it
+/// once held.
+pub(crate) fn trim_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory of glibc's arenas to the system; it
+    // may run at any time from any thread.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// A closed standard output ends a command quietly: `skills list | head` is a normal way
 /// to use it. Rust ignores `SIGPIPE`, so a write to a closed pipe is an error, and
 /// `println!` panics on it. Except for `serve` (whose sockets must not kill it), the

@@ -163,6 +163,11 @@ fn check_report(report: &Value, library: &Library) {
         report["list_skills"]["structured"]["skills"][0]["uri"],
         "skill://alpha/SKILL.md"
     );
+    // The server lists resources lazily: the full entries still summarize them.
+    assert!(
+        list.contains("- **alpha**: First skill.\n  -> Resources: 1 script"),
+        "{list}"
+    );
     // The instructions carry the same list; search finds by description.
     let instructions = report["instructions"].as_str().unwrap();
     assert!(

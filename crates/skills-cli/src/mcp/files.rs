@@ -150,21 +150,49 @@ struct Cached {
 }
 
 /// What reading a file once tells: its digest and size, and for a `SKILL.md` its
-/// frontmatter.
+/// frontmatter. Kept for every file of a library, so kept small: the digest as its 32
+/// bytes (not its 71-character text) and the frontmatter as compact JSON text (a
+/// parsed map is about twice the size).
 #[derive(Debug, Clone)]
 struct Digested {
-    digest: String,
+    digest: [u8; 32],
     size: u64,
-    frontmatter: Option<Arc<JsonObject>>,
+    frontmatter: Option<Arc<str>>,
 }
+
+/// The prefix of a digest's text.
+const DIGEST_PREFIX: &str = "sha256:";
 
 impl Digested {
     fn of(bytes: &[u8], skill_md: bool) -> Self {
-        Self {
-            digest: sha256_digest(bytes),
-            size: bytes.len() as u64,
-            frontmatter: skill_md.then(|| frontmatter_json(bytes).map(Arc::new)).flatten(),
+        let text = sha256_digest(bytes);
+        let mut digest = [0u8; 32];
+        let hex = text.strip_prefix(DIGEST_PREFIX).unwrap_or(&text).as_bytes();
+        for (byte, pair) in digest.iter_mut().zip(hex.chunks(2)) {
+            let nibble = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
+            *byte = (nibble(pair[0]) << 4) | nibble(pair.get(1).copied().unwrap_or(b'0'));
         }
+        let frontmatter = skill_md
+            .then(|| frontmatter_json(bytes))
+            .flatten()
+            .and_then(|map| serde_json::to_string(&map).ok())
+            .map(Arc::from);
+        Self {
+            digest,
+            size: bytes.len() as u64,
+            frontmatter,
+        }
+    }
+
+    /// The digest as SEP-2640 writes it: `sha256:` and 64 lowercase hex digits.
+    fn digest_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = String::with_capacity(DIGEST_PREFIX.len() + 64);
+        text.push_str(DIGEST_PREFIX);
+        for byte in self.digest {
+            let _ = write!(text, "{byte:02x}");
+        }
+        text
     }
 }
 
@@ -254,14 +282,18 @@ impl DigestCache {
         let mut manifest: Vec<ManifestFile> = Vec::with_capacity(known.len());
         for (file_path, digested) in known {
             if file_path == skill.path {
-                frontmatter = digested.frontmatter.clone();
+                frontmatter = digested
+                    .frontmatter
+                    .as_deref()
+                    .and_then(|text| serde_json::from_str::<JsonObject>(text).ok())
+                    .map(Arc::new);
             }
             let Some(rel) = file_path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
                 continue;
             };
             manifest.push(ManifestFile {
                 rel: rel.to_owned(),
-                digest: digested.digest,
+                digest: digested.digest_text(),
                 size: digested.size,
             });
         }
@@ -338,6 +370,19 @@ mod tests {
                 rel: "é.md".into()
             })
         );
+    }
+
+    #[test]
+    fn a_kept_digest_reads_as_the_one_computed() {
+        for bytes in [&b""[..], b"a", b"---\nname: x\ndescription: y\n---\n"] {
+            assert_eq!(Digested::of(bytes, false).digest_text(), sha256_digest(bytes));
+        }
+        let skill_md = Digested::of(b"---\nname: x\ndescription: y\ntags: [a]\n---\nBody", true);
+        assert_eq!(
+            skill_md.frontmatter.as_deref(),
+            Some(r#"{"description":"y","name":"x","tags":["a"]}"#)
+        );
+        assert_eq!(Digested::of(b"no frontmatter", true).frontmatter, None);
     }
 
     #[test]

@@ -51,10 +51,11 @@ pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) 
         }
     }
     // No spinner: a stdio client owns the terminal, if there is one.
-    let library = crate::library::catalog(args, Need::Live, true).await?;
+    let library = crate::library::catalog(args, Need::Serve, true).await?;
     let budget = budget.budget(&library.prompt)?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
+    crate::trim_heap();
     print_diagnostics(snapshot.diagnostics());
     let watch = catalog.watch().context("cannot watch the sources")?;
     for (i, reason) in watch.unwatched() {
@@ -64,6 +65,7 @@ pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) 
         );
     }
     let server = SkillsServer::new(catalog, budget);
+    server.keep_instructions_fresh().await;
     let count = SkillsServer::servable(&snapshot).count();
     let unnamed: Vec<&str> = snapshot
         .skills()

@@ -98,6 +98,27 @@ impl SkillsServer {
         }
     }
 
+    /// Lists the resources the instructions' full entries summarize, now and after
+    /// every catalog change, so that the instructions a client gets at `initialize`
+    /// are right (the catalog lists resources lazily).
+    pub async fn keep_instructions_fresh(&self) {
+        let snapshot = self.snapshot().await;
+        self.inner.section.skills_list_fetching(&snapshot, &[]).await;
+        let server = self.clone();
+        let mut events = self.inner.catalog.subscribe();
+        tokio::spawn(async move {
+            // A lagged receiver takes the newest snapshot as well; only a closed
+            // catalog ends the task.
+            while !matches!(
+                events.recv().await,
+                Err(tokio::sync::broadcast::error::RecvError::Closed)
+            ) {
+                let snapshot = server.snapshot().await;
+                server.inner.section.skills_list_fetching(&snapshot, &[]).await;
+            }
+        });
+    }
+
     /// The server's instructions: how to use it, then the budgeted skills list of the
     /// current snapshot (rendered once per catalog version).
     pub(super) fn instructions(&self) -> Arc<str> {

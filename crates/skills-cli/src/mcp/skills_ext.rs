@@ -71,6 +71,8 @@ impl SkillsServer {
                 skills.push(entry);
             }
         }
+        // A page reads and digests up to 500 skills' files: give back what it freed.
+        crate::trim_heap();
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = next;
         Ok(result)
