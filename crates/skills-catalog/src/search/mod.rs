@@ -11,6 +11,7 @@
 //! - a word that no skill has (`kubernets`) is read as the known word closest to it by
 //!   character trigrams.
 
+mod answer;
 mod text;
 
 use std::collections::HashMap;
@@ -18,9 +19,7 @@ use std::collections::HashMap;
 use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
 use skills_core::SkillMetadata;
 
-use crate::prompt::{MAX_PROMPT_FIELD_CHARS, escape_untrusted};
-use crate::snapshot::CatalogSnapshot;
-
+pub use answer::{SearchRequest, format_search_results};
 use text::{Split, Words, plain, similarity, trigrams};
 
 /// Results a search gives when no limit is asked for.
@@ -41,53 +40,6 @@ const NAMED_BONUS: f32 = 1_000.0;
 const NEAR_MISS_SIMILARITY: f32 = 0.5;
 /// Words shorter than this are not corrected (too many near neighbours).
 const NEAR_MISS_MIN_CHARS: usize = 4;
-
-/// The arguments of a `search_skills` tool call, as every face takes them.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SearchRequest {
-    /// What the skill should do, in a few words.
-    pub query: String,
-    /// How many skills to return; [`DEFAULT_SEARCH_RESULTS`] when absent.
-    #[serde(default)]
-    pub limit: Option<usize>,
-}
-
-impl SearchRequest {
-    /// The limit asked for, or the default.
-    pub fn limit(&self) -> usize {
-        self.limit.unwrap_or(DEFAULT_SEARCH_RESULTS)
-    }
-
-    /// The JSON Schema of the arguments, for a tool's definition.
-    ///
-    /// ```
-    /// let schema = skills_catalog::SearchRequest::schema();
-    /// assert_eq!(schema["required"], serde_json::json!(["query"]));
-    /// assert_eq!(schema["properties"]["limit"]["maximum"], 16);
-    /// ```
-    pub fn schema() -> serde_json::Value {
-        serde_json::json!({
-            "type": "object",
-            "properties": {
-                "query": {
-                    "type": "string",
-                    "description": "What the skill should do, in a few words (e.g. \"extract tables from a pdf\")."
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "maximum": MAX_SEARCH_RESULTS,
-                    "description": format!(
-                        "How many skills to return (default {DEFAULT_SEARCH_RESULTS}, at most {MAX_SEARCH_RESULTS})."
-                    )
-                }
-            },
-            "required": ["query"],
-            "additionalProperties": false
-        })
-    }
-}
 
 /// Why a search was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -473,38 +425,4 @@ impl SkillIndex {
             .collect();
         Ok(hits)
     }
-}
-
-/// Search results as the `search_skills` tool answers them: one line per skill, best
-/// first, `- name: description (source)`, loaded skills marked `[Loaded]`, the text
-/// escaped as untrusted; hits the snapshot no longer has are left out.
-///
-/// ```
-/// use skills_catalog::{SearchHit, format_search_results};
-/// let snapshot = skills_catalog::CatalogSnapshot::default();
-/// let hits = [SearchHit { name: "gone".into(), score: 1.0 }];
-/// assert_eq!(format_search_results(&snapshot, &hits, &[]), "No skill matches the search.");
-/// ```
-pub fn format_search_results(snapshot: &CatalogSnapshot, hits: &[SearchHit], loaded: &[String]) -> String {
-    let lines: Vec<String> = hits
-        .iter()
-        .filter_map(|hit| {
-            let skill = snapshot.get(&hit.name)?;
-            let source = snapshot.source_for(&hit.name).map(|s| s.label().to_owned());
-            let mark = if loaded.contains(&hit.name) { " [Loaded]" } else { "" };
-            let mut line = format!(
-                "- {}{mark}: {}",
-                escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS),
-                escape_untrusted(&skill.description, MAX_PROMPT_FIELD_CHARS)
-            );
-            if let Some(source) = source {
-                line.push_str(&format!(" ({})", escape_untrusted(&source, MAX_PROMPT_FIELD_CHARS)));
-            }
-            Some(line)
-        })
-        .collect();
-    if lines.is_empty() {
-        return "No skill matches the search.".to_owned();
-    }
-    lines.join("\n")
 }
