@@ -52,7 +52,11 @@ tasks:
                                         git, divan micro-benchmarks, the catalog at 10,000
                                         skills (threads, load_skill, section, search), or all
   bench scale                           skills list on one source of 100,000 skills: every
-                                        skill read, time and peak memory";
+                                        skill read, time and peak memory
+  bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25)
+                                        on the synthetic set and on real libraries fetched
+                                        beforehand, e.g. thereisnotime=DIR agentskillexchange=DIR
+                                        (queries in crates/skills-bench/eval/NAME-queries.toml)";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -318,6 +322,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         [] => return side_by_side(false),
         [flag] if flag == "--quick" => return side_by_side(true),
         [name] if name == "scale" => return scale(),
+        [name, libraries @ ..] if name == "search" => return search(libraries),
         [name] if name == "all" => BENCHES.iter().collect(),
         [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
             Some(bench) => vec![bench],
@@ -368,6 +373,37 @@ fn side_by_side(quick: bool) -> Result<(), String> {
         run.arg("--quick");
     }
     step("side-by-side", run)
+}
+
+/// The search evaluation: the committed synthetic set, then each real library given as
+/// `NAME=DIR` against `crates/skills-bench/eval/NAME-queries.toml`.
+fn search(libraries: &[String]) -> Result<(), String> {
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "skills-bench"]);
+    step("build --release", build)?;
+    let root = workspace_root();
+    let bench = target_dir().join("release/skills-bench");
+    let mut synthetic = Command::new(&bench);
+    synthetic
+        .arg("search")
+        .arg("--queries")
+        .arg(root.join("crates/skills-catalog/tests/search/queries.toml"))
+        .arg("--library")
+        .arg(root.join("crates/skills-catalog/tests/search/library.toml"));
+    step("search: synthetic", synthetic)?;
+    for library in libraries {
+        let Some((name, dir)) = library.split_once('=') else {
+            return Err(format!("search: {library:?} is not NAME=DIR\n\n{USAGE}"));
+        };
+        let queries = root.join(format!("crates/skills-bench/eval/{name}-queries.toml"));
+        if !queries.exists() {
+            return Err(format!("search: no query set {}", queries.display()));
+        }
+        let mut real = Command::new(&bench);
+        real.arg("search").arg("--queries").arg(queries).arg("--dir").arg(dir);
+        step(&format!("search: {name}"), real)?;
+    }
+    Ok(())
 }
 
 /// `skills list` on one source of 100,000 generated skills (kept in `target/bench`

@@ -16,6 +16,9 @@ use skills_core::{Discovery, SkillMetadata};
 /// A query file: requests and the skills that answer them.
 #[derive(Debug, Deserialize)]
 struct Queries {
+    /// How deep the library's skills lie (`--depth`, unless given).
+    #[serde(default)]
+    depth: Option<usize>,
     query: Vec<Query>,
 }
 
@@ -52,7 +55,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     let mut queries = None;
     let mut library = None;
     let mut dir = None;
-    let mut depth = 1;
+    let mut depth = None;
     let mut misses = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
@@ -65,7 +68,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
             "--queries" => queries = Some(value()?),
             "--library" => library = Some(value()?),
             "--dir" => dir = Some(value()?),
-            "--depth" => depth = value()?.parse().map_err(|e| format!("--depth: {e}"))?,
+            "--depth" => depth = Some(value()?.parse().map_err(|e| format!("--depth: {e}"))?),
             "--misses" => misses = true,
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
@@ -75,7 +78,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     let queries: Queries = toml::from_str(&text).map_err(|e| format!("{queries}: {e}"))?;
     let skills = match (library, dir) {
         (Some(file), None) => read_library(&file)?,
-        (None, Some(dir)) => discover(Path::new(&dir), depth)?,
+        (None, Some(dir)) => discover(Path::new(&dir), depth.or(queries.depth).unwrap_or(1))?,
         _ => return Err(USAGE.to_owned()),
     };
     let unknown: Vec<&str> = queries
