@@ -155,3 +155,27 @@ async fn the_catalog_index_follows_reloads() {
     catalog.reload().await.unwrap();
     assert!(names("searching the web").is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warming_builds_the_index_before_the_first_search() {
+    let backend = Arc::new(MemoryBackend::new());
+    backend
+        .insert(
+            "/s/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: Extract tables from PDF files\n---\n",
+        )
+        .unwrap();
+    let catalog = Arc::new(SkillCatalog::new(vec![SkillSource::new(backend, "/s")]));
+    catalog.ensure_loaded().await;
+    assert!(!catalog.search_ready());
+    catalog.warm_search();
+    // The build runs on the blocking pool; wait for it (bounded, not timed).
+    for _ in 0..500 {
+        if catalog.search_ready() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert!(catalog.search_ready());
+    assert_eq!(catalog.search("pdf tables", 3).unwrap()[0].name, "pdf");
+}

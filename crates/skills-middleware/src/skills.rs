@@ -314,6 +314,15 @@ impl AgentMiddleware for SkillsMiddleware {
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
         let (section, complete) = self.runtime.section.render_fetching(&snapshot, loaded).await;
         request.append_system(&section);
+        let offered = match self.runtime.search {
+            SearchToolPolicy::WhenCut => !complete,
+            SearchToolPolicy::Always => true,
+            SearchToolPolicy::Never => false,
+        };
+        if offered {
+            // The model is about to be offered search_skills: build its index meanwhile.
+            self.runtime.catalog.warm_search();
+        }
         if complete && self.runtime.search == SearchToolPolicy::WhenCut {
             // Every skill is in the list: the model has nothing to search for.
             request.tools.to_mut().retain(|tool| tool.name != SEARCH_SKILLS);

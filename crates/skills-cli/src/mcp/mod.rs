@@ -64,6 +64,8 @@ pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) 
             catalog.sources()[*i].label()
         );
     }
+    // search_skills is offered from the start: build its index in the background.
+    catalog.warm_search();
     let server = SkillsServer::new(catalog, budget);
     server.keep_instructions_fresh().await;
     let count = SkillsServer::servable(&snapshot).count();
