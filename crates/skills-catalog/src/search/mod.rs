@@ -117,9 +117,10 @@ impl Field {
 
     /// Adds `weight` x the BM25 score of each skill for `terms` to `scores` (by slot),
     /// noting each skill scored for the first time in `touched`.
-    fn score(&self, terms: &[u32], skills: usize, weight: f32, scores: &mut [f32], touched: &mut Vec<u32>) {
-        for term in terms {
-            let Some(list) = self.postings.get(term) else {
+    fn score(&self, terms: &[(u32, f32)], skills: usize, weight: f32, scores: &mut [f32], touched: &mut Vec<u32>) {
+        for &(term, term_weight) in terms {
+            let weight = weight * term_weight;
+            let Some(list) = self.postings.get(&term) else {
                 continue;
             };
             let df = list.len() as f32;
@@ -355,14 +356,20 @@ impl SkillIndex {
             return Err(SearchError::ZeroLimit);
         }
         let limit = limit.min(MAX_SEARCH_RESULTS);
-        let asked = self.words.words(query);
-        let mut terms: Vec<u32> = asked
-            .iter()
-            .filter_map(|w| self.vocabulary.known(w))
-            .map(<u32 as TokenEmbedder>::embed)
-            .collect();
-        terms.sort_unstable();
-        terms.dedup();
+        // Each request word counts twice: as written and as its stem, or twice as
+        // written when it is its own stem (a word like `wmi` would count half as much
+        // as `moving` otherwise).
+        let mut weights: HashMap<u32, f32> = HashMap::new();
+        for forms in self.words.forms(query) {
+            let known: Vec<&str> = forms.iter().filter_map(|w| self.vocabulary.known(w)).collect();
+            let each = if known.len() == 1 { 2.0 } else { 1.0 };
+            for word in known {
+                let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
+                *weight = weight.max(each);
+            }
+        }
+        let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();
+        terms.sort_unstable_by_key(|t| t.0);
 
         let skills = self.slots.len();
         let mut scores = vec![0.0f32; self.skills.len()];

@@ -65,6 +65,26 @@ impl Words {
 #[derive(Debug, Default)]
 pub(crate) struct Split;
 
+impl Words {
+    /// The indexed forms of each word of `text`: the word and its stem, or the word
+    /// alone when it is its own stem.
+    pub(crate) fn forms(&self, text: &str) -> Vec<Vec<String>> {
+        let lower = text.to_lowercase();
+        lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty() && w.chars().count() <= MAX_WORD_CHARS && !self.stop.contains(w))
+            .map(|w| {
+                let stem = self.stemmer.stem(w);
+                if stem == w {
+                    vec![w.to_owned()]
+                } else {
+                    vec![w.to_owned(), stem.into_owned()]
+                }
+            })
+            .collect()
+    }
+}
+
 impl bm25::Tokenizer for Split {
     fn tokenize(&self, input_text: &str) -> Vec<String> {
         input_text
@@ -119,6 +139,20 @@ mod tests {
         );
         assert_eq!(words.words("Use when you want to"), Vec::<String>::new());
         assert_eq!(words.words(&"x".repeat(41)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_requests_words_come_with_their_stems() {
+        let words = Words::default();
+        assert_eq!(
+            words.forms("Moving WMI hosts to the cloud"),
+            [
+                vec!["moving", "move"],
+                vec!["wmi"],
+                vec!["hosts", "host"],
+                vec!["cloud"]
+            ]
+        );
     }
 
     #[test]
