@@ -67,7 +67,7 @@ pub use load::{LoadAnswer, LoadError, load_skill};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use search::{
-    DEFAULT_SEARCH_RESULTS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,
+    DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,
     format_search_results,
 };
 pub use section::PromptSection;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use skills_catalog::{MAX_SEARCH_RESULTS, SearchError, SkillCatalog, SkillIndex, SkillSource};
+use skills_catalog::{MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SkillCatalog, SkillIndex, SkillSource};
 use skills_core::{MemoryBackend, SkillMetadata};
 
 #[derive(Deserialize)]
@@ -87,6 +87,11 @@ fn bad_queries_are_refused_and_limits_are_capped() {
     assert_eq!(index.search("", 5), Err(SearchError::EmptyQuery));
     assert_eq!(index.search(" -- ", 5), Err(SearchError::EmptyQuery));
     assert_eq!(index.search("pdf", 0), Err(SearchError::ZeroLimit));
+    // A huge request is read up to its first MAX_QUERY_CHARS characters.
+    let huge = format!("pdf forms {}", "zzqx ".repeat(200_000));
+    assert_eq!(top(&index, &huge, 1), ["pdf-forms"]);
+    let late = format!("{} pdf forms", "a ".repeat(MAX_QUERY_CHARS));
+    assert!(top(&index, &late, 1).is_empty(), "words past the limit are not read");
     let every_name: Vec<String> = synthetic().into_iter().map(|s| s.name).collect();
     let all = index.search(&every_name.join(" "), 100).unwrap();
     assert_eq!(all.len(), MAX_SEARCH_RESULTS);

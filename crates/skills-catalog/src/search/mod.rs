@@ -38,6 +38,8 @@ const LENGTH_NORMALIZATION: f32 = 0.5;
 const NAMED_BONUS: f32 = 1_000.0;
 /// How alike by trigrams a misspelt word and the known word read for it must be.
 const NEAR_MISS_SIMILARITY: f32 = 0.5;
+/// Characters of a request that count; the rest is ignored.
+pub const MAX_QUERY_CHARS: usize = 1_024;
 /// Words shorter than this are not corrected (too many near neighbours).
 const NEAR_MISS_MIN_CHARS: usize = 4;
 
@@ -347,7 +349,7 @@ impl SkillIndex {
 
     /// The skills that best match `query`, best first, at most `limit` (and at most
     /// [`MAX_SEARCH_RESULTS`]); equal scores in name order. A query of only common words
-    /// finds nothing.
+    /// finds nothing; past [`MAX_QUERY_CHARS`] characters a query is not read.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
         if !query.chars().any(char::is_alphanumeric) {
             return Err(SearchError::EmptyQuery);
@@ -356,11 +358,20 @@ impl SkillIndex {
             return Err(SearchError::ZeroLimit);
         }
         let limit = limit.min(MAX_SEARCH_RESULTS);
+        // A request comes from a model or a client: only its first characters count, so
+        // a huge one costs no more than a long one.
+        let query = match query.char_indices().nth(MAX_QUERY_CHARS) {
+            Some((end, _)) => &query[..end],
+            None => query,
+        };
         // Each request word counts twice: as written and as its stem, or twice as
         // written when it is its own stem (a word like `wmi` would count half as much
         // as `moving` otherwise).
         let mut weights: HashMap<u32, f32> = HashMap::new();
-        for forms in self.words.forms(query) {
+        let mut forms = self.words.forms(query);
+        forms.sort_unstable();
+        forms.dedup();
+        for forms in forms {
             let known: Vec<&str> = forms.iter().filter_map(|w| self.vocabulary.known(w)).collect();
             let each = if known.len() == 1 { 2.0 } else { 1.0 };
             for word in known {
