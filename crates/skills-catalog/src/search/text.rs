@@ -43,29 +43,12 @@ impl Default for Words {
 
 impl Words {
     /// The indexed words of `text`, in order, repeats kept: each word, followed by its
-    /// stem where that differs.
+    /// stem where that differs. A request in the same form as the skill matches on both,
+    /// one in another form on the stem alone.
     pub(crate) fn words(&self, text: &str) -> Vec<String> {
-        let lower = text.to_lowercase();
-        lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty() && w.chars().count() <= MAX_WORD_CHARS && !self.stop.contains(w))
-            .flat_map(|w| {
-                // The word as written and its stem: a request in the same form as the
-                // skill matches on both, one in another form on the stem alone.
-                let stem = self.stemmer.stem(w);
-                let stem = (stem != w).then(|| stem.into_owned());
-                std::iter::once(w.to_owned()).chain(stem)
-            })
-            .collect()
+        self.forms(text).into_iter().flatten().collect()
     }
-}
 
-/// The tokenizer the index gives `bm25`: text that [`Words`] already split, joined by
-/// spaces, so each text is stemmed once however many fields use it.
-#[derive(Debug, Default)]
-pub(crate) struct Split;
-
-impl Words {
     /// The indexed forms of each word of `text`: the word and its stem, or the word
     /// alone when it is its own stem.
     pub(crate) fn forms(&self, text: &str) -> Vec<Vec<String>> {
@@ -84,6 +67,11 @@ impl Words {
             .collect()
     }
 }
+
+/// The tokenizer the index gives `bm25`: text that [`Words`] already split, joined by
+/// spaces, so each text is stemmed once however many fields use it.
+#[derive(Debug, Default)]
+pub(crate) struct Split;
 
 impl bm25::Tokenizer for Split {
     fn tokenize(&self, input_text: &str) -> Vec<String> {
