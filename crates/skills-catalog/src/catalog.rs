@@ -183,6 +183,11 @@ impl SkillCatalog {
         self
     }
 
+    /// Whether resources are listed when needed rather than at discovery.
+    pub(crate) fn lazy_resources(&self) -> bool {
+        self.resources && self.lazy
+    }
+
     /// Whether discovery itself lists resources.
     pub(crate) fn discovers_resources(&self) -> bool {
         self.resources && !self.lazy
@@ -274,19 +279,22 @@ impl SkillCatalog {
             apply_discovery(state, result);
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
-        self.publish(work, first, None)
+        self.publish(work, first, None, &BTreeSet::new())
     }
 
     /// Builds the snapshot of every source's memory and swaps it in if anything
     /// changed (always after the first discovery); the change event, also sent to
     /// subscribers.
     /// `touched`, when known, names every skill the reload may have changed: the diff
-    /// looks at those only.
+    /// looks at those only. `files_changed` names skills whose folder holds a changed
+    /// file: they are reported changed even when their metadata is not (what their
+    /// files hold, and so their digests, may differ).
     pub(crate) fn publish(
         &self,
         work: &mut [SourceWork],
         first: bool,
         touched: Option<&BTreeSet<String>>,
+        files_changed: &BTreeSet<String>,
     ) -> Option<CatalogEvent> {
         let old = self.snapshot();
         let listings = work
@@ -303,7 +311,27 @@ impl SkillCatalog {
             .collect();
         let mut next = build_snapshot(&self.sources, listings, self.resources && self.lazy);
         let fresh = new_diagnostics(&old, &next);
-        let changes = diff(&old, &next, &fresh, touched);
+        let mut changes = diff(&old, &next, &fresh, touched);
+        let reported: BTreeSet<String> = changes
+            .iter()
+            .filter_map(|c| match c {
+                CatalogChange::Added { name }
+                | CatalogChange::Changed { name }
+                | CatalogChange::Removed { name }
+                | CatalogChange::KeptLastGood { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        let problems_at = changes
+            .iter()
+            .position(|c| matches!(c, CatalogChange::Problem(_)))
+            .unwrap_or(changes.len());
+        let more: Vec<CatalogChange> = files_changed
+            .iter()
+            .filter(|name| !reported.contains(*name) && next.get(name).is_some())
+            .map(|name| CatalogChange::Changed { name: name.clone() })
+            .collect();
+        changes.splice(problems_at..problems_at, more);
         if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
             // A resource may have changed without the skill changing: a lazy snapshot
             // lists the folders the reload looked at again when next asked.

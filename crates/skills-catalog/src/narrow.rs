@@ -139,7 +139,14 @@ impl SkillCatalog {
         state.error = None;
         state.last = Some(keep_last_good(merged, &gone.skills, &gone.resources));
         self.reloads.fetch_add(1, Ordering::Relaxed);
-        self.publish(work, false, Some(&names))
+        // A lazy catalog does not list resources: a file changed in a skill's folder is
+        // reported as a change of the skill (an MCP client's manifest of it is stale).
+        let files_changed = if self.lazy_resources() {
+            names.clone()
+        } else {
+            BTreeSet::new()
+        };
+        self.publish(work, false, Some(&names), &files_changed)
     }
 }
 

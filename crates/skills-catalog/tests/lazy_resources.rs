@@ -131,3 +131,38 @@ async fn only_full_entries_have_their_resources_listed() {
         .count();
     assert_eq!(backend.walks_in_skills.load(Ordering::Relaxed) - again, new_full);
 }
+
+#[tokio::test]
+async fn a_file_changed_in_a_skill_folder_is_a_change_of_the_skill() {
+    let backend = library();
+    let lazy = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]).with_lazy_resources(true);
+    let snapshot = lazy.ensure_loaded().await;
+    assert_eq!(
+        load_skill(&snapshot, "skill-04", &[])
+            .await
+            .to_string()
+            .matches("- [")
+            .count(),
+        1
+    );
+    backend.inner.insert("/s/skill-04/scripts/new.py", "print()\n").unwrap();
+    let event = lazy
+        .reload_paths(0, &["/s/skill-04/scripts/new.py".into()])
+        .await
+        .unwrap();
+    assert_eq!(
+        event.changes,
+        [skills_catalog::CatalogChange::Changed {
+            name: "skill-04".into()
+        }]
+    );
+    let snapshot = lazy.snapshot();
+    assert_eq!(
+        load_skill(&snapshot, "skill-04", &[])
+            .await
+            .to_string()
+            .matches("- [")
+            .count(),
+        2
+    );
+}
