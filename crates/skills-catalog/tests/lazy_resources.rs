@@ -132,19 +132,16 @@ async fn only_full_entries_have_their_resources_listed() {
     assert_eq!(backend.walks_in_skills.load(Ordering::Relaxed) - again, new_full);
 }
 
+/// How many resources `load_skill` lists for `name`.
+async fn resources_loaded(snapshot: &skills_catalog::CatalogSnapshot, name: &str) -> usize {
+    load_skill(snapshot, name, &[]).await.to_string().matches("- [").count()
+}
+
 #[tokio::test]
 async fn a_file_changed_in_a_skill_folder_is_a_change_of_the_skill() {
     let backend = library();
     let lazy = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]).with_lazy_resources(true);
-    let snapshot = lazy.ensure_loaded().await;
-    assert_eq!(
-        load_skill(&snapshot, "skill-04", &[])
-            .await
-            .to_string()
-            .matches("- [")
-            .count(),
-        1
-    );
+    assert_eq!(resources_loaded(&*lazy.ensure_loaded().await, "skill-04").await, 1);
     backend.inner.insert("/s/skill-04/scripts/new.py", "print()\n").unwrap();
     let event = lazy
         .reload_paths(0, &["/s/skill-04/scripts/new.py".into()])
@@ -156,13 +153,5 @@ async fn a_file_changed_in_a_skill_folder_is_a_change_of_the_skill() {
             name: "skill-04".into()
         }]
     );
-    let snapshot = lazy.snapshot();
-    assert_eq!(
-        load_skill(&snapshot, "skill-04", &[])
-            .await
-            .to_string()
-            .matches("- [")
-            .count(),
-        2
-    );
+    assert_eq!(resources_loaded(&lazy.snapshot(), "skill-04").await, 2);
 }
