@@ -211,6 +211,14 @@ fn resource_line_room() -> usize {
         .count()
 }
 
+impl EntryCosts {
+    /// Positions (in the skills the costs were computed for) of the listed skills: the
+    /// ones the forms of a budgeted list are parallel to.
+    pub(crate) fn shown(&self) -> &[usize] {
+        &self.shown
+    }
+}
+
 /// Characters of a list entry, with the line break after it.
 fn cost(text: &str) -> usize {
     text.chars().count() + 1

@@ -113,8 +113,9 @@ impl PromptSection {
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
-        let (_, _, report) = self.list(&Library::of(snapshot), loaded, true);
-        report.unwrap_or_default()
+        self.list(&Library::of(snapshot), loaded, true)
+            .report
+            .unwrap_or_default()
     }
 
     /// The allowed-tools policy the section's wording follows.
@@ -160,32 +161,33 @@ impl PromptSection {
     /// per snapshot), so their summaries are right. For any other snapshot, or a
     /// section already rendered, the same as `render_listing`.
     pub async fn render_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (Arc<str>, bool) {
-        if snapshot.lazy_resources() && self.cached_section(snapshot, loaded).is_none() {
-            let full = self.full_entries(snapshot, loaded);
-            let names: Vec<&str> = full.iter().map(String::as_str).collect();
-            snapshot.fetch_resources(&names).await;
+        if self.cached_section(snapshot, loaded).is_none() {
+            self.fetch_full_resources(snapshot, loaded).await;
         }
         self.render_listing(snapshot, loaded)
     }
 
-    /// The skills list of [`render_fetching`](Self::render_fetching), for `list_skills`.
-    pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
+    /// The skills list of [`render_fetching`](Self::render_fetching) and what the budget
+    /// did to it (for `list_skills`, which says which skills it lists).
+    pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (String, BudgetReport) {
+        self.fetch_full_resources(snapshot, loaded).await;
+        let listed = self.list(&Library::of(snapshot), loaded, true);
+        (listed.text, listed.report.unwrap_or_default())
+    }
+
+    /// The skills that get a full entry in the list for `snapshot` with `loaded`.
+    pub fn full_entries(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Vec<String> {
+        self.list(&Library::of(snapshot), loaded, false).full
+    }
+
+    /// For a lazy snapshot, lists the resources of the skills that get a full entry
+    /// (their forms do not depend on resources: entry costs leave room for them).
+    pub async fn fetch_full_resources(&self, snapshot: &CatalogSnapshot, loaded: &[String]) {
         if snapshot.lazy_resources() {
             let full = self.full_entries(snapshot, loaded);
             let names: Vec<&str> = full.iter().map(String::as_str).collect();
             snapshot.fetch_resources(&names).await;
         }
-        self.skills_list(snapshot, loaded)
-    }
-
-    /// The skills that get a full entry in the list for `snapshot` with `loaded`.
-    pub fn full_entries(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Vec<String> {
-        self.report(snapshot, loaded)
-            .entries
-            .into_iter()
-            .filter(|(_, form, _)| *form == EntryForm::Full)
-            .map(|(name, _, _)| name)
-            .collect()
     }
 
     fn cached_section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Option<Arc<str>> {
@@ -197,13 +199,13 @@ impl PromptSection {
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
-        self.list(&Library::of(snapshot), loaded, false).0
+        self.list(&Library::of(snapshot), loaded, false).text
     }
 
     /// The skills list within the budget, whether every skill got its full entry, and
     /// (when asked) the report of what the budget did. Entry costs are computed once per
     /// catalog version.
-    fn list(&self, library: &Library<'_>, loaded: &[String], report: bool) -> (String, bool, Option<BudgetReport>) {
+    fn list(&self, library: &Library<'_>, loaded: &[String], report: bool) -> Listed {
         let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
         let ctx = ListContext {
             loaded,
@@ -211,31 +213,24 @@ impl PromptSection {
             policy: self.policy,
             source_paths: &source_paths,
         };
-        let costs = match library.version {
-            Some(version) => {
-                let mut cached = self.costs.lock().unwrap_or_else(PoisonError::into_inner);
-                match cached.as_ref() {
-                    Some((v, costs)) if *v == version => Arc::clone(costs),
-                    _ => {
-                        let costs = Arc::new(EntryCosts::compute(
-                            library.skills,
-                            &ctx,
-                            &self.budget,
-                            library.sources,
-                            library.lazy,
-                        ));
-                        *cached = Some((version, Arc::clone(&costs)));
-                        costs
-                    }
-                }
-            }
-            None => Arc::new(EntryCosts::compute(
+        let compute = || {
+            Arc::new(EntryCosts::compute(
                 library.skills,
                 &ctx,
                 &self.budget,
                 library.sources,
                 library.lazy,
-            )),
+            ))
+        };
+        let costs = match library.version {
+            Some(version) => {
+                let mut cached = self.costs.lock().unwrap_or_else(PoisonError::into_inner);
+                match cached.as_ref() {
+                    Some((v, costs)) if *v == version => Arc::clone(costs),
+                    _ => Arc::clone(&cached.insert((version, compute())).1),
+                }
+            }
+            None => compute(),
         };
         // Only a list that may not fit needs the counts.
         let uses = self
@@ -248,9 +243,20 @@ impl PromptSection {
             sources: library.sources,
         };
         let (text, forms) = budgeted_list(library.skills, &ctx, &self.budget, &ranking, &costs);
-        let complete = forms.iter().all(|f| *f == EntryForm::Full);
+        let full: Vec<String> = costs
+            .shown()
+            .iter()
+            .zip(&forms)
+            .filter(|(_, form)| **form == EntryForm::Full)
+            .map(|(&i, _)| library.skills[i].name.clone())
+            .collect();
         let report = report.then(|| report_of(library.skills, &ctx, &self.budget, &costs, &forms, &text));
-        (text, complete, report)
+        Listed {
+            complete: full.len() == forms.len(),
+            text,
+            full,
+            report,
+        }
     }
 
     /// How many sections the cache holds.
@@ -279,13 +285,28 @@ impl PromptSection {
 
     fn render_parts(&self, library: &Library<'_>, diagnostics: &[Diagnostic], loaded: &[String]) -> (String, bool) {
         self.renders.fetch_add(1, Ordering::Relaxed);
-        let (mut list, complete, _) = self.list(library, loaded, false);
+        let Listed {
+            text: mut list,
+            complete,
+            ..
+        } = self.list(library, loaded, false);
         if let Some(warnings) = format_load_warnings(diagnostics) {
             list.push_str("\n\n");
             list.push_str(&warnings);
         }
         (self.template.render(&self.locations, &list), complete)
     }
+}
+
+/// A rendered skills list and what the budget did to it.
+struct Listed {
+    text: String,
+    /// Whether every skill got its full entry.
+    complete: bool,
+    /// The skills that got their full entry.
+    full: Vec<String>,
+    /// Each skill's form and cost, when asked for.
+    report: Option<BudgetReport>,
 }
 
 /// What a skills list is rendered from: a snapshot's parts (with its version, so entry

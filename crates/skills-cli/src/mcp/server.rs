@@ -103,7 +103,7 @@ impl SkillsServer {
     /// are right (the catalog lists resources lazily).
     pub async fn keep_instructions_fresh(&self) {
         let snapshot = self.snapshot().await;
-        self.inner.section.skills_list_fetching(&snapshot, &[]).await;
+        self.inner.section.fetch_full_resources(&snapshot, &[]).await;
         let server = self.clone();
         let mut events = self.inner.catalog.subscribe();
         tokio::spawn(async move {
@@ -114,7 +114,7 @@ impl SkillsServer {
                 Err(tokio::sync::broadcast::error::RecvError::Closed)
             ) {
                 let snapshot = server.snapshot().await;
-                server.inner.section.skills_list_fetching(&snapshot, &[]).await;
+                server.inner.section.fetch_full_resources(&snapshot, &[]).await;
             }
         });
     }

@@ -114,10 +114,9 @@ impl SkillsServer {
     async fn list_skills_text(&self) -> (String, Value) {
         let snapshot = self.snapshot().await;
         let skills = snapshot.skills();
-        let text = self.inner.section.skills_list_fetching(&snapshot, &[]).await;
+        let (text, report) = self.inner.section.skills_list_fetching(&snapshot, &[]).await;
         // The structured list holds what the text lists (a skill the budget left out is
         // found with search_skills), and counts the rest.
-        let report = self.inner.section.report(&snapshot, &[]);
         let listed: std::collections::HashSet<&str> = report
             .entries
             .iter()
