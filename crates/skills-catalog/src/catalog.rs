@@ -312,26 +312,28 @@ impl SkillCatalog {
         let mut next = build_snapshot(&self.sources, listings, self.resources && self.lazy);
         let fresh = new_diagnostics(&old, &next);
         let mut changes = diff(&old, &next, &fresh, touched);
-        let reported: BTreeSet<String> = changes
-            .iter()
-            .filter_map(|c| match c {
-                CatalogChange::Added { name }
-                | CatalogChange::Changed { name }
-                | CatalogChange::Removed { name }
-                | CatalogChange::KeptLastGood { name, .. } => Some(name.clone()),
-                _ => None,
-            })
-            .collect();
-        let problems_at = changes
-            .iter()
-            .position(|c| matches!(c, CatalogChange::Problem(_)))
-            .unwrap_or(changes.len());
-        let more: Vec<CatalogChange> = files_changed
-            .iter()
-            .filter(|name| !reported.contains(*name) && next.get(name).is_some())
-            .map(|name| CatalogChange::Changed { name: name.clone() })
-            .collect();
-        changes.splice(problems_at..problems_at, more);
+        if !files_changed.is_empty() {
+            let reported: BTreeSet<String> = changes
+                .iter()
+                .filter_map(|c| match c {
+                    CatalogChange::Added { name }
+                    | CatalogChange::Changed { name }
+                    | CatalogChange::Removed { name }
+                    | CatalogChange::KeptLastGood { name, .. } => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            let problems_at = changes
+                .iter()
+                .position(|c| matches!(c, CatalogChange::Problem(_)))
+                .unwrap_or(changes.len());
+            let more: Vec<CatalogChange> = files_changed
+                .iter()
+                .filter(|name| !reported.contains(*name) && next.get(name).is_some())
+                .map(|name| CatalogChange::Changed { name: name.clone() })
+                .collect();
+            changes.splice(problems_at..problems_at, more);
+        }
         if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
             // A resource may have changed without the skill changing: a lazy snapshot
             // lists the folders the reload looked at again when next asked.

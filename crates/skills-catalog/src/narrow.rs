@@ -62,8 +62,6 @@ fn touched_folders(last: &SkillListing, root: &str, depth: usize, paths: &[Strin
         } else if depth == 1 && parts.len() == 1 {
             // A folder (or file) right in the source: a skill folder, or nothing.
             dirs.insert(changed.clone());
-        } else if depth == 1 && parts.len() == 2 && last_part == SKILL_FILE {
-            dirs.insert(path::parent(&changed).to_owned());
         } else if parts.len() > depth + 1 {
             // Deeper than a skill folder's files: not a new skill, not a known one.
             continue;
