@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
-use skills_core::{Discovery, SKILL_FILE, SkillListing, path};
+use skills_core::{DiagnosticKind, Discovery, SKILL_FILE, SkillListing, path};
 use tracing::debug;
 
 use crate::catalog::{SkillCatalog, keep_last_good};
@@ -17,8 +17,24 @@ const MAX_NARROWED_PATHS: usize = 256;
 
 /// Which skill folders of a source the changed `paths` touch, or `None` when the
 /// change may reach beyond known skill folders (a new folder that could hold skills
-/// deeper down, a `SKILL.md` above known skills): then only a walk is right.
+/// deeper down, a `SKILL.md` above known skills) or the last walk said something of
+/// the source as a whole: then only a walk is right.
 fn touched_folders(last: &SkillListing, root: &str, depth: usize, paths: &[String]) -> Option<BTreeSet<String>> {
+    // What the last walk said of the source as a whole (no skill folder at all, a hint
+    // to look deeper, a limit, a listing that failed, a stale backend) only a walk can
+    // say again.
+    let source_wide = last.diagnostics.iter().any(|d| {
+        matches!(
+            d.kind,
+            DiagnosticKind::DeeperSkills
+                | DiagnosticKind::LimitExceeded
+                | DiagnosticKind::ListingFailed
+                | DiagnosticKind::SourceStale
+        )
+    });
+    if last.folders == 0 || source_wide {
+        return None;
+    }
     let known: BTreeSet<&str> = last.skills.iter().map(|s| s.dir()).collect();
     let mut dirs = BTreeSet::new();
     for changed in paths {

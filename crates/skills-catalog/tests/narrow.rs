@@ -144,3 +144,27 @@ async fn a_rename_onto_another_skills_name_is_decided_by_a_full_reload() {
     assert_eq!(catalog.snapshot().skills(), &skills[..]);
     assert_eq!(catalog.snapshot().diagnostics().len(), diagnostics);
 }
+
+#[tokio::test]
+async fn a_source_that_had_no_skill_folder_is_walked_again() {
+    // Skills one level too deep: the walk finds no skill folder and says to look deeper.
+    let backend = Arc::new(MemoryBackend::new());
+    backend.insert("/s/group/one/SKILL.md", md("one", "Deep")).unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    let snapshot = catalog.ensure_loaded().await;
+    assert_eq!(snapshot.diagnostics().len(), 1, "{:?}", snapshot.diagnostics());
+    // A skill arrives at the first level: the hint no longer holds, and only a walk
+    // can say so.
+    backend.insert("/s/two/SKILL.md", md("two", "Shallow")).unwrap();
+    catalog.reload_paths(0, &["/s/two/SKILL.md".into()]).await.unwrap();
+    let snapshot = catalog.snapshot();
+    assert_eq!(snapshot.get("two").unwrap().description, "Shallow");
+    let (skills, _, diagnostics) = fresh(&backend).await;
+    assert_eq!(snapshot.skills(), &skills[..]);
+    assert_eq!(
+        snapshot.diagnostics().len(),
+        diagnostics,
+        "{:?}",
+        snapshot.diagnostics()
+    );
+}
