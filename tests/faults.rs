@@ -65,6 +65,7 @@ async fn a_skill_md_deleted_between_listing_and_reading_is_a_deletion_not_an_err
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "call_1",
+        agent: None,
     };
     let answer = load.call(serde_json::json!({ "skill_name": "beta" }), runtime).await;
     let message = answer.tool_message("call_1").unwrap();

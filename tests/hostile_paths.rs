@@ -79,6 +79,7 @@ async fn call(tool: &dyn Tool, state: &AgentState, args: Value) -> ToolMessage {
     let runtime = ToolRuntime {
         state,
         tool_call_id: "call_1",
+        agent: None,
     };
     tool.call(args, runtime).await.tool_message("call_1").unwrap().clone()
 }

@@ -3,11 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use skills_core::name::is_prompt_safe_name;
 use skills_core::{ResourceKind, ResourceMetadata, SkillMetadata};
 
 use crate::prompt::{
     ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, format_resource_summary, format_skills_list, full_entry,
+    listed_for_model,
 };
 
 /// Characters of the skills list when no budget or context window is given (what
@@ -247,9 +247,7 @@ impl EntryCosts {
             ..*ctx
         };
         let reserve = if lazy_resources { resource_line_room() } else { 0 };
-        let shown: Vec<usize> = (0..skills.len())
-            .filter(|&i| is_prompt_safe_name(&skills[i].name))
-            .collect();
+        let shown: Vec<usize> = (0..skills.len()).filter(|&i| listed_for_model(&skills[i])).collect();
         let full = shown
             .iter()
             .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)) + reserve)

@@ -46,6 +46,7 @@
 
 #![warn(missing_docs)]
 
+mod arguments;
 mod budget;
 mod catalog;
 mod load;
@@ -58,13 +59,14 @@ mod snapshot;
 mod source;
 mod watch;
 
+pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};
 pub use budget::{
     BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
     format_budgeted_list,
 };
 pub use catalog::SkillCatalog;
-pub use load::{LoadAnswer, LoadError, load_skill};
-pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools};
+pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_with};
+pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use search::{
     DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,

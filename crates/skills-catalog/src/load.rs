@@ -5,8 +5,9 @@
 use std::fmt::{self, Write as _};
 
 use skills_core::parse::MAX_SKILL_FILE_SIZE;
-use skills_core::{BackendExt, FileErrorKind};
+use skills_core::{BackendExt, FileErrorKind, SkillMetadata};
 
+use crate::arguments::{SkillArguments, Substitution, substitute};
 use crate::prompt::{code_span, escape_untrusted};
 use crate::snapshot::CatalogSnapshot;
 
@@ -84,6 +85,22 @@ pub enum LoadError {
         /// The limit in bytes.
         limit: u64,
     },
+    /// The model asked for a skill with `disable-model-invocation`.
+    #[error(
+        "Error: Skill '{name}' can only be invoked by the user (disable-model-invocation); it cannot be loaded with load_skill."
+    )]
+    ModelInvocationDisabled {
+        /// The skill's name.
+        name: String,
+    },
+    /// The arguments cannot be split.
+    #[error("Error: invalid arguments for skill '{name}': {reason}")]
+    InvalidArguments {
+        /// The skill's name.
+        name: String,
+        /// What is wrong with them.
+        reason: String,
+    },
     /// The file is not UTF-8.
     #[error("Error: Failed to decode skill file at {path}: {reason}")]
     Decode {
@@ -126,7 +143,86 @@ fn available_list(names: &[String]) -> String {
 /// # }).unwrap();
 /// ```
 pub async fn load_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -> LoadAnswer {
-    LoadAnswer::from(read_skill(snapshot, name, loaded).await)
+    load_skill_with(snapshot, name, LoadRequest::new(loaded)).await
+}
+
+/// Who asks for a skill.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Invoker {
+    /// The model, through a `load_skill` tool: skills with `disable-model-invocation`
+    /// are refused and not named as available.
+    #[default]
+    Model,
+    /// The host or a person (`skills load`, an API call): every skill may be loaded.
+    User,
+}
+
+/// How to load a skill: for whom, with what arguments, for a thread that loaded what.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadRequest<'a> {
+    /// The skills the thread has loaded already.
+    pub loaded: &'a [String],
+    /// The arguments; with them, a loaded skill is loaded again with the new ones.
+    pub arguments: Option<&'a SkillArguments>,
+    /// Who asks.
+    pub invoker: Invoker,
+    /// `${SKILL_DIR}` as the agent's file tools see it; default: the skill's backend
+    /// folder.
+    pub skill_dir: Option<&'a str>,
+}
+
+impl<'a> LoadRequest<'a> {
+    /// A request from the model, without arguments, for a thread that loaded `loaded`.
+    pub fn new(loaded: &'a [String]) -> Self {
+        Self {
+            loaded,
+            ..Self::default()
+        }
+    }
+
+    /// With these arguments.
+    pub fn with_arguments(mut self, arguments: Option<&'a SkillArguments>) -> Self {
+        self.arguments = arguments;
+        self
+    }
+
+    /// From this invoker.
+    pub fn by(mut self, invoker: Invoker) -> Self {
+        self.invoker = invoker;
+        self
+    }
+}
+
+/// [`load_skill`] with arguments and an invoker: refuses a model's request for a skill
+/// with `disable-model-invocation`, and substitutes the arguments and `${SKILL_DIR}`
+/// into the instructions (the body after the frontmatter; see [`substitute`]).
+/// Argument placeholders are substituted when arguments are given or the skill
+/// declares an `argument-hint`, so a plain skill's `$1` in a shell snippet stays as
+/// written.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use skills_catalog::{Invoker, LoadRequest, SkillArguments, SkillCatalog, SkillSource, load_skill_with};
+/// use skills_core::MemoryBackend;
+///
+/// let backend = Arc::new(MemoryBackend::new());
+/// backend.insert(
+///     "/skills/deploy/SKILL.md",
+///     "---\nname: deploy\ndescription: Deploys\ndisable-model-invocation: true\n---\nDeploy to $0.",
+/// )?;
+/// let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills")]);
+/// let snapshot = catalog.ensure_loaded().await;
+/// let args = SkillArguments::Text("staging".into());
+/// let by_model = LoadRequest::new(&[]).with_arguments(Some(&args));
+/// assert!(load_skill_with(&snapshot, "deploy", by_model).await.is_error());
+/// let answer = load_skill_with(&snapshot, "deploy", by_model.by(Invoker::User)).await;
+/// assert!(answer.to_string().ends_with("Deploy to staging."));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # }).unwrap();
+/// ```
+pub async fn load_skill_with(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest<'_>) -> LoadAnswer {
+    LoadAnswer::from(read_skill(snapshot, name, request).await)
 }
 
 impl From<Result<LoadAnswer, LoadError>> for LoadAnswer {
@@ -135,15 +231,33 @@ impl From<Result<LoadAnswer, LoadError>> for LoadAnswer {
     }
 }
 
-async fn read_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -> Result<LoadAnswer, LoadError> {
+async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest<'_>) -> Result<LoadAnswer, LoadError> {
+    let for_model = request.invoker == Invoker::Model;
     let Some(skill) = snapshot.get(name) else {
         return Err(LoadError::NotFound {
             // The name comes from the model; keep the echo short and on one line.
             name: escape_untrusted(name, 200),
-            available: snapshot.skills().iter().map(|s| s.name.clone()).collect(),
+            available: snapshot
+                .skills()
+                .iter()
+                .filter(|s| !for_model || s.model_invocable())
+                .map(|s| s.name.clone())
+                .collect(),
         });
     };
-    if loaded.iter().any(|l| l == name) {
+    if for_model && !skill.model_invocable() {
+        return Err(LoadError::ModelInvocationDisabled { name: name.to_owned() });
+    }
+    let arguments = match request.arguments.map(SkillArguments::split).transpose() {
+        Ok(arguments) => arguments,
+        Err(error) => {
+            return Err(LoadError::InvalidArguments {
+                name: name.to_owned(),
+                reason: error.to_string(),
+            });
+        }
+    };
+    if request.loaded.iter().any(|l| l == name) && arguments.is_none() {
         return Ok(LoadAnswer::AlreadyLoaded { name: name.to_owned() });
     }
     let path = &skill.path;
@@ -174,7 +288,8 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -
         path: path.clone(),
         reason: e.to_string(),
     })?;
-    let mut text = text.strip_prefix('\u{feff}').unwrap_or(text).to_owned();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut text = substituted(text, skill, arguments.as_ref(), request.skill_dir);
     snapshot.fetch_resources(&[name]).await;
     if let Some(resources) = snapshot.resources_of(name).filter(|r| !r.is_empty()) {
         text.push_str("\n\n\n---\n**Skill Resources:**\n");
@@ -183,4 +298,26 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, loaded: &[String]) -
         }
     }
     Ok(LoadAnswer::Loaded { text })
+}
+
+/// The skill's text with its body's placeholders substituted (the frontmatter as
+/// written).
+fn substituted(
+    text: &str,
+    skill: &SkillMetadata,
+    arguments: Option<&(Vec<String>, String)>,
+    dir: Option<&str>,
+) -> String {
+    let body_at = skills_core::parse::split_frontmatter(text)
+        .map_or(0, |(_, body)| body.as_ptr() as usize - text.as_ptr() as usize);
+    let (head, body) = text.split_at(body_at);
+    let empty = (Vec::new(), String::new());
+    let arguments = arguments.or(skill.argument_hint().map(|_| &empty));
+    let with = Substitution {
+        arguments: arguments.map(|(list, whole)| (list.as_slice(), whole.as_str())),
+        skill_dir: dir.unwrap_or(skill.dir()),
+    };
+    let mut out = head.to_owned();
+    out.push_str(&substitute(body, with));
+    out
 }

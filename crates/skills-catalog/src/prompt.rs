@@ -185,10 +185,7 @@ pub struct ListContext<'a> {
 /// whose name is not [prompt-safe](skills_core::name::is_prompt_safe_name) is left out
 /// (discovery already skips those; this guards a hand-built state).
 pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> String {
-    let skills: Vec<&SkillMetadata> = skills
-        .iter()
-        .filter(|s| skills_core::name::is_prompt_safe_name(&s.name))
-        .collect();
+    let skills: Vec<&SkillMetadata> = skills.iter().filter(|s| listed_for_model(s)).collect();
     if skills.is_empty() {
         let paths: Vec<String> = ctx.source_paths.iter().map(|p| code_span(p)).collect();
         return format!(
@@ -206,6 +203,13 @@ pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> St
     out
 }
 
+/// Whether a skill has an entry in the model's skills list: its name is
+/// [prompt-safe](skills_core::name::is_prompt_safe_name) and the model may invoke it
+/// (no `disable-model-invocation`).
+pub fn listed_for_model(skill: &SkillMetadata) -> bool {
+    skill.model_invocable() && skills_core::name::is_prompt_safe_name(&skill.name)
+}
+
 /// One skill's entry of the V2 list, its description cut to `description_chars`.
 pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, description_chars: usize) -> String {
     let name = &skill.name;
@@ -216,7 +220,7 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
         "- **{}**{}: {}",
         escape_untrusted(name, MAX_PROMPT_FIELD_CHARS),
         if loaded { " [Loaded]" } else { "" },
-        escape_untrusted(&skill.description, description_chars)
+        escape_untrusted(&skill.listing_description(), description_chars)
     );
     let annotations = format_skill_annotations(skill);
     if !annotations.is_empty() {
@@ -237,8 +241,18 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
     if let Some(resources) = ctx.resources.get(name).filter(|r| !r.is_empty()) {
         let _ = write!(out, "\n  -> Resources: {}", format_resource_summary(resources));
     }
+    if skill.is_fork() {
+        out.push_str("\n  -> Runs in a subagent: `load_skill` answers with its result");
+    }
     if !loaded {
-        let call = format!("load_skill({})", quoted(name));
+        let call = match skill.argument_hint() {
+            Some(hint) => format!(
+                "load_skill({}, arguments={})",
+                quoted(name),
+                quoted(&escape_untrusted(hint, MAX_PROMPT_FIELD_CHARS))
+            ),
+            None => format!("load_skill({})", quoted(name)),
+        };
         let _ = write!(out, "\n  -> Use {} to read full instructions", code_span(&call));
     }
     out

@@ -20,6 +20,7 @@ fn skill(name: &str, description: &str) -> SkillMetadata {
         metadata: Default::default(),
         allowed_tools: Vec::new(),
         extra: Default::default(),
+        extensions: None,
     }
 }
 

@@ -202,6 +202,9 @@ diagnostic_kinds! {
     ResourcesUnlisted = "resources-unlisted" => Warning,
     /// Two directories of one source declare the same name; the later one is kept.
     DuplicateName = "duplicate-name" => Warning,
+    /// A skill declares command hooks and the agent has no hook runner: they are
+    /// ignored (nothing ever runs them).
+    HooksIgnored = "hooks-ignored" => Warning,
     /// An edit broke a skill that loaded before; its last good version is still served.
     KeptLastGood = "kept-last-good" => Warning,
     /// The backend serves an older version of the source than its origin holds (a failed

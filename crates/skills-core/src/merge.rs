@@ -31,9 +31,7 @@ pub struct ShadowedSkill {
 /// ```
 /// use skills_core::{merge_last_wins, SkillMetadata};
 /// # fn skill(name: &str, path: &str) -> SkillMetadata {
-/// #     SkillMetadata { path: path.into(), name: name.into(), description: "d".into(),
-/// #         license: None, compatibility: None, metadata: Default::default(),
-/// #         allowed_tools: vec![], extra: Default::default() }
+/// #     SkillMetadata::new(name, "d", path)
 /// # }
 /// let base = vec![skill("web", "/base/web/SKILL.md"), skill("pdf", "/base/pdf/SKILL.md")];
 /// let project = vec![skill("web", "/project/web/SKILL.md")];

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
+use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
 use crate::recover;
@@ -170,6 +171,9 @@ impl FieldParser<'_> {
                 "name" | "description" | "license" | "compatibility" | "metadata" | "allowed-tools" => {
                     fields.insert(key, value);
                 }
+                key if EXTENSION_FIELDS.contains(&key) => {
+                    fields.insert(key.to_owned(), value);
+                }
                 _ => {
                     extra.push((key, frontmatter_value(&value)));
                 }
@@ -220,6 +224,9 @@ impl FieldParser<'_> {
             });
         let allowed_tools = self.allowed_tools(fields.remove("allowed-tools"));
         let metadata = self.metadata(fields.remove("metadata"));
+        let extensions = parse_extensions(|key| fields.remove(key), &mut |kind, message| {
+            self.report(kind, message);
+        });
 
         Some(SkillMetadata {
             path: self.path.to_owned(),
@@ -230,6 +237,7 @@ impl FieldParser<'_> {
             metadata,
             allowed_tools,
             extra: extra.into_iter().collect(),
+            extensions,
         })
     }
 

@@ -58,6 +58,7 @@ fn full_frontmatter_fills_every_field() {
             metadata: BTreeMap::from([("author".into(), "team".into()), ("version".into(), "2".into())]).into(),
             allowed_tools: vec!["Read".into(), "Grep".into()],
             extra: FieldMap::new(),
+            extensions: None,
         }
     );
 }

@@ -56,7 +56,9 @@ impl ValidationProfile {
             Self::Spec => skill
                 .extra
                 .keys()
-                .filter(|key| !SPEC_FIELDS.contains(&key.as_str()))
+                .map(String::as_str)
+                .chain(skill.extensions().map(|e| e.declared_keys()).unwrap_or_default())
+                .filter(|key| !SPEC_FIELDS.contains(key))
                 .map(|key| {
                     let msg = format!(
                         "`{key}` is not a field of the Agent Skills specification (it defines {})",

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Diagnostic;
+use crate::extensions::{SkillContext, SkillExtensions};
 use crate::fields::FieldMap;
 
 /// The file that makes a directory a skill.
@@ -37,6 +38,11 @@ pub struct SkillMetadata {
     /// Frontmatter keys this version does not interpret, kept instead of dropped.
     #[serde(default, skip_serializing_if = "FieldMap::is_empty")]
     pub extra: FieldMap<FrontmatterValue>,
+    /// The fields beyond the specification (invocation control, arguments, model, fork,
+    /// tool rules, hooks, `when_to_use`, `paths`); `None` when the skill sets none, so a
+    /// plain skill costs one pointer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Box<SkillExtensions>>,
 }
 
 impl SkillMetadata {
@@ -58,6 +64,41 @@ impl SkillMetadata {
             metadata: FieldMap::default(),
             allowed_tools: Vec::new(),
             extra: FieldMap::default(),
+            extensions: None,
+        }
+    }
+
+    /// The fields beyond the specification, when the skill sets any.
+    pub fn extensions(&self) -> Option<&SkillExtensions> {
+        self.extensions.as_deref()
+    }
+
+    /// Whether the model may see and load the skill (not `disable-model-invocation`).
+    pub fn model_invocable(&self) -> bool {
+        self.extensions().is_none_or(|e| !e.disable_model_invocation)
+    }
+
+    /// Whether people may invoke the skill (not `user-invocable: false`).
+    pub fn user_invocable(&self) -> bool {
+        self.extensions().is_none_or(|e| e.user_invocable)
+    }
+
+    /// Whether the skill runs in a forked subagent (`context: fork`).
+    pub fn is_fork(&self) -> bool {
+        self.extensions().is_some_and(|e| e.context == SkillContext::Fork)
+    }
+
+    /// The `argument-hint`, when the skill has one.
+    pub fn argument_hint(&self) -> Option<&str> {
+        self.extensions().and_then(|e| e.argument_hint.as_deref())
+    }
+
+    /// The description as the skills list and search show it: the description, then
+    /// `when_to_use` when the skill has one.
+    pub fn listing_description(&self) -> std::borrow::Cow<'_, str> {
+        match self.extensions().and_then(|e| e.when_to_use.as_deref()) {
+            Some(when) => std::borrow::Cow::Owned(format!("{} {when}", self.description)),
+            None => std::borrow::Cow::Borrowed(&self.description),
         }
     }
 

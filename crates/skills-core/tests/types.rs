@@ -22,6 +22,7 @@ fn skill() -> SkillMetadata {
             FrontmatterValue::List(vec![FrontmatterValue::Text("a".into())]),
         )])
         .into(),
+        extensions: None,
     }
 }
 

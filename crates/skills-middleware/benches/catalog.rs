@@ -124,6 +124,7 @@ fn main() {
             ToolRuntime {
                 state: &state,
                 tool_call_id: "bench",
+                agent: None,
             },
         ));
         loads.push(started.elapsed());

@@ -107,6 +107,7 @@ fn load_skill_call(bencher: Bencher<'_, '_>) {
         let runtime = ToolRuntime {
             state: &state,
             tool_call_id: "bench",
+            agent: None,
         };
         rt.block_on(tool.call(args.clone(), runtime))
     });
@@ -138,6 +139,8 @@ fn wrap_model_call_cached_1000(bencher: Bencher<'_, '_>) {
             messages: state.messages.as_slice().into(),
             tools: Vec::new().into(),
             state: &state,
+            model: None,
+            effort: None,
         };
         rt.block_on(skills.wrap_model_call(request, ModelNext::new(&layers, &model)))
             .unwrap()

@@ -137,6 +137,8 @@ async fn unchanged_reload_and_model_call(root: &Path) {
             messages: state.messages.as_slice().into(),
             tools: Vec::new().into(),
             state: &state,
+            model: None,
+            effort: None,
         };
         mw.wrap_model_call(request, ModelNext::new(&[], &model))
     };

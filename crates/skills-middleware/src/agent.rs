@@ -29,7 +29,8 @@ pub enum AgentBuildError {
 /// One [`invoke`](Agent::invoke):
 /// 1. runs every middleware's `before_agent` (in order) and applies its update;
 /// 2. calls the model through the middleware layers (first added = outermost);
-/// 3. appends the model's turn; if it has no tool calls, returns it;
+/// 3. appends the model's turn; if it has no tool calls, runs every middleware's
+///    `after_agent` (innermost first), applies their updates and returns the turn;
 /// 4. otherwise runs each tool call in order through the layers, applying each result
 ///    (a message, or a [`Command`](crate::Command)'s update and messages) before the
 ///    next call runs, and goes back to 2.
@@ -65,6 +66,24 @@ impl Agent {
     /// Runs the agent on `state` until the model answers without tool calls, and returns
     /// that answer.
     pub async fn invoke(&self, state: &mut crate::AgentState) -> Result<AssistantMessage, AgentError> {
+        self.run(state, self.system_prompt.as_deref()).await
+    }
+
+    /// [`invoke`](Self::invoke) with `instructions` as the base system prompt instead of
+    /// the agent's own (a forked skill runs its body this way).
+    pub async fn invoke_with_instructions(
+        &self,
+        state: &mut crate::AgentState,
+        instructions: &str,
+    ) -> Result<AssistantMessage, AgentError> {
+        self.run(state, Some(instructions)).await
+    }
+
+    async fn run(
+        &self,
+        state: &mut crate::AgentState,
+        system_prompt: Option<&str>,
+    ) -> Result<AssistantMessage, AgentError> {
         for middleware in &self.middlewares {
             if let Some(update) = middleware.before_agent(state).await? {
                 state.apply(update);
@@ -72,15 +91,22 @@ impl Agent {
         }
         for _ in 0..self.max_steps {
             let request = ModelRequest {
-                system_message: self.system_prompt.clone(),
+                system_message: system_prompt.map(str::to_owned),
                 messages: Cow::Borrowed(&state.messages),
                 tools: Cow::Borrowed(&self.specs),
                 state,
+                model: None,
+                effort: None,
             };
             let response = ModelNext::new(&self.middlewares, &*self.model).run(request).await?;
             let turn = response.message;
             state.messages.push(Message::Assistant(turn.clone()));
             if turn.tool_calls.is_empty() {
+                for middleware in self.middlewares.iter().rev() {
+                    if let Some(update) = middleware.after_agent(state).await? {
+                        state.apply(update);
+                    }
+                }
                 return Ok(turn);
             }
             for call in &turn.tool_calls {
@@ -88,7 +114,10 @@ impl Agent {
                     call: call.clone(),
                     state,
                 };
-                let output = ToolNext::new(&self.middlewares, &self.tools).run(request).await;
+                let output = ToolNext::new(&self.middlewares, &self.tools)
+                    .with_agent(self)
+                    .run(request)
+                    .await;
                 apply_tool_output(state, &call.id, output);
             }
         }

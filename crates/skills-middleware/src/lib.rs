@@ -54,8 +54,12 @@
 
 #![warn(missing_docs)]
 
+mod activate;
 mod agent;
+mod builder;
+mod fork;
 mod fs_tools;
+mod hooks;
 mod load_skill;
 mod message;
 mod middleware;
@@ -67,9 +71,14 @@ mod state;
 mod subagent;
 mod tool;
 
+pub use activate::{Activation, ActivationError};
 pub use agent::{Agent, AgentBuildError, AgentBuilder, DEFAULT_MAX_STEPS};
 pub use async_trait::async_trait;
+pub(crate) use builder::ModelChoice;
+pub use builder::{BuildError, SkillsMiddlewareBuilder};
+pub use fork::{DEFAULT_FORK_TASK, DEFAULT_MAX_FORK_DEPTH};
 pub use fs_tools::{DEFAULT_READ_LIMIT, LsTool, MAX_LINE_CHARS, ReadFileTool, filesystem_tools};
+pub use hooks::{HookDecision, HookInvocation, HookRunner, PendingPrompt, SkillHooksState};
 pub use load_skill::{LOAD_SKILL, LoadSkillTool};
 pub use message::{AssistantMessage, Message, ToolCall, ToolMessage, ToolStatus};
 pub use middleware::{
@@ -79,7 +88,7 @@ pub use middleware::{
 pub use runtime::ReloadPolicy;
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search_skills::{SEARCH_SKILLS, SearchSkillsTool, SearchToolPolicy};
-pub use skills::{BuildError, SkillsMiddleware, SkillsMiddlewareBuilder};
+pub use skills::SkillsMiddleware;
 pub use state::{AgentState, StatePart, StateUpdate};
 pub use subagent::SubAgentTool;
 pub use tool::{Command, FnTool, Tool, ToolOutput, ToolRuntime, ToolSpec};

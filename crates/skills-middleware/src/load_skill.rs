@@ -5,9 +5,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::Deserialize;
 use serde_json::json;
-use skills_catalog::LoadAnswer;
+use skills_catalog::{LoadAnswer, LoadRequest, SkillArguments};
 use skills_core::SkillsState;
 
+use crate::fork;
 use crate::message::{Message, ToolMessage};
 use crate::runtime::SkillsRuntime;
 use crate::state::StateUpdate;
@@ -16,7 +17,7 @@ use crate::tool::{Command, Tool, ToolOutput, ToolRuntime, parse_args};
 /// The tool's name.
 pub const LOAD_SKILL: &str = "load_skill";
 
-/// `load_skill(skill_name)`, contributed by [`SkillsMiddleware`](crate::SkillsMiddleware).
+/// `load_skill(skill_name, arguments?)`, contributed by [`SkillsMiddleware`](crate::SkillsMiddleware).
 ///
 /// A thin wrapper over [`skills_catalog::load_skill`] on the snapshot the thread uses: it
 /// reads the skill's `SKILL.md` through its source's backend and answers with its
@@ -31,6 +32,14 @@ pub const LOAD_SKILL: &str = "load_skill";
 /// | read failure | error | `Error: Failed to read skill file at <path>: <reason>` |
 /// | over the size limit | error | `Error: Skill file at <path> exceeds maximum size (<n> bytes)` |
 /// | not UTF-8 | error | `Error: Failed to decode skill file at <path>: <reason>` |
+/// | `disable-model-invocation` | error | `Error: Skill 'x' can only be invoked by the user ...` |
+/// | arguments with an open quote | error | `Error: invalid arguments for skill 'x': a quote is not closed` |
+///
+/// `arguments` (a string split like a shell does, or a list) are substituted into the
+/// instructions (`$ARGUMENTS`, `$0`, ...; see [`skills_catalog::substitute`]); with
+/// arguments, a loaded skill is loaded again. A skill with `context: fork` runs in a
+/// subagent (see [`SkillsMiddlewareBuilder::fork_agent`](crate::SkillsMiddlewareBuilder::fork_agent))
+/// and the answer is the subagent's final answer.
 #[derive(Debug, Clone)]
 pub struct LoadSkillTool {
     runtime: Arc<SkillsRuntime>,
@@ -46,6 +55,8 @@ impl LoadSkillTool {
 #[serde(deny_unknown_fields)]
 struct LoadSkillArgs {
     skill_name: String,
+    #[serde(default)]
+    arguments: Option<SkillArguments>,
 }
 
 #[async_trait]
@@ -66,6 +77,10 @@ impl Tool for LoadSkillTool {
                 "skill_name": {
                     "type": "string",
                     "description": "Name of the skill to load from the available skills list."
+                },
+                "arguments": {
+                    "type": "string",
+                    "description": "Arguments for the skill, as its argument hint shows them (quote an argument that holds spaces)."
                 }
             },
             "required": ["skill_name"],
@@ -78,23 +93,54 @@ impl Tool for LoadSkillTool {
             Ok(args) => args,
             Err(output) => return output,
         };
-        load_skill(&self.runtime, &args.skill_name, &runtime).await
+        load_skill(&self.runtime, &args.skill_name, args.arguments.as_ref(), &runtime).await
     }
 }
 
-/// `load_skill` on the snapshot the thread uses: [`skills_catalog::load_skill`]'s answer,
-/// with the skill added to the thread's loaded set on success.
-pub(crate) async fn load_skill(runtime_state: &SkillsRuntime, name: &str, runtime: &ToolRuntime<'_>) -> ToolOutput {
+/// `load_skill` on the snapshot the thread uses: [`skills_catalog::load_skill_with`]'s
+/// answer, with the skill added to the thread's loaded set on success. A forked skill
+/// runs in a subagent and answers with its result.
+pub(crate) async fn load_skill(
+    runtime_state: &SkillsRuntime,
+    name: &str,
+    arguments: Option<&SkillArguments>,
+    runtime: &ToolRuntime<'_>,
+) -> ToolOutput {
     let snapshot = runtime_state.snapshot_for(runtime.state).await;
     let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-    match skills_catalog::load_skill(&snapshot, name, loaded).await {
+    let request = LoadRequest::new(loaded).with_arguments(arguments);
+    match skills_catalog::load_skill_with(&snapshot, name, request).await {
         LoadAnswer::Loaded { text } => {
             runtime_state.catalog.record_use(name);
             let mut now_loaded = loaded.to_vec();
-            now_loaded.push(name.to_owned());
+            if !now_loaded.iter().any(|l| l == name) {
+                now_loaded.push(name.to_owned());
+            }
+            let mut update = StateUpdate::new();
+            let mut answer = text;
+            if let Some(skill) = snapshot.get(name).filter(|s| s.is_fork()) {
+                let task = arguments.and_then(|a| a.split().ok()).map(|(_, whole)| whole);
+                match fork::run(
+                    runtime_state,
+                    &snapshot,
+                    skill,
+                    &answer,
+                    task.as_deref(),
+                    runtime.state,
+                    runtime.agent,
+                )
+                .await
+                {
+                    Ok((result, shared)) => {
+                        answer = result;
+                        update = shared;
+                    }
+                    Err(error) => return runtime.error(error),
+                }
+            }
             ToolOutput::Command(Command {
-                update: StateUpdate::new().with(snapshot.to_state(now_loaded)),
-                messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, text))],
+                update: update.with(runtime_state.state_of(&snapshot, now_loaded)),
+                messages: vec![Message::Tool(ToolMessage::success(runtime.tool_call_id, answer))],
             })
         }
         answer @ LoadAnswer::AlreadyLoaded { .. } => runtime.success(answer.to_string()),

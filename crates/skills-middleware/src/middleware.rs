@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
+use crate::agent::Agent;
 use crate::message::{AssistantMessage, Message, ToolCall};
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput, ToolRuntime, ToolSpec};
@@ -21,9 +22,26 @@ pub struct ModelRequest<'a> {
     pub tools: Cow<'a, [ToolSpec]>,
     /// The agent's state at this call.
     pub state: &'a AgentState,
+    /// The model to run this call on; `None` is the agent's own model. A middleware
+    /// sets it (a loaded skill's `model`), the model implementation reads it.
+    pub model: Option<String>,
+    /// The reasoning effort to ask for (`low`, `high`, ...); `None` is the model's default.
+    pub effort: Option<String>,
 }
 
-impl ModelRequest<'_> {
+impl<'a> ModelRequest<'a> {
+    /// A request with no system message, no tools, the agent's own model and effort.
+    pub fn new(messages: &'a [Message], state: &'a AgentState) -> Self {
+        Self {
+            system_message: None,
+            messages: Cow::Borrowed(messages),
+            tools: Cow::Borrowed(&[]),
+            state,
+            model: None,
+            effort: None,
+        }
+    }
+
     /// Appends `section` to the system message, separated by a blank line.
     pub fn append_system(&mut self, section: &str) {
         let section = section.trim_start_matches('\n');
@@ -141,6 +159,13 @@ pub trait AgentMiddleware: Send + Sync + Debug {
         Ok(None)
     }
 
+    /// Runs once when an agent invocation ends with an answer (the model answered
+    /// without calling a tool), innermost middleware first; the returned update is
+    /// applied to the state before the answer is returned.
+    async fn after_agent(&self, _state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
+        Ok(None)
+    }
+
     /// Wraps every model call.
     async fn wrap_model_call(
         &self,
@@ -189,13 +214,25 @@ impl<'a> ModelNext<'a> {
 pub struct ToolNext<'a> {
     layers: &'a [Arc<dyn AgentMiddleware>],
     tools: &'a [Arc<dyn Tool>],
+    agent: Option<&'a Agent>,
 }
 
 impl<'a> ToolNext<'a> {
     /// A chain over `layers` (outermost first) ending at the tool of `tools` that the
     /// call names.
     pub fn new(layers: &'a [Arc<dyn AgentMiddleware>], tools: &'a [Arc<dyn Tool>]) -> Self {
-        Self { layers, tools }
+        Self {
+            layers,
+            tools,
+            agent: None,
+        }
+    }
+
+    /// The same chain, telling the tools which agent runs them (see
+    /// [`ToolRuntime::agent`]).
+    pub fn with_agent(mut self, agent: &'a Agent) -> Self {
+        self.agent = Some(agent);
+        self
     }
 
     /// Passes the call to the next layer, or runs the tool after the last one. A call to
@@ -205,12 +242,14 @@ impl<'a> ToolNext<'a> {
             let next = ToolNext {
                 layers: rest,
                 tools: self.tools,
+                agent: self.agent,
             };
             return layer.wrap_tool_call(request, next).await;
         }
         let runtime = ToolRuntime {
             state: request.state,
             tool_call_id: &request.call.id,
+            agent: self.agent,
         };
         match self.tools.iter().find(|t| t.name() == request.call.name) {
             Some(tool) => tool.call(request.call.args.clone(), runtime).await,

@@ -39,6 +39,12 @@ pub(crate) struct SkillsRuntime {
     pub(crate) section: PromptSection,
     pub(crate) reload: ReloadPolicy,
     pub(crate) search: crate::SearchToolPolicy,
+    pub(crate) hooks: Option<Arc<dyn crate::HookRunner>>,
+    pub(crate) models: crate::ModelChoice,
+    pub(crate) forks: crate::fork::Forks,
+    /// Diagnostics of the last snapshot a thread started from, with the
+    /// `hooks-ignored` ones added (computed once per catalog version).
+    pub(crate) diagnostics: std::sync::Mutex<Option<(u64, Arc<[skills_core::Diagnostic]>)>>,
 }
 
 impl SkillsRuntime {
@@ -50,5 +56,47 @@ impl SkillsRuntime {
             }
         }
         self.catalog.ensure_loaded().await
+    }
+}
+
+impl SkillsRuntime {
+    /// A fresh thread's skills state over `snapshot` with `loaded` skills: the
+    /// snapshot's state, plus one `hooks-ignored` warning per skill whose command hooks
+    /// no [`HookRunner`](crate::HookRunner) will see.
+    pub(crate) fn state_of(&self, snapshot: &CatalogSnapshot, loaded: Vec<String>) -> skills_core::SkillsState {
+        let mut state = snapshot.to_state(loaded);
+        if self.hooks.is_some() {
+            return state;
+        }
+        let mut cached = self
+            .diagnostics
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*cached {
+            Some((version, diagnostics)) if *version == snapshot.version() => {
+                state.skills_load_errors = diagnostics.clone();
+            }
+            _ => {
+                let ignored: Vec<skills_core::Diagnostic> = snapshot
+                    .skills()
+                    .iter()
+                    .filter(|skill| crate::hooks::has_command_hooks(skill))
+                    .map(|skill| {
+                        skills_core::Diagnostic::new(
+                            &skill.path,
+                            skills_core::DiagnosticKind::HooksIgnored,
+                            "its command hooks are ignored: this agent has no hook runner (nothing runs them)",
+                        )
+                    })
+                    .collect();
+                if !ignored.is_empty() {
+                    let all: Arc<[skills_core::Diagnostic]> =
+                        state.skills_load_errors.iter().cloned().chain(ignored).collect();
+                    state.skills_load_errors = all;
+                }
+                *cached = Some((snapshot.version(), state.skills_load_errors.clone()));
+            }
+        }
+        state
     }
 }

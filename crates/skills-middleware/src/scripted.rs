@@ -25,6 +25,10 @@ pub struct SeenRequest {
     pub messages: Vec<Message>,
     /// The names of the tools offered.
     pub tools: Vec<String>,
+    /// The model the call asked for (`None`: the agent's own).
+    pub model: Option<String>,
+    /// The effort the call asked for.
+    pub effort: Option<String>,
 }
 
 /// A [`ChatModel`] that answers each call with the next step of its script and records
@@ -112,6 +116,8 @@ impl ChatModel for ScriptedModel {
             system_message: request.system_message.clone(),
             messages: request.messages.to_vec(),
             tools: request.tools.iter().map(|t| t.name.clone()).collect(),
+            model: request.model.clone(),
+            effort: request.effort.clone(),
         });
         let step = lock(&self.script).pop_front();
         let message = match step {

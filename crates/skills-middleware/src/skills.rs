@@ -5,11 +5,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogBudget, CatalogEvent, PromptSection, PromptTemplate, SkillCatalog, SkillSource,
-    TemplateError, WatchError, WatchHandle, check_allowed_tools,
+    AllowedToolsPolicy, CatalogEvent, SkillCatalog, SkillSource, WatchError, WatchHandle, check_tool_call,
 };
-use skills_core::{BackendProtocol, DiscoveryLimits, SkillsState};
+use skills_core::{BackendProtocol, HookEvent, SkillsState};
 
+use crate::builder::{BuildError, SkillsMiddlewareBuilder};
+use crate::fork::active_skills;
+use crate::hooks::{HookSite, SkillHooksState, prompt_section};
 use crate::load_skill::LoadSkillTool;
 use crate::message::ToolMessage;
 use crate::middleware::{
@@ -18,27 +20,7 @@ use crate::middleware::{
 use crate::runtime::{PinnedSnapshot, ReloadPolicy, SkillsRuntime};
 use crate::search_skills::{SEARCH_SKILLS, SearchSkillsTool, SearchToolPolicy};
 use crate::state::{AgentState, StateUpdate};
-use crate::tool::{Tool, ToolOutput};
-
-/// Why a [`SkillsMiddleware`] could not be built.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// No source was given.
-    #[error("a skills middleware needs at least one source")]
-    NoSources,
-    /// A source path breaks the backend path rules.
-    #[error("invalid skill source path {path}: {reason}")]
-    InvalidSourcePath {
-        /// The path as given.
-        path: String,
-        /// Why it was refused.
-        reason: String,
-    },
-    /// The prompt template lacks a slot.
-    #[error(transparent)]
-    Template(#[from] TemplateError),
-}
+use crate::tool::{Command, Tool, ToolOutput};
 
 /// Agent Skills for any agent loop that speaks this crate's [`AgentMiddleware`]
 /// contract: deepagents' `SkillsMiddleware` with its V2 design.
@@ -53,7 +35,15 @@ pub enum BuildError {
 ///   load warnings as escaped untrusted data).
 /// - `tools`: [`load_skill`](crate::LoadSkillTool), and [`search_skills`](crate::SearchSkillsTool)
 ///   on the calls whose skills list the budget cut (see [`SearchToolPolicy`]).
-/// - `wrap_tool_call`: applies the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy).
+/// - `wrap_tool_call`: applies the [`AllowedToolsPolicy`](skills_catalog::AllowedToolsPolicy)
+///   and the loaded skills' `disallowed-tools`, and fires their `PreToolUse` and
+///   `PostToolUse` hooks.
+/// - `after_agent`: fires the loaded skills' `Stop` hooks.
+///
+/// While a skill with `model` (or `effort`) is loaded, model calls ask for it (the last
+/// loaded wins; see [`SkillsMiddlewareBuilder::resolve_model`]). A skill with
+/// `disable-model-invocation` is neither listed nor loadable by the model: the host
+/// activates it with [`SkillsMiddleware::activate`].
 ///
 /// The skills part of the state is private: a subagent starts without it and discovers
 /// for itself, and what it loads never reaches its parent.
@@ -82,128 +72,15 @@ pub struct SkillsMiddleware {
     runtime: Arc<SkillsRuntime>,
 }
 
-/// Builds a [`SkillsMiddleware`].
-#[derive(Debug, Default)]
-pub struct SkillsMiddlewareBuilder {
-    sources: Vec<SkillSource>,
-    policy: AllowedToolsPolicy,
-    reload: ReloadPolicy,
-    template: Option<String>,
-    limits: DiscoveryLimits,
-    budget: Option<CatalogBudget>,
-    search: SearchToolPolicy,
-    lazy_resources: bool,
-}
-
-impl SkillsMiddlewareBuilder {
-    /// Adds a source; sources are given in priority order (the last one wins).
-    pub fn source(mut self, source: SkillSource) -> Self {
-        self.sources.push(source);
-        self
-    }
-
-    /// Adds several sources of one backend, in priority order.
-    pub fn paths<P: Into<String>>(
-        mut self,
-        backend: Arc<dyn BackendProtocol>,
-        paths: impl IntoIterator<Item = P>,
-    ) -> Self {
-        for path in paths {
-            self.sources.push(SkillSource::new(backend.clone(), path));
-        }
-        self
-    }
-
-    /// How `allowed-tools` is applied (default [`AllowedToolsPolicy::Recommend`]).
-    pub fn allowed_tools_policy(mut self, policy: AllowedToolsPolicy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// When threads see catalog changes (default [`ReloadPolicy::Live`]).
-    pub fn reload_policy(mut self, policy: ReloadPolicy) -> Self {
-        self.reload = policy;
-        self
-    }
-
-    /// Bounds on each source's discovery (default [`DiscoveryLimits::default`]): skills
-    /// per source, entries per directory, bytes read, files per read batch.
-    pub fn limits(mut self, limits: DiscoveryLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// Keeps the skills list of the system prompt within `budget` (see
-    /// [`CatalogBudget`]: shorter entries for the least used skills, loaded and pinned
-    /// skills always in full). Default: [`CatalogBudget::default`], 8,000 characters;
-    /// [`CatalogBudget::unlimited`] lists every skill in full however many there are.
-    pub fn catalog_budget(mut self, budget: CatalogBudget) -> Self {
-        self.budget = Some(budget);
-        self
-    }
-
-    /// Lists a skill's resources only when something needs them: a full entry of the
-    /// skills list, `load_skill` (default: no, discovery lists every skill's resources,
-    /// as V2 does). On a large library with a budget this spares a walk of every skill
-    /// folder; the entries and `load_skill` answers read the same.
-    pub fn lazy_resources(mut self, lazy: bool) -> Self {
-        self.lazy_resources = lazy;
-        self
-    }
-
-    /// When the `search_skills` tool is offered (default
-    /// [`SearchToolPolicy::WhenCut`]: on model calls whose skills list the budget cut).
-    pub fn search_tool(mut self, policy: SearchToolPolicy) -> Self {
-        self.search = policy;
-        self
-    }
-
-    /// Replaces the prompt section template; it must contain `{skills_locations}` and
-    /// `{skills_list}` (checked by [`build`](Self::build)).
-    pub fn system_prompt_template(mut self, template: impl Into<String>) -> Self {
-        self.template = Some(template.into());
-        self
-    }
-
-    /// Checks the sources and the template and builds the middleware.
-    pub fn build(self) -> Result<SkillsMiddleware, BuildError> {
-        if self.sources.is_empty() {
-            return Err(BuildError::NoSources);
-        }
-        let sources = self
-            .sources
-            .into_iter()
-            .map(|source| {
-                source.normalized().map_err(|e| BuildError::InvalidSourcePath {
-                    path: e.path,
-                    reason: e.reason,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let template = match self.template {
-            Some(text) => PromptTemplate::new(text)?,
-            None => PromptTemplate::default(),
-        };
-        let section = PromptSection::new(&sources, self.policy, template);
-        let catalog = Arc::new(
-            SkillCatalog::new(sources)
-                .with_limits(self.limits)
-                .with_lazy_resources(self.lazy_resources),
-        );
-        Ok(SkillsMiddleware {
-            runtime: Arc::new(SkillsRuntime {
-                section: section
-                    .with_budget(self.budget.unwrap_or_default())
-                    .with_use_counts(catalog.use_counts()),
-                catalog,
-                reload: self.reload,
-                search: self.search,
-            }),
-        })
-    }
-}
-
 impl SkillsMiddleware {
+    pub(crate) fn from_runtime(runtime: Arc<SkillsRuntime>) -> Self {
+        Self { runtime }
+    }
+
+    pub(crate) fn runtime(&self) -> &Arc<SkillsRuntime> {
+        &self.runtime
+    }
+
     /// Starts a builder.
     pub fn builder() -> SkillsMiddlewareBuilder {
         SkillsMiddlewareBuilder::default()
@@ -259,7 +136,8 @@ impl SkillsMiddleware {
     /// source first if this middleware's catalog never did. A source that fails becomes a
     /// diagnostic; discovery itself never fails.
     pub async fn discover(&self) -> SkillsState {
-        self.runtime.catalog.ensure_loaded().await.to_state(Vec::new())
+        self.runtime
+            .state_of(&*self.runtime.catalog.ensure_loaded().await, Vec::new())
     }
 
     /// The skills section for a thread's state, rendered from that state (what
@@ -300,7 +178,7 @@ impl AgentMiddleware for SkillsMiddleware {
             None => catalog.ensure_loaded().await,
         };
         let update = StateUpdate::new()
-            .with(snapshot.to_state(Vec::new()))
+            .with(self.runtime.state_of(&snapshot, Vec::new()))
             .with(PinnedSnapshot(snapshot));
         Ok(Some(update))
     }
@@ -314,6 +192,22 @@ impl AgentMiddleware for SkillsMiddleware {
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
         let (section, complete) = self.runtime.section.render_fetching(&snapshot, loaded).await;
         request.append_system(&section);
+        if !loaded.is_empty() {
+            let active = active_skills(&snapshot, request.state);
+            // The last loaded skill that names a model (or an effort) wins.
+            let extensions = active.iter().rev().filter_map(|s| s.extensions());
+            if let Some(model) = extensions.clone().find_map(|e| e.model.as_deref())
+                && let Some(chosen) = self.runtime.models.choose(model)
+            {
+                request.model = Some(chosen);
+            }
+            if let Some(effort) = extensions.clone().find_map(|e| e.effort.as_deref()) {
+                request.effort = Some(effort.to_owned());
+            }
+        }
+        if let Some(notes) = prompt_section(request.state) {
+            request.append_system(&notes);
+        }
         let offered = match self.runtime.search {
             SearchToolPolicy::WhenCut => !complete,
             SearchToolPolicy::Always => true,
@@ -331,15 +225,68 @@ impl AgentMiddleware for SkillsMiddleware {
     }
 
     async fn wrap_tool_call(&self, request: ToolCallRequest<'_>, next: ToolNext<'_>) -> ToolOutput {
-        if self.runtime.section.policy() == AllowedToolsPolicy::Recommend {
+        let state = request.state;
+        if state.get::<SkillsState>().is_none_or(|s| s.skills_loaded.is_empty()) {
+            // No skill loaded: no rule and no hook applies.
             return next.run(request).await;
         }
-        let snapshot = self.runtime.snapshot_for(request.state).await;
-        let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-        let skills = loaded.iter().filter_map(|name| snapshot.get(name));
-        match check_allowed_tools(self.runtime.section.policy(), &request.call.name, skills) {
-            None => next.run(request).await,
-            Some(message) => ToolOutput::Message(ToolMessage::error(&request.call.id, message)),
+        let snapshot = self.runtime.snapshot_for(state).await;
+        let active = active_skills(&snapshot, state);
+        let call = request.call.clone();
+        if let Some(message) = check_tool_call(
+            self.runtime.section.policy(),
+            &call.name,
+            &call.args,
+            active.iter().copied(),
+        ) {
+            return ToolOutput::Message(ToolMessage::error(&call.id, message));
         }
+        let mut hooks = state.get::<SkillHooksState>().cloned().unwrap_or_default();
+        let mut site = HookSite {
+            hooks: &mut hooks,
+            state,
+            runner: self.runtime.hooks.as_deref(),
+        };
+        let (before, blocked) = site.fire(HookEvent::PreToolUse, &active, Some(&call), None).await;
+        let (output, after) = match blocked {
+            Some(reason) => (ToolOutput::Message(ToolMessage::error(&call.id, reason)), false),
+            None => {
+                let output = next.run(request).await;
+                let text = output.tool_message(&call.id).map(|m| m.content.clone());
+                let (after, _) = site
+                    .fire(HookEvent::PostToolUse, &active, Some(&call), text.as_deref())
+                    .await;
+                (output, after)
+            }
+        };
+        if !(before || after) {
+            return output;
+        }
+        match output {
+            ToolOutput::Message(message) => ToolOutput::Command(Command {
+                update: StateUpdate::new().with(hooks),
+                messages: vec![crate::Message::Tool(message)],
+            }),
+            ToolOutput::Command(command) => ToolOutput::Command(Command {
+                update: command.update.with(hooks),
+                messages: command.messages,
+            }),
+        }
+    }
+
+    async fn after_agent(&self, state: &AgentState) -> Result<Option<StateUpdate>, AgentError> {
+        if state.get::<SkillsState>().is_none_or(|s| s.skills_loaded.is_empty()) {
+            return Ok(None);
+        }
+        let snapshot = self.runtime.snapshot_for(state).await;
+        let active = active_skills(&snapshot, state);
+        let mut hooks = state.get::<SkillHooksState>().cloned().unwrap_or_default();
+        let mut site = HookSite {
+            hooks: &mut hooks,
+            state,
+            runner: self.runtime.hooks.as_deref(),
+        };
+        let (changed, _) = site.fire(HookEvent::Stop, &active, None, None).await;
+        Ok(changed.then(|| StateUpdate::new().with(hooks)))
     }
 }

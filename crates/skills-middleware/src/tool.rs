@@ -5,6 +5,7 @@ use std::fmt::Debug;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+use crate::agent::Agent;
 use crate::message::{Message, ToolMessage};
 use crate::state::{AgentState, StateUpdate};
 
@@ -26,6 +27,9 @@ pub struct ToolRuntime<'a> {
     pub state: &'a AgentState,
     /// The id of the call being answered.
     pub tool_call_id: &'a str,
+    /// The agent running the call, when the loop says (the reference [`Agent`] does): a
+    /// tool that runs a subagent like its parent uses it.
+    pub agent: Option<&'a Agent>,
 }
 
 impl ToolRuntime<'_> {

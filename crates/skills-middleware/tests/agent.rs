@@ -230,6 +230,7 @@ async fn each_skill_is_read_through_the_backend_of_its_source() {
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "c",
+        agent: None,
     };
     let output = tool.call(json!({"skill_name": "web"}), runtime).await;
     let msg = output.tool_message("c").unwrap();

@@ -67,6 +67,7 @@ fn skill(i: usize, name: String, description: String, license: String, tools: Ve
         metadata: Default::default(),
         allowed_tools: tools,
         extra: Default::default(),
+        extensions: None,
     }
 }
 

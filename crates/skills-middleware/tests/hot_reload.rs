@@ -91,6 +91,7 @@ impl Fixture {
         let runtime = ToolRuntime {
             state,
             tool_call_id: "call_1",
+            agent: None,
         };
         let output = tool.call(json!({ "skill_name": name }), runtime).await;
         if let Some(command) = output.as_command() {
@@ -266,6 +267,7 @@ async fn concurrent_load_skill_calls_each_see_one_whole_snapshot_during_a_reload
             let runtime = ToolRuntime {
                 state: &state,
                 tool_call_id: "call_1",
+                agent: None,
             };
             let name = if i % 2 == 0 { "web" } else { "sql" };
             tool.call(json!({ "skill_name": name }), runtime).await

@@ -103,6 +103,7 @@ async fn agent_thread(skills: SkillsMiddleware, thread: usize, state: &mut Agent
         let runtime = ToolRuntime {
             state,
             tool_call_id: "call_1",
+            agent: None,
         };
         let output = tool.call(json!({ "skill_name": name }), runtime).await;
         let message = output.tool_message("call_1").unwrap();

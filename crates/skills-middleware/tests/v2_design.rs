@@ -287,6 +287,7 @@ async fn load_skill_with_bad_arguments_answers_an_error() {
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "call_1",
+        agent: None,
     };
     let output = tool.call(json!({ "name": "web" }), runtime).await;
     let msg = output.tool_message("call_1").unwrap();

@@ -208,6 +208,7 @@ async fn test_read_file_still_works_for_skills() {
     let runtime = ToolRuntime {
         state: &state,
         tool_call_id: "call_9",
+        agent: None,
     };
     let output = read_file
         .call(json!({ "file_path": "/skills/user/web/SKILL.md" }), runtime)

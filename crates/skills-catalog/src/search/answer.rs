@@ -72,7 +72,7 @@ pub fn format_search_results(snapshot: &CatalogSnapshot, hits: &[SearchHit], loa
             let mut line = format!(
                 "- {}{mark}: {}",
                 escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS),
-                escape_untrusted(&skill.description, MAX_PROMPT_FIELD_CHARS)
+                escape_untrusted(&skill.listing_description(), MAX_PROMPT_FIELD_CHARS)
             );
             if let Some(source) = source {
                 line.push_str(&format!(" ({})", escape_untrusted(&source, MAX_PROMPT_FIELD_CHARS)));

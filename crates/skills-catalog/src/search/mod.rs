@@ -279,7 +279,11 @@ impl SkillIndex {
         // Average lengths in words, for BM25; the skills are split again as they are
         // added (a copy of every word list would double the peak).
         let name_words: usize = skills.iter().map(|s| words.words(&s.name).len()).sum();
-        let all_words: usize = skills.iter().map(|s| words.words(&s.description).len()).sum::<usize>() + name_words;
+        let all_words: usize = skills
+            .iter()
+            .map(|s| words.words(&s.listing_description()).len())
+            .sum::<usize>()
+            + name_words;
         let mut index = Self {
             names: Field::new(name_words, skills.len()),
             descriptions: Field::new(all_words, skills.len()),
@@ -308,6 +312,10 @@ impl SkillIndex {
     /// Indexes `skill`, replacing the skill of the same name.
     pub fn upsert(&mut self, skill: &SkillMetadata) {
         self.remove(&skill.name);
+        if !skill.model_invocable() {
+            // For people only: `search_skills` serves the model.
+            return;
+        }
         let slot = match self.free.pop() {
             Some(slot) => slot,
             None => {
@@ -317,7 +325,7 @@ impl SkillIndex {
         };
         let name = self.words.words(&skill.name);
         let mut both = name.clone();
-        both.extend(self.words.words(&skill.description));
+        both.extend(self.words.words(&skill.listing_description()));
         self.names.upsert(slot, &name);
         self.descriptions.upsert(slot, &both);
         both.sort_unstable();

@@ -96,6 +96,8 @@ pub async fn system_prompt(middleware: &dyn AgentMiddleware, state: &AgentState)
         messages: state.messages.as_slice().into(),
         tools: Vec::new().into(),
         state,
+        model: None,
+        effort: None,
     };
     middleware
         .wrap_model_call(request, ModelNext::new(&[], &model))

@@ -32,6 +32,7 @@ pub async fn call_load_skill(mw: &SkillsMiddleware, state: &AgentState, name: &s
     let runtime = ToolRuntime {
         state,
         tool_call_id: "call_1",
+        agent: None,
     };
     tool.call(json!({ "skill_name": name }), runtime).await
 }
