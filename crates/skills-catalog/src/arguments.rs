@@ -80,7 +80,8 @@ pub struct Substitution<'a> {
 /// - `${SKILL_DIR}` (or `${CLAUDE_SKILL_DIR}`): the skill's folder, always;
 /// - with arguments: `$ARGUMENTS` is all of them as one text, `$ARGUMENTS[N]` and `$N`
 ///   the argument at N, counted from 0; a placeholder past the last argument stays as
-///   written; when the text has no argument placeholder at all and there are
+///   written; when the text has no argument placeholder (an escaped one does not
+///   count) and there are
 ///   arguments, `ARGUMENTS: <text>` is appended;
 /// - a backslash before a placeholder (`\$0`, `\${SKILL_DIR}`) keeps the placeholder
 ///   as written, without the backslash; any other `\$` (`\$HOME`) is left alone, so
@@ -115,12 +116,12 @@ pub fn substitute(text: &str, with: Substitution<'_>) -> String {
         };
         let written = &tail[..len];
         rest = &tail[len..];
-        if !matches!(placeholder, Placeholder::SkillDir) {
-            used_arguments = true;
-        }
         if escaped {
             out.push_str(written);
             continue;
+        }
+        if !matches!(placeholder, Placeholder::SkillDir) {
+            used_arguments = true;
         }
         let value = match (placeholder, with.arguments) {
             (Placeholder::SkillDir, _) => Some(with.skill_dir),
@@ -218,7 +219,7 @@ mod tests {
         let w = with(&list, "x");
         assert_eq!(
             substitute(r"\$0 \$ARGUMENTS \${SKILL_DIR} \$HOME $", w),
-            "$0 $ARGUMENTS ${SKILL_DIR} \\$HOME $"
+            "$0 $ARGUMENTS ${SKILL_DIR} \\$HOME $\n\nARGUMENTS: x"
         );
     }
 
@@ -252,6 +253,11 @@ mod tests {
         assert_eq!(
             substitute("$ARGUMENTSX", with(&list, "x y")),
             "$ARGUMENTSX\n\nARGUMENTS: x y"
+        );
+        assert_eq!(
+            substitute(r"Use \$0.", with(&list, "x y")),
+            "Use $0.\n\nARGUMENTS: x y",
+            "an escaped placeholder takes no argument"
         );
     }
 

@@ -98,7 +98,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print what the load_skill tool answers for a skill (exit 2 when it answers an error).
+    /// Print what loading a skill answers, as a person invoking it (exit 2 when it
+    /// answers an error). Arguments after `--` are substituted into its instructions.
     Load {
         /// The skill's name.
         name: String,
@@ -107,6 +108,9 @@ pub enum Command {
         /// Print JSON (name, status, content).
         #[arg(long)]
         json: bool,
+        /// The skill's arguments, each as given (`skills load deploy -- staging "v 2"`).
+        #[arg(last = true, value_name = "ARG")]
+        arguments: Vec<String>,
     },
     /// Create a skill folder: SKILL.md plus scripts/, references/ and assets/.
     New {
@@ -118,6 +122,17 @@ pub enum Command {
         /// The description to put in the frontmatter (one line).
         #[arg(long)]
         description: Option<String>,
+        /// For people only: `disable-model-invocation: true` (the model neither sees nor
+        /// loads it).
+        #[arg(long)]
+        manual: bool,
+        /// Runs in a subagent when loaded: `context: fork`.
+        #[arg(long)]
+        fork: bool,
+        /// The arguments it takes, as shown to the model (`[env-name]`); the body shows
+        /// how to use `$ARGUMENTS` and `$0`.
+        #[arg(long, value_name = "HINT")]
+        argument_hint: Option<String>,
     },
     /// Watch the sources and print one line per catalog change until interrupted.
     Watch {

@@ -17,9 +17,10 @@ use crate::progress::Progress;
 /// What a command needs of its catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
-    /// The skills only, once; a source that cannot be read fails the command (list,
-    /// info).
+    /// The skills only, once; a source that cannot be read fails the command (search).
     Listing,
+    /// As [`Need::Listing`], with every skill's resources (list, info).
+    Inventory,
     /// Skills once, as an agent sees them, resources listed for the skills shown in
     /// full or loaded; a source that cannot be read is a diagnostic, as it is for an
     /// agent (prompt, load).
@@ -78,7 +79,7 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
     drop(progress);
-    if need == Need::Listing {
+    if matches!(need, Need::Listing | Need::Inventory) {
         if let Some((i, error)) = catalog.source_errors().await.into_iter().next() {
             let source = &catalog.sources()[i];
             let context = format!("source {} ({})", source.label(), source.location());

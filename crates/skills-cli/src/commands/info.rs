@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use agent_skills::Diagnostic;
+use agent_skills::{Diagnostic, HookAction, ResourceKind, SkillMetadata};
 use anyhow::Context;
 use serde::Serialize;
 
@@ -28,7 +28,7 @@ struct FileJson {
 }
 
 pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let library = library::catalog(specs, Need::Listing, json).await?;
+    let library = library::catalog(specs, Need::Inventory, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
@@ -76,6 +76,7 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
     if !skill.allowed_tools.is_empty() {
         println!("allowed-tools: {}", skill.allowed_tools.join(", "));
     }
+    print_extensions(skill);
     if !skill.metadata.is_empty() {
         println!("metadata:");
         for (key, value) in &skill.metadata {
@@ -85,6 +86,25 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
     for hidden in &shadowed {
         println!("shadows:       {} ({})", hidden.path, hidden.source);
     }
+    let resources = snapshot.resources_of(name).unwrap_or_default();
+    if !resources.is_empty() {
+        println!("resources:");
+        for kind in [
+            ResourceKind::Script,
+            ResourceKind::Reference,
+            ResourceKind::Asset,
+            ResourceKind::Other,
+        ] {
+            let of_kind: Vec<&str> = resources
+                .iter()
+                .filter(|r| r.kind == kind)
+                .map(|r| r.path[dir.len()..].trim_start_matches('/'))
+                .collect();
+            if !of_kind.is_empty() {
+                println!("  {:<10} {}", format!("{}:", kind.as_str()), of_kind.join(", "));
+            }
+        }
+    }
     println!("files:");
     for file in &files {
         println!("  {} ({} bytes)", file.path, file.size);
@@ -93,4 +113,43 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
         println!("warning:       {}: {}", d.kind, d.message);
     }
     Ok(ExitCode::from(library.exit(EXIT_OK)))
+}
+
+/// The invocation fields, tool rules and hooks a skill declares, one line each.
+fn print_extensions(skill: &SkillMetadata) {
+    let flags = super::flags(skill);
+    if !flags.is_empty() {
+        println!("flags:         {}", flags.join(", "));
+    }
+    let Some(ext) = skill.extensions() else { return };
+    let fields = [
+        ("argument-hint", ext.argument_hint.as_deref()),
+        ("model", ext.model.as_deref()),
+        ("effort", ext.effort.as_deref()),
+        ("agent", ext.agent.as_deref()),
+        ("when_to_use", ext.when_to_use.as_deref()),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            println!("{:<15}{value}", format!("{key}:"));
+        }
+    }
+    if !ext.disallowed_tools.is_empty() {
+        println!("disallowed-tools: {}", ext.disallowed_tools.join(", "));
+    }
+    if !ext.paths.is_empty() {
+        println!("paths:         {}", ext.paths.join(", "));
+    }
+    if !ext.hooks.is_empty() {
+        println!("hooks (nothing here runs them; an agent hands command hooks to its hook runner):");
+        for hook in &ext.hooks {
+            let matcher = hook.matcher.as_deref().unwrap_or("*");
+            let once = if hook.once { " (once)" } else { "" };
+            let action = match &hook.action {
+                HookAction::Command { command, .. } => format!("command: {command}"),
+                HookAction::Prompt { prompt } => format!("prompt: {prompt}"),
+            };
+            println!("  {} [{matcher}]{once} {action}", hook.event.as_str());
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use agent_skills::load_skill;
+use agent_skills::{Invoker, LoadRequest, SkillArguments, load_skill_with};
 use serde::Serialize;
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
@@ -16,14 +16,19 @@ struct LoadJson<'a> {
     content: &'a str,
 }
 
-/// `skills load NAME`: the answer of `load_skill` with nothing loaded yet, so errors
-/// read exactly as a model would see them.
-pub async fn load(args: &SourceArgs, name: &str, json: bool) -> anyhow::Result<ExitCode> {
+/// `skills load NAME [-- ARG...]`: the answer of loading the skill by a person, with
+/// nothing loaded yet (errors read as a model would see them; a skill for people only
+/// loads too), each argument substituted as given.
+pub async fn load(args: &SourceArgs, name: &str, json: bool, arguments: Vec<String>) -> anyhow::Result<ExitCode> {
     let library = library::catalog(args, Need::Agent, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
-    let answer = load_skill(&snapshot, name, &[]).await;
+    let arguments = (!arguments.is_empty()).then_some(SkillArguments::List(arguments));
+    let request = LoadRequest::new(&[])
+        .with_arguments(arguments.as_ref())
+        .by(Invoker::User);
+    let answer = load_skill_with(&snapshot, name, request).await;
     let ok = !answer.is_error();
     let content = answer.to_string();
     if json {

@@ -37,14 +37,35 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             budget,
             report,
         } => prompt::prompt(&sources, &loaded, json, budget, report).await,
-        Command::Load { name, sources, json } => load::load(&sources, &name, json).await,
+        Command::Load {
+            name,
+            sources,
+            json,
+            arguments,
+        } => load::load(&sources, &name, json, arguments).await,
         Command::Search {
             query,
             sources,
             limit,
             json,
         } => search::search(&sources, &query, limit, json).await,
-        Command::New { name, dir, description } => new::new_skill(&name, &dir, description.as_deref()),
+        Command::New {
+            name,
+            dir,
+            description,
+            manual,
+            fork,
+            argument_hint,
+        } => new::new_skill(
+            &name,
+            &dir,
+            &new::Scaffold {
+                description: description.as_deref(),
+                manual,
+                fork,
+                argument_hint: argument_hint.as_deref(),
+            },
+        ),
         Command::Serve { sources, http, budget } => {
             let transport = match http {
                 None => crate::mcp::Transport::Stdio,
@@ -77,6 +98,12 @@ struct SkillJson<'a> {
     compatibility: Option<&'a str>,
     metadata: &'a agent_skills::FieldMap<String>,
     allowed_tools: &'a [String],
+    /// The model may see and load it (no `disable-model-invocation`).
+    model_invocable: bool,
+    /// People may invoke it (no `user-invocable: false`).
+    user_invocable: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extensions: Option<&'a agent_skills::SkillExtensions>,
     source: &'a str,
 }
 
@@ -90,6 +117,9 @@ impl<'a> SkillJson<'a> {
             compatibility: skill.compatibility.as_deref(),
             metadata: &skill.metadata,
             allowed_tools: &skill.allowed_tools,
+            model_invocable: skill.model_invocable(),
+            user_invocable: skill.user_invocable(),
+            extensions: skill.extensions(),
             source,
         }
     }
@@ -122,4 +152,23 @@ fn shadowed_of<'a>(snapshot: &'a CatalogSnapshot, name: &str) -> Vec<ShadowedJso
 struct ShadowedJson<'a> {
     source: &'a str,
     path: &'a str,
+}
+
+/// The short flags of a skill's invocation fields, for tables: `manual` (for people
+/// only), `model-only` (not for people), `fork`, `model=NAME`.
+fn flags(skill: &SkillMetadata) -> Vec<String> {
+    let mut flags = Vec::new();
+    if !skill.model_invocable() {
+        flags.push("manual".to_owned());
+    }
+    if !skill.user_invocable() {
+        flags.push("model-only".to_owned());
+    }
+    if skill.is_fork() {
+        flags.push("fork".to_owned());
+    }
+    if let Some(model) = skill.extensions().and_then(|e| e.model.as_deref()) {
+        flags.push(format!("model={model}"));
+    }
+    flags
 }

@@ -8,9 +8,20 @@ use anyhow::Context;
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR};
 
+/// What `skills new` writes into the frontmatter.
+#[derive(Debug, Default)]
+pub struct Scaffold<'a> {
+    pub description: Option<&'a str>,
+    /// `disable-model-invocation: true`.
+    pub manual: bool,
+    /// `context: fork`.
+    pub fork: bool,
+    pub argument_hint: Option<&'a str>,
+}
+
 /// `skills new NAME [--dir DIR]`: a skill folder with a valid `SKILL.md` and the three
 /// standard resource directories. Refuses invalid names and existing folders.
-pub fn new_skill(name: &str, dir: &Path, description: Option<&str>) -> anyhow::Result<ExitCode> {
+pub fn new_skill(name: &str, dir: &Path, scaffold: &Scaffold<'_>) -> anyhow::Result<ExitCode> {
     if let Err(problem) = validate_skill_name(name, name) {
         eprintln!("error: {name:?} is not a valid skill name: {problem}");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
@@ -20,15 +31,35 @@ pub fn new_skill(name: &str, dir: &Path, description: Option<&str>) -> anyhow::R
         eprintln!("error: {} already exists", root.display());
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
-    let description = description.unwrap_or("TODO: what this skill does and when to use it.");
-    if description.contains(['\n', '\r']) {
-        eprintln!("error: the description must be one line");
-        return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+    let description = scaffold
+        .description
+        .unwrap_or("TODO: what this skill does and when to use it.");
+    for (field, value) in [
+        ("description", Some(description)),
+        ("argument hint", scaffold.argument_hint),
+    ] {
+        if value.is_some_and(|v| v.contains(['\n', '\r'])) {
+            eprintln!("error: the {field} must be one line");
+            return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+        }
     }
-    let quoted = serde_json::to_string(description)?; // a JSON string is a valid YAML scalar
+    // A JSON string is a valid YAML scalar.
+    let mut frontmatter = format!("name: {name}\ndescription: {}\n", serde_json::to_string(description)?);
+    if scaffold.manual {
+        frontmatter.push_str("disable-model-invocation: true\n");
+    }
+    if scaffold.fork {
+        frontmatter.push_str("context: fork\n");
+    }
+    let mut arguments = "";
+    if let Some(hint) = scaffold.argument_hint {
+        frontmatter.push_str(&format!("argument-hint: {}\n", serde_json::to_string(hint)?));
+        arguments = "## Arguments\n\nWrite \\$ARGUMENTS for every argument as given, \\$0 for the first, \\$1 for \
+                     the second (a backslash keeps a placeholder as written, as here).\n\n";
+    }
     let skill_md = format!(
-        "---\nname: {name}\ndescription: {quoted}\n---\n\n# {name}\n\n\
-         ## When to use\n\nDescribe the tasks this skill is for.\n\n\
+        "---\n{frontmatter}---\n\n# {name}\n\n\
+         ## When to use\n\nDescribe the tasks this skill is for.\n\n{arguments}\
          ## Instructions\n\n1. First step.\n2. Second step.\n\n\
          Scripts live in `scripts/`, reference documents in `references/`, templates and\n\
          other files in `assets/`.\n"

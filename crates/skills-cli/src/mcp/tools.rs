@@ -1,9 +1,10 @@
 //! The MCP tools: `list_skills` (the budgeted skills list), `search_skills`,
-//! `load_skill` (the catalog's [`load_skill`]) and `read_skill_resource`.
+//! `load_skill` (the catalog's [`load_skill_with`], as the model asks: skills for people
+//! only are refused) and `read_skill_resource`.
 
 use std::sync::Arc;
 
-use agent_skills::{EntryForm, SearchRequest, format_search_results, load_skill};
+use agent_skills::{EntryForm, LoadRequest, SearchRequest, SkillArguments, format_search_results, load_skill_with};
 use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData, JsonObject, ResourceContents,
@@ -29,6 +30,8 @@ pub const SEARCH_SKILLS: &str = "search_skills";
 struct LoadArgs {
     #[serde(alias = "skill_name")]
     name: String,
+    #[serde(default)]
+    arguments: Option<SkillArguments>,
 }
 
 #[derive(Deserialize)]
@@ -84,7 +87,11 @@ impl SkillsServer {
                 schema(json!({
                     "type": "object",
                     "properties": {
-                        "name": { "type": "string", "description": "Name of the skill to load, as list_skills shows it." }
+                        "name": { "type": "string", "description": "Name of the skill to load, as list_skills shows it." },
+                        "arguments": {
+                            "type": "string",
+                            "description": "Arguments for the skill, as its argument hint shows them (quote an argument that holds spaces)."
+                        }
                     },
                     "required": ["name"],
                     "additionalProperties": false
@@ -187,7 +194,8 @@ impl SkillsServer {
             LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
-                    let answer = load_skill(&snapshot, &args.name, &[]).await;
+                    let request = LoadRequest::new(&[]).with_arguments(args.arguments.as_ref());
+                    let answer = load_skill_with(&snapshot, &args.name, request).await;
                     if matches!(answer, agent_skills::LoadAnswer::Loaded { .. }) {
                         self.inner.catalog.record_use(&args.name);
                     }

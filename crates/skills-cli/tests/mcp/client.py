@@ -127,6 +127,19 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["skills_list_count"] = len(listing["skills"])
             print(json.dumps(report))
             return
+        if mode == "extensions":
+            # Skills for people only and arguments, as a model-facing client sees them.
+            report["instructions"] = client.instructions
+            report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
+            report["search_manual"] = tool_result(await client.call_tool("search_skills", {"query": "deploy the app"}))
+            report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
+            report["load_arguments"] = tool_result(
+                await client.call_tool("load_skill", {"name": "greet", "arguments": "'Ada Lovelace' today"})
+            )
+            listing = await client.session.send_request(ListSkillsRequest(), RAW)
+            report["skills_list"] = listing
+            print(json.dumps(report))
+            return
         if mode == "limits":
             # Only the skills extension: what is published, and skills/get of each skill.
             session = client.session
