@@ -49,6 +49,7 @@
 mod arguments;
 mod budget;
 mod catalog;
+mod escape;
 mod load;
 mod narrow;
 pub mod policy;

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use serde::{Deserialize, Serialize};
 use skills_core::SkillMetadata;
 
-use crate::prompt::{MAX_PROMPT_FIELD_CHARS, code_span, escape_untrusted};
+use crate::escape::{MAX_PROMPT_FIELD_CHARS, code_span, escape_untrusted};
 
 /// Tools that are never blocked: the skills system itself (`load_skill`), resource
 /// access (`read_file`, `ls`) and task tracking (`write_todos`).

@@ -5,8 +5,10 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::error::AgentError;
 use crate::message::{AssistantMessage, Message, ToolMessage};
-use crate::middleware::{AgentError, AgentMiddleware, ChatModel, ModelNext, ModelRequest, ToolCallRequest, ToolNext};
+use crate::middleware::{AgentMiddleware, ChatModel, ModelNext, ModelRequest, ToolCallRequest, ToolNext};
+use crate::runner::AgentRunner;
 use crate::tool::{Tool, ToolOutput, ToolSpec};
 
 /// The default limit of model calls in one invocation.
@@ -122,6 +124,17 @@ impl Agent {
             }
         }
         Err(AgentError::StepLimit(self.max_steps))
+    }
+}
+
+#[async_trait::async_trait]
+impl AgentRunner for Agent {
+    async fn run_with_instructions(
+        &self,
+        state: &mut crate::AgentState,
+        instructions: &str,
+    ) -> Result<AssistantMessage, AgentError> {
+        self.invoke_with_instructions(state, instructions).await
     }
 }
 

@@ -1,19 +1,16 @@
 //! Building a [`SkillsMiddleware`]: sources, policies, budget, and the hosts' hooks for
 //! the skill fields beyond the specification (model choice, hook runner, fork agents).
 
-use std::collections::HashSet;
-use std::fmt;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use skills_catalog::{
     AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillSource, TemplateError,
 };
 use skills_core::{BackendProtocol, DiscoveryLimits};
 
-use crate::agent::Agent;
-use crate::fork::Forks;
 use crate::hooks::HookRunner;
-use crate::runtime::{ReloadPolicy, SkillsRuntime};
+use crate::runner::AgentRunner;
+use crate::runtime::{Forks, ModelChoice, ReloadPolicy, Resolver, SkillsRuntime};
 use crate::search_skills::SearchToolPolicy;
 use crate::skills::SkillsMiddleware;
 
@@ -134,14 +131,14 @@ impl SkillsMiddlewareBuilder {
 
     /// The agent that runs skills with `context: fork` (default: the agent that called
     /// `load_skill`, with its model and tools).
-    pub fn fork_agent(mut self, agent: Arc<Agent>) -> Self {
+    pub fn fork_agent(mut self, agent: Arc<dyn AgentRunner>) -> Self {
         self.forks.default = Some(agent);
         self
     }
 
     /// The agent that runs forked skills whose `agent` field is `name`; a skill naming
     /// an agent not configured runs on the default one.
-    pub fn named_agent(mut self, name: impl Into<String>, agent: Arc<Agent>) -> Self {
+    pub fn named_agent(mut self, name: impl Into<String>, agent: Arc<dyn AgentRunner>) -> Self {
         self.forks.named.insert(name.into(), agent);
         self
     }
@@ -194,56 +191,25 @@ impl SkillsMiddlewareBuilder {
             reload: self.reload,
             search: self.search,
             hooks: self.hooks,
-            models: ModelChoice {
-                resolve: self.models,
-                warned: Mutex::default(),
-            },
+            models: ModelChoice::new(self.models),
             forks: self.forks,
             diagnostics: Mutex::default(),
         })))
     }
 }
 
-type ModelResolver = dyn Fn(&str) -> Option<String> + Send + Sync;
-
-/// The host's model resolver.
-#[derive(Clone)]
-pub(crate) struct Resolver(Arc<ModelResolver>);
-
-impl fmt::Debug for Resolver {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Resolver")
+impl SkillsMiddleware {
+    /// Starts a builder.
+    pub fn builder() -> SkillsMiddlewareBuilder {
+        SkillsMiddlewareBuilder::default()
     }
-}
 
-/// How a skill's `model` becomes the model of a call.
-pub(crate) struct ModelChoice {
-    resolve: Option<Resolver>,
-    warned: Mutex<HashSet<String>>,
-}
-
-impl fmt::Debug for ModelChoice {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ModelChoice")
-            .field("resolve", &self.resolve.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-impl ModelChoice {
-    /// The model to ask for when a skill wants `requested`; `None` keeps the thread's
-    /// model, with a warning the first time a name is refused.
-    pub(crate) fn choose(&self, requested: &str) -> Option<String> {
-        let chosen = self.resolve.as_ref().and_then(|resolve| (resolve.0)(requested));
-        if chosen.is_none() {
-            let mut warned = self.warned.lock().unwrap_or_else(PoisonError::into_inner);
-            if warned.len() < 1024 && warned.insert(requested.to_owned()) {
-                tracing::warn!(
-                    model = requested,
-                    "a loaded skill asks for an unknown model; keeping the thread's model"
-                );
-            }
-        }
-        chosen
+    /// A middleware over several paths of one backend, in priority order, with the
+    /// default policy and template (deepagents' `SkillsMiddleware(backend=, sources=)`).
+    pub fn new<P: Into<String>>(
+        backend: Arc<dyn BackendProtocol>,
+        paths: impl IntoIterator<Item = P>,
+    ) -> Result<Self, BuildError> {
+        Self::builder().paths(backend, paths).build()
     }
 }

@@ -1,45 +1,18 @@
 //! `context: fork`: a skill run in a subagent with a fresh conversation, its body as the
 //! subagent's instructions and its arguments as the task.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use skills_catalog::CatalogSnapshot;
 use skills_core::{SkillMetadata, SkillsState};
 
-use crate::agent::Agent;
 use crate::message::Message;
+use crate::runner::AgentRunner;
 use crate::runtime::{PinnedSnapshot, SkillsRuntime};
 use crate::state::{AgentState, StatePart, StateUpdate};
 
-/// The default of [`SkillsMiddlewareBuilder::max_fork_depth`](crate::SkillsMiddlewareBuilder::max_fork_depth):
-/// a forked skill runs, and a skill it loads may not fork again.
-pub const DEFAULT_MAX_FORK_DEPTH: usize = 1;
-
 /// The task a forked skill gets when it was loaded without arguments.
 pub const DEFAULT_FORK_TASK: &str = "Carry out the instructions.";
-
-/// Which agents run forked skills.
-#[derive(Debug, Clone)]
-pub(crate) struct Forks {
-    /// The agent for skills without `agent` (or naming one not configured); `None`: the
-    /// agent that called `load_skill`.
-    pub default: Option<Arc<Agent>>,
-    /// Agents by the name a skill's `agent` field gives.
-    pub named: BTreeMap<String, Arc<Agent>>,
-    /// How many forks deep a thread may go.
-    pub max_depth: usize,
-}
-
-impl Default for Forks {
-    fn default() -> Self {
-        Self {
-            default: None,
-            named: BTreeMap::new(),
-            max_depth: DEFAULT_MAX_FORK_DEPTH,
-        }
-    }
-}
 
 /// Marks a subagent's state as a fork: how deep, and which skill it runs (whose model,
 /// tool rules and hooks apply inside it).
@@ -79,7 +52,7 @@ pub(crate) async fn run(
     text: &str,
     task: Option<&str>,
     state: &AgentState,
-    parent: Option<&Agent>,
+    parent: Option<&dyn AgentRunner>,
 ) -> Result<(String, StateUpdate), String> {
     let depth = state.get::<ForkContext>().map_or(0, |f| f.depth);
     let forks = &runtime.forks;
@@ -109,7 +82,7 @@ pub(crate) async fn run(
     });
     child.insert(runtime.state_of(snapshot, vec![skill.name.clone()]));
     child.insert(PinnedSnapshot(snapshot.clone()));
-    match agent.invoke_with_instructions(&mut child, instructions.trim()).await {
+    match agent.run_with_instructions(&mut child, instructions.trim()).await {
         Ok(answer) => Ok((answer.content, child.shared_update())),
         Err(error) => Err(format!("Error: Skill '{}' failed in its subagent: {error}", skill.name)),
     }

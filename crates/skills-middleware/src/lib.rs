@@ -57,12 +57,14 @@
 mod activate;
 mod agent;
 mod builder;
+mod error;
 mod fork;
 mod fs_tools;
 mod hooks;
 mod load_skill;
 mod message;
 mod middleware;
+mod runner;
 mod runtime;
 mod scripted;
 mod search_skills;
@@ -74,9 +76,8 @@ mod tool;
 pub use activate::{Activation, ActivationError};
 pub use agent::{Agent, AgentBuildError, AgentBuilder, DEFAULT_MAX_STEPS};
 pub use async_trait::async_trait;
-pub(crate) use builder::ModelChoice;
 pub use builder::{BuildError, SkillsMiddlewareBuilder};
-pub use fork::{DEFAULT_FORK_TASK, DEFAULT_MAX_FORK_DEPTH};
+pub use fork::DEFAULT_FORK_TASK;
 pub use fs_tools::{DEFAULT_READ_LIMIT, LsTool, MAX_LINE_CHARS, ReadFileTool, filesystem_tools};
 pub use hooks::{HookDecision, HookInvocation, HookRunner, PendingPrompt, SkillHooksState};
 pub use load_skill::{LOAD_SKILL, LoadSkillTool};
@@ -85,6 +86,8 @@ pub use middleware::{
     AgentError, AgentMiddleware, ChatModel, ModelError, ModelNext, ModelRequest, ModelResponse, ToolCallRequest,
     ToolNext,
 };
+pub use runner::AgentRunner;
+pub use runtime::DEFAULT_MAX_FORK_DEPTH;
 pub use runtime::ReloadPolicy;
 pub use scripted::{ScriptedModel, SeenRequest};
 pub use search_skills::{SEARCH_SKILLS, SearchSkillsTool, SearchToolPolicy};

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::agent::Agent;
+pub use crate::error::{AgentError, ModelError};
 use crate::message::{AssistantMessage, Message, ToolCall};
+use crate::runner::AgentRunner;
 use crate::state::{AgentState, StateUpdate};
 use crate::tool::{Tool, ToolOutput, ToolRuntime, ToolSpec};
 
@@ -69,43 +70,6 @@ pub struct ToolCallRequest<'a> {
     pub call: ToolCall,
     /// The agent's state when the call started.
     pub state: &'a AgentState,
-}
-
-/// A model call failed (network, provider error, exhausted script).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ModelError {
-    /// What went wrong.
-    pub message: String,
-}
-
-impl ModelError {
-    /// A model error with a message.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-}
-
-/// Why an agent run stopped without an answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum AgentError {
-    /// The model call failed.
-    #[error("model call failed: {0}")]
-    Model(#[from] ModelError),
-    /// A middleware refused to go on.
-    #[error("middleware {middleware} failed: {message}")]
-    Middleware {
-        /// The middleware's name.
-        middleware: String,
-        /// What went wrong.
-        message: String,
-    },
-    /// The model kept calling tools past the agent's step limit.
-    #[error("the agent made {0} model calls without a final answer")]
-    StepLimit(usize),
 }
 
 /// A chat model: turns a request into the next assistant turn.
@@ -214,7 +178,7 @@ impl<'a> ModelNext<'a> {
 pub struct ToolNext<'a> {
     layers: &'a [Arc<dyn AgentMiddleware>],
     tools: &'a [Arc<dyn Tool>],
-    agent: Option<&'a Agent>,
+    agent: Option<&'a dyn AgentRunner>,
 }
 
 impl<'a> ToolNext<'a> {
@@ -230,7 +194,7 @@ impl<'a> ToolNext<'a> {
 
     /// The same chain, telling the tools which agent runs them (see
     /// [`ToolRuntime::agent`]).
-    pub fn with_agent(mut self, agent: &'a Agent) -> Self {
+    pub fn with_agent(mut self, agent: &'a dyn AgentRunner) -> Self {
         self.agent = Some(agent);
         self
     }

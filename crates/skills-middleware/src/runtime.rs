@@ -1,11 +1,15 @@
 //! What a [`SkillsMiddleware`](crate::SkillsMiddleware) shares at run time with its
 //! clones and its `load_skill` tool, and which snapshot a thread reads.
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 use skills_catalog::{CatalogSnapshot, PromptSection, SkillCatalog};
 
+use crate::hooks::{HookRunner, has_command_hooks};
+use crate::runner::AgentRunner;
 use crate::state::{AgentState, StatePart};
 
 /// When a thread sees a new catalog snapshot.
@@ -39,9 +43,9 @@ pub(crate) struct SkillsRuntime {
     pub(crate) section: PromptSection,
     pub(crate) reload: ReloadPolicy,
     pub(crate) search: crate::SearchToolPolicy,
-    pub(crate) hooks: Option<Arc<dyn crate::HookRunner>>,
-    pub(crate) models: crate::ModelChoice,
-    pub(crate) forks: crate::fork::Forks,
+    pub(crate) hooks: Option<Arc<dyn HookRunner>>,
+    pub(crate) models: ModelChoice,
+    pub(crate) forks: Forks,
     /// Diagnostics of the last snapshot a thread started from, with the
     /// `hooks-ignored` ones added (computed once per catalog version).
     pub(crate) diagnostics: std::sync::Mutex<Option<(u64, Arc<[skills_core::Diagnostic]>)>>,
@@ -80,7 +84,7 @@ impl SkillsRuntime {
                 let ignored: Vec<skills_core::Diagnostic> = snapshot
                     .skills()
                     .iter()
-                    .filter(|skill| crate::hooks::has_command_hooks(skill))
+                    .filter(|skill| has_command_hooks(skill))
                     .map(|skill| {
                         skills_core::Diagnostic::new(
                             &skill.path,
@@ -98,5 +102,82 @@ impl SkillsRuntime {
             }
         }
         state
+    }
+}
+
+/// The default of [`SkillsMiddlewareBuilder::max_fork_depth`](crate::SkillsMiddlewareBuilder::max_fork_depth):
+/// a forked skill runs, and a skill it loads may not fork again.
+pub const DEFAULT_MAX_FORK_DEPTH: usize = 1;
+
+/// Which agents run forked skills.
+#[derive(Debug, Clone)]
+pub(crate) struct Forks {
+    /// The agent for skills without `agent` (or naming one not configured); `None`: the
+    /// agent that called `load_skill`.
+    pub default: Option<Arc<dyn AgentRunner>>,
+    /// Agents by the name a skill's `agent` field gives.
+    pub named: BTreeMap<String, Arc<dyn AgentRunner>>,
+    /// How many forks deep a thread may go.
+    pub max_depth: usize,
+}
+
+impl Default for Forks {
+    fn default() -> Self {
+        Self {
+            default: None,
+            named: BTreeMap::new(),
+            max_depth: DEFAULT_MAX_FORK_DEPTH,
+        }
+    }
+}
+
+type ModelResolver = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// The host's model resolver.
+#[derive(Clone)]
+pub(crate) struct Resolver(pub(crate) Arc<ModelResolver>);
+
+impl fmt::Debug for Resolver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Resolver")
+    }
+}
+
+/// How a skill's `model` becomes the model of a call.
+pub(crate) struct ModelChoice {
+    resolve: Option<Resolver>,
+    warned: Mutex<HashSet<String>>,
+}
+
+impl fmt::Debug for ModelChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModelChoice")
+            .field("resolve", &self.resolve.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModelChoice {
+    pub(crate) fn new(resolve: Option<Resolver>) -> Self {
+        Self {
+            resolve,
+            warned: Mutex::default(),
+        }
+    }
+
+    /// The model to ask for when a skill wants `requested`; `None` keeps the thread's
+    /// model, with a warning the first time a name is refused.
+    pub(crate) fn choose(&self, requested: &str) -> Option<String> {
+        let chosen = self.resolve.as_ref().and_then(|resolve| (resolve.0)(requested));
+        if chosen.is_none() {
+            let mut warned = self.warned.lock().unwrap_or_else(PoisonError::into_inner);
+            if warned.len() < 1024 && warned.insert(requested.to_owned()) {
+                tracing::warn!(
+                    model = requested,
+                    "a loaded skill asks for an unknown model; keeping the thread's model"
+                );
+            }
+        }
+        chosen
     }
 }

@@ -7,9 +7,8 @@ use async_trait::async_trait;
 use skills_catalog::{
     AllowedToolsPolicy, CatalogEvent, SkillCatalog, SkillSource, WatchError, WatchHandle, check_tool_call,
 };
-use skills_core::{BackendProtocol, HookEvent, SkillsState};
+use skills_core::{HookEvent, SkillsState};
 
-use crate::builder::{BuildError, SkillsMiddlewareBuilder};
 use crate::fork::active_skills;
 use crate::hooks::{HookSite, SkillHooksState, prompt_section};
 use crate::load_skill::LoadSkillTool;
@@ -79,20 +78,6 @@ impl SkillsMiddleware {
 
     pub(crate) fn runtime(&self) -> &Arc<SkillsRuntime> {
         &self.runtime
-    }
-
-    /// Starts a builder.
-    pub fn builder() -> SkillsMiddlewareBuilder {
-        SkillsMiddlewareBuilder::default()
-    }
-
-    /// A middleware over several paths of one backend, in priority order, with the
-    /// default policy and template (deepagents' `SkillsMiddleware(backend=, sources=)`).
-    pub fn new<P: Into<String>>(
-        backend: Arc<dyn BackendProtocol>,
-        paths: impl IntoIterator<Item = P>,
-    ) -> Result<Self, BuildError> {
-        Self::builder().paths(backend, paths).build()
     }
 
     /// The sources, in priority order.

@@ -5,8 +5,8 @@ use std::fmt::Debug;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::Agent;
 use crate::message::{Message, ToolMessage};
+use crate::runner::AgentRunner;
 use crate::state::{AgentState, StateUpdate};
 
 /// A tool as the model sees it: name, description and the JSON schema of its arguments.
@@ -27,9 +27,9 @@ pub struct ToolRuntime<'a> {
     pub state: &'a AgentState,
     /// The id of the call being answered.
     pub tool_call_id: &'a str,
-    /// The agent running the call, when the loop says (the reference [`Agent`] does): a
-    /// tool that runs a subagent like its parent uses it.
-    pub agent: Option<&'a Agent>,
+    /// The agent loop running the call, when the loop says (the reference
+    /// [`Agent`](crate::Agent) does): a tool that runs a subagent like its parent uses it.
+    pub agent: Option<&'a dyn AgentRunner>,
 }
 
 impl ToolRuntime<'_> {

@@ -238,7 +238,7 @@ async fn disallowed_tools_are_refused_in_both_policies_naming_the_skill() {
             .allowed_tools_policy(policy)
             .build()
             .unwrap();
-        let agent = build_agent(model, skills, &[fetch.clone()]);
+        let agent = build_agent(model, skills, std::slice::from_ref(&fetch));
         let mut state = AgentState::new(vec![Message::user("go")]);
         agent.invoke(&mut state).await.unwrap();
         assert_eq!(
@@ -388,7 +388,7 @@ async fn without_a_runner_command_hooks_are_ignored_with_one_diagnostic_per_skil
     let agent = build_agent(
         model,
         SkillsMiddleware::new(skills_backend, ["/skills"]).unwrap(),
-        &[rm.clone()],
+        std::slice::from_ref(&rm),
     );
     let mut state = AgentState::new(vec![Message::user("go")]);
     agent.invoke(&mut state).await.unwrap();
