@@ -104,8 +104,12 @@ pub fn check_tool_call<'a>(
         .into_iter()
         .map(|entry| escape_untrusted(entry, MAX_PROMPT_FIELD_CHARS))
         .collect();
+    let named = allowed
+        .iter()
+        .any(|entry| entry.split_once('(').is_some_and(|(name, _)| name.trim() == tool));
+    let what = if named { "This call of tool" } else { "Tool" };
     Some(format!(
-        "Tool '{}' is not in the allowed-tools list for the currently loaded skills. Allowed tools: {}. \
+        "{what} '{}' is not in the allowed-tools list for the currently loaded skills. Allowed tools: {}. \
          If you believe this tool is necessary, explain your reasoning.",
         escape_untrusted(tool, MAX_PROMPT_FIELD_CHARS),
         allowed.join(", ")

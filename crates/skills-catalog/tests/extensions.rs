@@ -203,7 +203,16 @@ fn allowed_tools_patterns_match_the_first_argument_by_prefix_words() {
         restrict("Bash", json!({"command": "git addendum"})).is_some(),
         "words, not characters"
     );
-    assert!(restrict("Bash", json!({"command": "git push"})).is_some());
+    let refused = restrict("Bash", json!({"command": "git push"})).unwrap();
+    assert!(
+        refused.starts_with("This call of tool 'Bash' is not in the allowed-tools list"),
+        "{refused}"
+    );
+    let other = restrict("Write", json!({})).unwrap();
+    assert!(
+        other.starts_with("Tool 'Write' is not in the allowed-tools list"),
+        "{other}"
+    );
     assert!(restrict("Bash", json!({})).is_some(), "a pattern needs an argument");
     assert_eq!(restrict("Read", json!({"file_path": "/any"})), None);
     assert_eq!(restrict("load_skill", json!({})), None, "always allowed");

@@ -67,7 +67,7 @@ fn default_chain_adds_user_then_project_skills_last_wins() {
 }
 
 #[test]
-fn list_json_has_exactly_the_skill_metadata_fields_plus_source_and_shadowed() {
+fn list_json_has_exactly_the_skill_metadata_fields_plus_invocation_source_resources_and_shadowed() {
     let dir = tempfile::tempdir().unwrap();
     let out = skills(dir.path(), &["list", "--json"]);
     assert_eq!(out.status.code(), Some(0));
@@ -85,10 +85,13 @@ fn list_json_has_exactly_the_skill_metadata_fields_plus_source_and_shadowed() {
             "description",
             "license",
             "metadata",
+            "model_invocable",
             "name",
             "path",
+            "resources",
             "shadowed",
-            "source"
+            "source",
+            "user_invocable"
         ]
     );
     let sql = list
