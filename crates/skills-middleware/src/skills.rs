@@ -40,7 +40,7 @@ use crate::tool::{Command, Tool, ToolOutput};
 /// - `after_agent`: fires the loaded skills' `Stop` hooks.
 ///
 /// While a skill with `model` (or `effort`) is loaded, model calls ask for it (the last
-/// loaded wins; see [`SkillsMiddlewareBuilder::resolve_model`]). A skill with
+/// loaded wins; see [`SkillsMiddlewareBuilder::resolve_model`](crate::SkillsMiddlewareBuilder::resolve_model)). A skill with
 /// `disable-model-invocation` is neither listed nor loadable by the model: the host
 /// activates it with [`SkillsMiddleware::activate`].
 ///

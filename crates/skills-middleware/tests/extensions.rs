@@ -403,3 +403,58 @@ async fn without_a_runner_command_hooks_are_ignored_with_one_diagnostic_per_skil
         .collect();
     assert_eq!(ignored, ["/skills/guarded/SKILL.md"]);
 }
+
+#[tokio::test]
+async fn the_host_activates_a_forked_skill_on_the_configured_agents() {
+    let skills_backend = backend(&[
+        ("survey", "Surveys", "context: fork\nagent: reviewer\n"),
+        ("plainfork", "Forks", "context: fork\n"),
+    ]);
+    let reviewer_model = Arc::new(ScriptedModel::new().reply("Reviewed: fine."));
+    let reviewer = Arc::new(Agent::builder(reviewer_model.clone()).build().unwrap());
+    let default_model = Arc::new(ScriptedModel::new().reply("Default fork ran."));
+    let default = Arc::new(Agent::builder(default_model.clone()).build().unwrap());
+    let skills = SkillsMiddleware::builder()
+        .source(SkillSource::new(skills_backend.clone(), "/skills"))
+        .fork_agent(default)
+        .named_agent("reviewer", reviewer)
+        .build()
+        .unwrap();
+    let mut state = AgentState::new(vec![Message::user("SECRET history")]);
+    let activation = skills
+        .activate(&mut state, "survey", Some(SkillArguments::Text("the diff".into())))
+        .await
+        .unwrap();
+    assert_eq!(
+        activation,
+        Activation::Forked {
+            answer: "Reviewed: fine.".into()
+        }
+    );
+    assert_eq!(reviewer_model.seen()[0].messages, [Message::user("the diff")]);
+    assert!(
+        state
+            .messages
+            .last()
+            .unwrap()
+            .content()
+            .ends_with("Its answer:\n\nReviewed: fine.")
+    );
+    assert_eq!(loaded(&state), ["survey"]);
+    let plain = skills.activate(&mut state, "plainfork", None).await.unwrap();
+    assert_eq!(
+        plain,
+        Activation::Forked {
+            answer: "Default fork ran.".into()
+        }
+    );
+    assert_eq!(default_model.seen()[0].messages, [Message::user(DEFAULT_FORK_TASK)]);
+
+    // Without a configured agent, the host has no parent agent to lend the fork.
+    let bare = SkillsMiddleware::new(skills_backend, ["/skills"]).unwrap();
+    let refused = bare.activate(&mut AgentState::default(), "plainfork", None).await;
+    assert!(
+        matches!(&refused, Err(ActivationError::Fork(m)) if m.contains("no agent is configured")),
+        "{refused:?}"
+    );
+}
