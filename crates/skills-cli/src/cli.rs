@@ -57,6 +57,10 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Do not count each skill's resources (one listing of every skill folder): on a
+        /// library of thousands of skills, about half the time of the command.
+        #[arg(long)]
+        no_resources: bool,
     },
     /// Show one skill: metadata, source, and the files in its folder.
     Info {

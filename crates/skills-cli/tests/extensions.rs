@@ -67,6 +67,16 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     assert_eq!(listed[1]["user_invocable"], false);
     assert_eq!(listed[1]["extensions"]["context"], "fork");
     assert!(listed[2].get("extensions").is_none());
+
+    // Without the count, no folder is listed: no column, no key.
+    let quick = stdout(&skills(dir.path(), &["list", "--source", "lib", "--no-resources"]));
+    assert!(quick.starts_with("NAME    DESCRIPTION     FLAGS"), "{quick}");
+    let listed = json(&skills(
+        dir.path(),
+        &["list", "--source", "lib", "--json", "--no-resources"],
+    ));
+    assert!(listed[0].get("resources").is_none());
+    assert_eq!(listed[0]["model_invocable"], false);
 }
 
 #[test]

@@ -4,26 +4,34 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 
-use agent_skills::{ResourceKind, ResourceMetadata};
+use agent_skills::resources::resources_from_entries;
+use agent_skills::{CatalogSnapshot, ResourceKind, ResourceMetadata, SkillMetadata};
+use futures_util::StreamExt as _;
 
 use super::{ShadowedJson, SkillJson, flags, print_json, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need};
 use crate::output::{print_diagnostics, shorten, table};
 
-pub async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let library = library::catalog(specs, Need::Inventory, json).await?;
+pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
+    let library = library::catalog(specs, Need::Listing, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
+    let counts: Vec<Option<ResourceCounts>> = if resources {
+        resource_counts(&snapshot).await.into_iter().map(Some).collect()
+    } else {
+        vec![None; snapshot.skills().len()]
+    };
     if json {
         let skills: Vec<_> = snapshot
             .skills()
             .iter()
-            .map(|skill| ListJson {
+            .zip(counts)
+            .map(|(skill, resources)| ListJson {
                 skill: SkillJson::new(skill, label(&skill.name)),
-                resources: ResourceCounts::of(&snapshot.resources_of(&skill.name).unwrap_or_default()),
+                resources,
                 shadowed: shadowed_of(&snapshot, &skill.name),
             })
             .collect();
@@ -35,29 +43,50 @@ pub async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
         let rows: Vec<_> = snapshot
             .skills()
             .iter()
-            .map(|skill| {
+            .zip(counts)
+            .map(|(skill, resources)| {
                 let mut source = label(&skill.name).to_owned();
                 let hidden = shadowed_of(&snapshot, &skill.name);
                 if !hidden.is_empty() {
                     let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
                     source = format!("{source} (hides {})", hidden.join(", "));
                 }
-                let resources = snapshot.resources_of(&skill.name).unwrap_or_default();
-                vec![
-                    skill.name.clone(),
-                    shorten(&skill.description, 60),
-                    ResourceCounts::of(&resources).short(),
-                    flags(skill).join(","),
-                    source,
-                ]
+                let mut row = vec![skill.name.clone(), shorten(&skill.description, 60)];
+                row.extend(resources.map(|r| r.short()));
+                row.extend([flags(skill).join(","), source]);
+                row
             })
             .collect();
-        print!(
-            "{}",
-            table(&["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"], &rows)
-        );
+        let header: &[&str] = if resources {
+            &["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"]
+        } else {
+            &["NAME", "DESCRIPTION", "FLAGS", "SOURCE"]
+        };
+        print!("{}", table(header, &rows));
     }
     Ok(ExitCode::from(library.exit(EXIT_OK)))
+}
+
+/// How many resources each skill of `snapshot` has, in its order: each folder walked
+/// (16 at a time) and only the counts kept, so a large library costs no more memory
+/// than its skills.
+async fn resource_counts(snapshot: &CatalogSnapshot) -> Vec<ResourceCounts> {
+    futures_util::stream::iter(snapshot.skills())
+        .map(|skill| count_resources(snapshot, skill))
+        .buffered(16)
+        .collect()
+        .await
+}
+
+async fn count_resources(snapshot: &CatalogSnapshot, skill: &SkillMetadata) -> ResourceCounts {
+    let Some(source) = snapshot.source_for(&skill.name) else {
+        return ResourceCounts::default();
+    };
+    let dir = skill.dir();
+    match source.backend().walk(dir, 2).await {
+        Ok(walk) => ResourceCounts::of(&resources_from_entries(dir, &skill.name, &walk.entries)),
+        Err(_) => ResourceCounts::default(),
+    }
 }
 
 /// A skill as `list --json` prints it: with the copies it hides.
@@ -65,12 +94,13 @@ pub async fn list(specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
 struct ListJson<'a> {
     #[serde(flatten)]
     skill: SkillJson<'a>,
-    resources: ResourceCounts,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<ResourceCounts>,
     shadowed: Vec<ShadowedJson<'a>>,
 }
 
 /// How many resource files of each kind a skill has.
-#[derive(Serialize, Default)]
+#[derive(Serialize, Default, Clone, Copy)]
 struct ResourceCounts {
     scripts: usize,
     references: usize,

@@ -20,7 +20,11 @@ use crate::cli::{Cli, Command};
 
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::List { sources, json } => list::list(&sources, json).await,
+        Command::List {
+            sources,
+            json,
+            no_resources,
+        } => list::list(&sources, json, !no_resources).await,
         Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
         Command::Validate {
             paths,
