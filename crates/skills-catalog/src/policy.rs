@@ -123,7 +123,9 @@ const PATTERN_ARGUMENTS: [&str; 5] = ["command", "file_path", "path", "url", "qu
 /// Whether an `allowed-tools` or `disallowed-tools` entry covers a call of `tool` with
 /// `args`.
 ///
-/// - `Name` covers every call of the tool `Name`.
+/// - `Name` covers every call of the tool `Name`; a `*` in it is a wildcard
+///   (`mcp__github__*`), and an MCP server's name alone (`mcp__github`) covers each of
+///   its tools.
 /// - `Name(pattern)` covers calls of `Name` whose argument matches `pattern`: the
 ///   argument is `command`, `file_path`, `path`, `url` or `query` when the call has one
 ///   of them as a string (in that order), else its first string argument in name order.
@@ -139,16 +141,19 @@ const PATTERN_ARGUMENTS: [&str; 5] = ["command", "file_path", "path", "url", "qu
 /// assert!(!tool_rule_matches("Bash(npm run test:*)", "Bash", &json!({"command": "npm run testing"})));
 /// assert!(tool_rule_matches("Read(/src/*.rs)", "Read", &json!({"file_path": "/src/main.rs"})));
 /// assert!(!tool_rule_matches("Bash(ls)", "Bash", &json!({"command": "ls -la"})));
+/// assert!(tool_rule_matches("mcp__github__*", "mcp__github__create_issue", &json!({})));
+/// assert!(tool_rule_matches("mcp__github", "mcp__github__create_issue", &json!({})));
+/// assert!(!tool_rule_matches("mcp__git", "mcp__github__create_issue", &json!({})));
 /// ```
 pub fn tool_rule_matches(entry: &str, tool: &str, args: &serde_json::Value) -> bool {
     let entry = entry.trim();
-    let Some((name, rest)) = entry.split_once('(') else {
-        return entry == tool;
+    let Some((name, pattern)) = entry
+        .split_once('(')
+        .and_then(|(n, rest)| Some((n, rest.strip_suffix(')')?)))
+    else {
+        return tool_name_matches(entry, tool);
     };
-    let Some(pattern) = rest.strip_suffix(')') else {
-        return entry == tool;
-    };
-    if name.trim() != tool {
+    if !tool_name_matches(name.trim(), tool) {
         return false;
     }
     let pattern = pattern.trim();
@@ -166,6 +171,20 @@ pub fn tool_rule_matches(entry: &str, tool: &str, args: &serde_json::Value) -> b
             .is_some_and(|after| after.is_empty() || after.starts_with(char::is_whitespace));
     }
     wildcard_matches(pattern, argument)
+}
+
+/// A rule's tool name against a tool's: equal, a `*` wildcard (`mcp__github__*`), or an
+/// MCP server's name alone (`mcp__github` covers every `mcp__github__...` tool).
+fn tool_name_matches(rule: &str, tool: &str) -> bool {
+    if rule.contains('*') {
+        return wildcard_matches(rule, tool);
+    }
+    if rule == tool {
+        return true;
+    }
+    rule.strip_prefix("mcp__")
+        .is_some_and(|server| !server.is_empty() && !server.contains("__"))
+        && tool.strip_prefix(rule).is_some_and(|rest| rest.starts_with("__"))
 }
 
 fn pattern_argument(args: &serde_json::Value) -> Option<&str> {

@@ -229,3 +229,16 @@ fn allowed_tools_patterns_match_the_first_argument_by_prefix_words() {
         None
     );
 }
+
+#[test]
+fn tool_names_take_wildcards_and_mcp_server_names() {
+    let mcp = skill("allowed-tools:\n  - mcp__aws__*\n  - mcp__docs\n  - Bash(aws s3 ls *)\n");
+    let restrict =
+        |tool: &str, args: serde_json::Value| check_tool_call(AllowedToolsPolicy::Restrict, tool, &args, [&mcp]);
+    assert_eq!(restrict("mcp__aws__call", json!({})), None);
+    assert_eq!(restrict("mcp__docs__search", json!({})), None);
+    assert!(restrict("mcp__docsearch__x", json!({})).is_some());
+    assert!(restrict("mcp__other__x", json!({})).is_some());
+    assert_eq!(restrict("Bash", json!({"command": "aws s3 ls s3://bucket"})), None);
+    assert!(restrict("Bash", json!({"command": "aws s3 rm s3://bucket"})).is_some());
+}

@@ -169,3 +169,27 @@ fn defaults_written_out_leave_no_extensions() {
     assert!(diagnostics.is_empty());
     assert!(skill.extensions.is_none());
 }
+
+#[test]
+fn real_world_shapes_are_read_as_their_authors_meant() {
+    // `argument-hint: [file]` unquoted is a YAML list; the author meant the text.
+    let (skill, diagnostics) = parse("argument-hint: [audio-or-video-file-path ...]\n");
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    assert_eq!(skill.argument_hint(), Some("[audio-or-video-file-path ...]"));
+    let (skill, _) = parse("argument-hint: [env, version]\n");
+    assert_eq!(skill.argument_hint(), Some("[env, version]"));
+    // A hook written without `hooks:` and without `type`: the key says the kind.
+    let (skill, diagnostics) = parse(
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      command: aws sts get-caller-identity\n      once: true\n",
+    );
+    assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    let hook = &skill.extensions().unwrap().hooks[0];
+    assert_eq!(
+        hook.action,
+        HookAction::Command {
+            command: "aws sts get-caller-identity".into(),
+            timeout: None
+        }
+    );
+    assert!(hook.once && hook.matches("Bash"));
+}

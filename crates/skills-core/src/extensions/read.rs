@@ -25,7 +25,7 @@ pub(crate) fn parse_extensions(
                 ext.disable_model_invocation = reader.boolean(key, value).unwrap_or(false);
             }
             "user-invocable" => ext.user_invocable = reader.boolean(key, value).unwrap_or(true),
-            "argument-hint" => ext.argument_hint = reader.text(key, value, MAX_SHORT_FIELD),
+            "argument-hint" => ext.argument_hint = reader.text(key, bracketed(value), MAX_SHORT_FIELD),
             "model" => ext.model = reader.text(key, value, MAX_SHORT_FIELD),
             "effort" => ext.effort = reader.text(key, value, MAX_SHORT_FIELD),
             "agent" => ext.agent = reader.text(key, value, MAX_SHORT_FIELD),
@@ -244,7 +244,14 @@ impl Reader<'_> {
                 .map(|(_, v)| v.to_text())
         };
         let once = field("once").is_some_and(|v| v == "true");
-        let action = match field("type").as_deref() {
+        // Without a `type`, the key present says which kind it is.
+        let kind = field("type").or_else(|| {
+            ["command", "prompt"]
+                .into_iter()
+                .find(|k| field(k).is_some())
+                .map(str::to_owned)
+        });
+        let action = match kind.as_deref() {
             Some("command") => field("command").map(|command| HookAction::Command {
                 command: cut(command, MAX_LONG_FIELD),
                 timeout: field("timeout").and_then(|t| t.parse().ok()),
@@ -297,4 +304,16 @@ fn split_globs(text: &str) -> Vec<String> {
         .map(|g| g.trim().to_owned())
         .filter(|g| !g.is_empty())
         .collect()
+}
+
+/// `argument-hint: [file] [mode]` written without quotes: YAML reads `[file]` as a list.
+/// Authors mean the text, so a list of scalars is written back as `[a, b]`.
+fn bracketed(value: Yaml) -> Yaml {
+    match &value {
+        Yaml::Seq(items) if items.iter().all(|i| matches!(i, Yaml::Scalar(_))) => {
+            let items: Vec<String> = items.iter().map(Yaml::to_text).collect();
+            crate::yaml::text_scalar(format!("[{}]", items.join(", ")))
+        }
+        _ => value,
+    }
 }
