@@ -60,6 +60,7 @@ mod recover;
 pub mod resources;
 mod skill;
 mod skill_size;
+mod split;
 pub mod url;
 mod watch;
 mod yaml;

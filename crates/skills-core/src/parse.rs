@@ -363,31 +363,7 @@ impl FieldParser<'_> {
     }
 }
 
-/// Splits an `allowed-tools` string on whitespace and commas, keeping parenthesized
-/// arguments whole: `"Bash(git add:*), Read"` is `["Bash(git add:*)", "Read"]`.
-pub fn split_tools(text: &str) -> Vec<String> {
-    let mut tools = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            c if depth == 0 && (c == ',' || c.is_whitespace()) => {
-                if !current.is_empty() {
-                    tools.push(std::mem::take(&mut current));
-                }
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    if !current.is_empty() {
-        tools.push(current);
-    }
-    tools
-}
+pub use crate::split::split_tools;
 
 /// The frontmatter of a `SKILL.md` as JSON, with every field the author wrote and each
 /// scalar resolved as YAML 1.2's core schema says (`true` a boolean, `1.10` the number

@@ -31,7 +31,7 @@ pub(crate) fn parse_extensions(
             "agent" => ext.agent = reader.text(key, value, MAX_SHORT_FIELD),
             "when_to_use" => ext.when_to_use = reader.text(key, value, MAX_LONG_FIELD),
             "context" => ext.context = reader.context(value),
-            "disallowed-tools" => ext.disallowed_tools = reader.list(key, value, crate::parse::split_tools),
+            "disallowed-tools" => ext.disallowed_tools = reader.list(key, value, crate::split::split_tools),
             "paths" => ext.paths = reader.list(key, value, split_globs),
             _ => ext.hooks = reader.hooks(value),
         }
@@ -283,27 +283,7 @@ fn cut(mut text: String, max: usize) -> String {
 /// Splits a `paths` string on commas outside braces: `"src/**/*.rs, {a,b}/*.md"` is
 /// `["src/**/*.rs", "{a,b}/*.md"]`.
 fn split_globs(text: &str) -> Vec<String> {
-    let mut globs = Vec::new();
-    let mut current = String::new();
-    let mut depth = 0usize;
-    for c in text.chars() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                globs.push(std::mem::take(&mut current));
-                continue;
-            }
-            _ => {}
-        }
-        current.push(c);
-    }
-    globs.push(current);
-    globs
-        .into_iter()
-        .map(|g| g.trim().to_owned())
-        .filter(|g| !g.is_empty())
-        .collect()
+    crate::split::split_outside(text, ('{', '}'), |c| c == ',')
 }
 
 /// `argument-hint: [file] [mode]` written without quotes: YAML reads `[file]` as a list.
