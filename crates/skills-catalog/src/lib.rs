@@ -51,6 +51,7 @@ mod budget;
 mod catalog;
 mod escape;
 mod load;
+pub mod manifest;
 mod narrow;
 pub mod policy;
 pub mod prompt;

@@ -1,0 +1,224 @@
+//! A skill's files with their SHA-256 digests and sizes: the manifest the MCP skills
+//! extension publishes and a lockfile pins, computed once for both.
+
+use std::sync::Arc;
+
+use dashmap::DashMap;
+use sha2::{Digest as _, Sha256};
+use skills_core::parse::frontmatter_json;
+use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SKILL_TREE_DEPTH, SkillMetadata, SkillSize};
+
+/// A JSON object (a frontmatter).
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// `sha256:` and the 64 lowercase hex digits of `bytes`' SHA-256, as the MCP skills
+/// extension and lockfiles write digests.
+///
+/// ```
+/// assert_eq!(
+///     skills_catalog::manifest::sha256_digest(b""),
+///     "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+/// );
+/// ```
+pub fn sha256_digest(bytes: &[u8]) -> String {
+    digest_text(&Sha256::digest(bytes).into())
+}
+
+fn digest_text(digest: &[u8; 32]) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::with_capacity(DIGEST_PREFIX.len() + 64);
+    text.push_str(DIGEST_PREFIX);
+    for byte in digest {
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+/// One file of a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ManifestFile {
+    /// Path inside the skill's folder.
+    pub rel: String,
+    /// `sha256:<hex>`.
+    pub digest: String,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// Remembers the digest of every file read, by source, path and fingerprint, so an
+/// unchanged file is read once for all manifests.
+#[derive(Debug, Default)]
+pub struct DigestCache {
+    entries: DashMap<(usize, String), Cached>,
+}
+
+#[derive(Debug, Clone)]
+struct Cached {
+    etag: String,
+    file: Digested,
+}
+
+/// What reading a file once tells: its digest and size, and for a `SKILL.md` its
+/// frontmatter. Kept for every file of a library, so kept small: the digest as its 32
+/// bytes (not its 71-character text) and the frontmatter as compact JSON text (a
+/// parsed map is about twice the size).
+#[derive(Debug, Clone)]
+struct Digested {
+    digest: [u8; 32],
+    size: u64,
+    frontmatter: Option<Arc<str>>,
+}
+
+/// The prefix of a digest's text.
+const DIGEST_PREFIX: &str = "sha256:";
+
+impl Digested {
+    fn of(bytes: &[u8], skill_md: bool) -> Self {
+        let digest = Sha256::digest(bytes).into();
+        let frontmatter = skill_md
+            .then(|| frontmatter_json(bytes))
+            .flatten()
+            .and_then(|map| serde_json::to_string(&map).ok())
+            .map(Arc::from);
+        Self {
+            digest,
+            size: bytes.len() as u64,
+            frontmatter,
+        }
+    }
+
+    /// The digest as SEP-2640 writes it: `sha256:` and 64 lowercase hex digits.
+    fn digest_text(&self) -> String {
+        digest_text(&self.digest)
+    }
+}
+
+/// A skill's served files and its `SKILL.md` frontmatter as written.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// Every served file, sorted by path.
+    pub files: Vec<ManifestFile>,
+    /// The frontmatter of `SKILL.md` as JSON (`None` if it does not parse).
+    pub frontmatter: Option<Arc<JsonObject>>,
+}
+
+impl DigestCache {
+    fn get(&self, source: usize, path: &str, etag: Option<&str>) -> Option<Digested> {
+        let etag = etag?;
+        let cached = self.entries.get(&(source, path.to_owned()))?;
+        (cached.etag == etag).then(|| cached.file.clone())
+    }
+
+    fn put(&self, source: usize, path: String, etag: Option<String>, file: Digested) {
+        let entries = &self.entries;
+        match etag {
+            Some(etag) => {
+                entries.insert((source, path), Cached { etag, file });
+            }
+            None => {
+                entries.remove(&(source, path));
+            }
+        }
+    }
+
+    /// The files of a skill with their digests: one walk of its folder, and a read of
+    /// each file whose fingerprint is new. The manifest is complete or there is none
+    /// (SEP-2640: a host treats an unlisted file as tampering): `Err` says why not, when
+    /// the folder cannot be walked, the skill goes beyond the extension's limits
+    /// ([`SkillSize::over_limits`]), or one of its files is over the backend's size
+    /// limit or cannot be read.
+    pub async fn manifest(
+        &self,
+        backend: &dyn BackendProtocol,
+        source: usize,
+        skill: &SkillMetadata,
+    ) -> Result<Manifest, String> {
+        let dir = skill.dir();
+        let walk = backend
+            .walk(dir, SKILL_TREE_DEPTH)
+            .await
+            .map_err(|error| format!("its folder cannot be listed: {error}"))?;
+        if let Some(error) = walk.errors.first() {
+            return Err(format!("part of its folder cannot be listed: {error}"));
+        }
+        if let Some(problem) = SkillSize::of(&walk.entries).over_limits() {
+            return Err(problem);
+        }
+        let limit = backend.max_file_size();
+        let files: Vec<_> = walk.entries.into_iter().filter(|e| !e.is_dir).collect();
+        if let Some(large) = files.iter().find(|f| f.size > limit) {
+            return Err(format!(
+                "{} is {} bytes, over this server's limit of {limit} bytes per file",
+                large.path, large.size
+            ));
+        }
+        let mut known = Vec::with_capacity(files.len());
+        let mut to_read = Vec::new();
+        for file in files {
+            match self.get(source, &file.path, file.etag.as_deref()) {
+                Some(digested) => known.push((file.path, digested)),
+                None => to_read.push(file),
+            }
+        }
+        if !to_read.is_empty() {
+            let paths: Vec<String> = to_read.iter().map(|f| f.path.clone()).collect();
+            for (file, answer) in to_read.into_iter().zip(backend.download_files(&paths).await) {
+                match answer.into_result() {
+                    Ok(bytes) => {
+                        let digested = Digested::of(&bytes, file.path == skill.path);
+                        self.put(source, file.path.clone(), file.etag, digested.clone());
+                        known.push((file.path, digested));
+                    }
+                    // Deleted since the walk: not a file of the skill any more.
+                    Err(error) if error.kind == FileErrorKind::FileNotFound => {}
+                    Err(error) => return Err(format!("{} cannot be read: {error}", file.path)),
+                }
+            }
+        }
+        let mut frontmatter = None;
+        let mut manifest: Vec<ManifestFile> = Vec::with_capacity(known.len());
+        for (file_path, digested) in known {
+            if file_path == skill.path {
+                frontmatter = digested
+                    .frontmatter
+                    .as_deref()
+                    .and_then(|text| serde_json::from_str::<JsonObject>(text).ok())
+                    .map(Arc::new);
+            }
+            let Some(rel) = file_path.strip_prefix(dir).and_then(|r| r.strip_prefix('/')) else {
+                continue;
+            };
+            manifest.push(ManifestFile {
+                rel: rel.to_owned(),
+                digest: digested.digest_text(),
+                size: digested.size,
+            });
+        }
+        manifest.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+        if !manifest.iter().any(|f| f.rel == SKILL_FILE) {
+            return Err(format!("{SKILL_FILE} is gone"));
+        }
+        Ok(Manifest {
+            files: manifest,
+            frontmatter,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_digest_reads_as_the_one_computed() {
+        for bytes in [&b""[..], b"a", b"---\nname: x\ndescription: y\n---\n"] {
+            assert_eq!(Digested::of(bytes, false).digest_text(), sha256_digest(bytes));
+        }
+        let skill_md = Digested::of(b"---\nname: x\ndescription: y\ntags: [a]\n---\nBody", true);
+        assert_eq!(
+            skill_md.frontmatter.as_deref(),
+            Some(r#"{"description":"y","name":"x","tags":["a"]}"#)
+        );
+        assert_eq!(Digested::of(b"no frontmatter", true).frontmatter, None);
+    }
+}
