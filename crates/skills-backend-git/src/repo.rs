@@ -317,6 +317,10 @@ impl BackendProtocol for GitBackend {
         self.problem()
     }
 
+    fn revision(&self) -> Option<String> {
+        Some(format!("git:{}", self.commit_id()))
+    }
+
     /// One walk of the commit's trees in memory.
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let normalized = path::normalize(path)?;

@@ -13,6 +13,9 @@ use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
 
 use crate::budget::UseCounts;
+use crate::frozen;
+use crate::lock::Lock;
+use crate::manifest::DigestCache;
 use crate::search::{SearchError, SearchHit, SkillIndex};
 use crate::snapshot::{
     CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics,
@@ -71,6 +74,10 @@ pub struct SkillCatalog {
     uses: Arc<UseCounts>,
     /// The search index, built by the first search and kept up to date by reloads.
     search: RwLock<Option<SkillIndex>>,
+    /// Under a frozen lock, the lock every skill is checked against.
+    pub(crate) lock: Option<Arc<Lock>>,
+    /// Digests of the files read, for the lock and the manifests faces publish.
+    pub(crate) digests: DigestCache,
 }
 
 impl SkillCatalog {
@@ -145,6 +152,8 @@ impl SkillCatalog {
             files_read: AtomicU64::new(0),
             uses: Arc::default(),
             search: RwLock::new(None),
+            lock: None,
+            digests: DigestCache::default(),
         }
     }
 
@@ -276,6 +285,10 @@ impl SkillCatalog {
                 result.as_ref().map_or(0, |l| l.skills.len() as u64)
             };
             self.files_read.fetch_add(read, Ordering::Relaxed);
+            let result = match &self.lock {
+                Some(lock) => frozen::verify_listing(lock, &self.digests, i, source, result).await,
+                None => result,
+            };
             apply_discovery(state, result);
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
@@ -310,6 +323,7 @@ impl SkillCatalog {
             })
             .collect();
         let mut next = build_snapshot(&self.sources, listings, self.resources && self.lazy);
+        next.lock = self.lock.clone();
         let fresh = new_diagnostics(&old, &next);
         let mut changes = diff(&old, &next, &fresh, touched);
         if !files_changed.is_empty() {
@@ -444,7 +458,8 @@ pub(crate) fn keep_last_good(
         let skipped: Vec<&Diagnostic> = found
             .diagnostics
             .iter()
-            .filter(|d| d.severity() == Severity::Skip)
+            // A skill the lock withholds is not an edit to get over: never serve it.
+            .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
             .collect();
         if skipped.is_empty() {
             Vec::new()

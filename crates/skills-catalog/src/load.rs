@@ -101,6 +101,13 @@ pub enum LoadError {
         /// What is wrong with them.
         reason: String,
     },
+    /// Under a frozen lock, the file read is not the one the lock pins (it changed
+    /// after discovery).
+    #[error("Error: Skill file at {path} does not match skills.lock; it is not served")]
+    LockMismatch {
+        /// The skill's `SKILL.md`.
+        path: String,
+    },
     /// The file is not UTF-8.
     #[error("Error: Failed to decode skill file at {path}: {reason}")]
     Decode {
@@ -283,6 +290,11 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest
     };
     if content.len() as u64 > MAX_SKILL_FILE_SIZE {
         return Err(too_large(MAX_SKILL_FILE_SIZE));
+    }
+    if let Some(lock) = snapshot.lock()
+        && !lock.holds(name, skills_core::SKILL_FILE, &content)
+    {
+        return Err(LoadError::LockMismatch { path: path.clone() });
     }
     let text = std::str::from_utf8(&content).map_err(|e| LoadError::Decode {
         path: path.clone(),

@@ -99,7 +99,10 @@ impl SkillCatalog {
     pub async fn reload_paths(&self, source: usize, paths: &[String]) -> Option<CatalogEvent> {
         let mut guard = self.work.lock().await;
         let narrowed = match (guard.as_mut(), self.sources().get(source)) {
-            (Some(work), Some(spec)) if self.incremental && paths.len() <= MAX_NARROWED_PATHS => {
+            // A frozen catalog checks whole sources against its lock.
+            (Some(work), Some(spec))
+                if self.incremental && paths.len() <= MAX_NARROWED_PATHS && self.lock().is_none() =>
+            {
                 let root = path::normalize(spec.path()).ok();
                 let state = work.get(source);
                 match (root, state.and_then(|s| s.last.as_ref())) {

@@ -31,9 +31,16 @@ pub struct CatalogSnapshot {
     lazy: bool,
     /// Resources listed so far, for a lazy snapshot.
     fetched: Arc<std::sync::RwLock<BTreeMap<String, Vec<ResourceMetadata>>>>,
+    /// The lock of a frozen catalog.
+    pub(crate) lock: Option<Arc<crate::lock::Lock>>,
 }
 
 impl CatalogSnapshot {
+    /// The lock a frozen catalog checks every skill against.
+    pub fn lock(&self) -> Option<&crate::lock::Lock> {
+        self.lock.as_deref()
+    }
+
     /// Increases with every change; 0 before the first discovery.
     pub fn version(&self) -> u64 {
         self.version
@@ -280,6 +287,7 @@ pub(crate) fn build_snapshot(
         diagnostics: diagnostics.into(),
         lazy,
         fetched: Arc::default(),
+        lock: None,
     }
 }
 

@@ -78,6 +78,10 @@ impl<B: BackendProtocol> BackendProtocol for BeforeReads<B> {
         self.inner.stale()
     }
 
+    fn revision(&self) -> Option<String> {
+        self.inner.revision()
+    }
+
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
         self.inner.walk(path, max_depth).await
     }

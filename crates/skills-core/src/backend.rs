@@ -76,6 +76,12 @@ pub trait BackendProtocol: Send + Sync + Debug {
         None
     }
 
+    /// The version of the content served, when the backend has one to name (`git:<commit
+    /// id>`); `None` by default. A lockfile records it.
+    fn revision(&self) -> Option<String> {
+        None
+    }
+
     /// Lists everything under `path` down to `max_depth` levels, sorted by path.
     ///
     /// The root itself must be a listable directory (same errors as `ls_info`); a
@@ -181,6 +187,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     fn stale(&self) -> Option<String> {
         (**self).stale()
+    }
+
+    fn revision(&self) -> Option<String> {
+        (**self).revision()
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {

@@ -205,6 +205,10 @@ diagnostic_kinds! {
     /// A skill declares command hooks and the agent has no hook runner: they are
     /// ignored (nothing ever runs them).
     HooksIgnored = "hooks-ignored" => Warning,
+    /// Under a frozen lock (`skills.lock`), the skill's files differ from the lock, or
+    /// the lock does not name it, or names a skill that is gone; the message names the
+    /// files. The skill is not served.
+    LockMismatch = "lock-mismatch" => Skip,
     /// An edit broke a skill that loaded before; its last good version is still served.
     KeptLastGood = "kept-last-good" => Warning,
     /// The backend serves an older version of the source than its origin holds (a failed

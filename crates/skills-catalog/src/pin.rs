@@ -1,0 +1,73 @@
+//! Pinning a catalog: the [`Lock`] of what it serves now, and freezing one on a lock.
+
+use std::sync::Arc;
+
+use crate::catalog::SkillCatalog;
+use crate::lock::{Drift, Lock, LockedSkill, LockedSource, files_of};
+use crate::manifest::DigestCache;
+
+impl SkillCatalog {
+    /// Freezes the catalog on `lock`: a skill is served only when every file of its
+    /// folder has the digest the lock holds, and the lock names it; the others are
+    /// withheld with a `lock-mismatch` diagnostic naming the files, and a locked skill
+    /// that is gone is reported. `load_skill` checks the `SKILL.md` it reads against the
+    /// lock too, so a file changed after discovery is refused, not served. Reloads check
+    /// again: a change withdraws the skill (a git source opened at the locked commit
+    /// keeps serving the locked content).
+    pub fn with_lock(mut self, lock: Lock) -> Self {
+        self.lock = Some(Arc::new(lock));
+        self
+    }
+
+    /// The lock the catalog is frozen on, if any.
+    pub fn lock(&self) -> Option<&Arc<Lock>> {
+        self.lock.as_ref()
+    }
+
+    /// The digests of the files the catalog read for its lock or its manifests, shared
+    /// with the faces that publish manifests (an MCP server).
+    pub fn digests(&self) -> &DigestCache {
+        &self.digests
+    }
+
+    /// The lock of the current snapshot: every skill's files read and digested (the
+    /// digests are kept for the next pin and for manifests), every source resolved. The skills whose folder cannot
+    /// be read come back as [`Drift::Unreadable`] and are not locked.
+    pub async fn pin(&self) -> (Lock, Vec<Drift>) {
+        let snapshot = self.ensure_loaded().await;
+        let digests = self.digests();
+        let mut lock = Lock::default();
+        let mut problems = Vec::new();
+        for skill in snapshot.skills() {
+            let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name))
+            else {
+                continue;
+            };
+            match digests.manifest(source.backend().as_ref(), index, skill).await {
+                Ok(manifest) => {
+                    let locked = LockedSkill {
+                        source: source.label().to_owned(),
+                        files: files_of(&manifest.files),
+                    };
+                    lock.skills.insert(skill.name.clone(), locked);
+                }
+                Err(reason) => problems.push(Drift::Unreadable {
+                    skill: skill.name.clone(),
+                    reason,
+                }),
+            }
+        }
+        for source in snapshot.sources() {
+            let resolved = match source.backend().revision() {
+                Some(revision) => revision,
+                None => lock.content_digest(source.label()),
+            };
+            let locked = LockedSource {
+                location: source.location().to_owned(),
+                resolved,
+            };
+            lock.sources.insert(source.label().to_owned(), locked);
+        }
+        (lock, problems)
+    }
+}
