@@ -57,5 +57,6 @@ pub use skills_backend_git as git;
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;
 
+mod lock_config;
 mod prompt_config;
 pub mod sources;

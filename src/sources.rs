@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 use skills_catalog::SkillSource;
 
+pub use crate::lock_config::LockConfig;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
@@ -307,6 +308,9 @@ pub struct SourcesConfig {
     /// How long the skills list may be (`[prompt]`).
     #[serde(default)]
     pub prompt: PromptConfig,
+    /// The lockfile and whether to serve frozen on it (`[lock]`).
+    #[serde(default)]
+    pub lock: LockConfig,
 }
 
 /// The `[limits]` table of a `skills.toml`:

@@ -89,6 +89,27 @@ pub enum Command {
         #[arg(long)]
         report: bool,
     },
+    /// Pin the library: write every skill's files with their SHA-256 digests and each
+    /// source's version to skills.lock.
+    Lock {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Re-pin only this skill (repeat for several); the rest of the lock is kept.
+        #[arg(long, value_name = "NAME")]
+        update: Vec<String>,
+        /// Sign the lockfile with this minisign secret key (writes FILE.minisig).
+        #[arg(long, value_name = "SECKEY")]
+        sign: Option<PathBuf>,
+    },
+    /// Check the library against its skills.lock: one line per difference, exit 1 when
+    /// there is any.
+    Verify {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Find skills by what they do: what the search_skills tool answers (best first).
     Search {
         /// What the skill should do, in a few words.
@@ -233,7 +254,7 @@ impl BudgetArgs {
     }
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SourceArgs {
     /// A skill source; repeat for several, in priority order.
     #[arg(long = "source", short = 's', value_name = "SRC")]
@@ -244,6 +265,25 @@ pub struct SourceArgs {
     pub config: Option<PathBuf>,
     #[command(flatten)]
     pub discovery: DiscoveryArgs,
+    #[command(flatten)]
+    pub lock: LockArgs,
+}
+
+/// The lockfile of a library and whether to serve it frozen.
+#[derive(Debug, Clone, Default, Args)]
+pub struct LockArgs {
+    /// Serve only what the lockfile pins, as it pins it (also `frozen = true` in
+    /// skills.toml's `[lock]`).
+    #[arg(long)]
+    pub frozen: bool,
+    /// The lockfile (default: skills.lock next to the skills.toml read, else in the
+    /// current directory).
+    #[arg(long, value_name = "FILE")]
+    pub lockfile: Option<PathBuf>,
+    /// A minisign public key: refuse a lockfile without a good signature by it
+    /// (FILE.minisig next to the lockfile).
+    #[arg(long, value_name = "PUBKEY")]
+    pub trusted_key: Option<PathBuf>,
 }
 
 /// How each source is discovered: limits (over the defaults and a skills.toml's

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use agent_skills::lock::Lock;
 use agent_skills::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SourceSpec, SourcesConfig};
 use agent_skills::{DiscoveryLimits, SkillCatalog, SkillSource};
 use anyhow::Context;
@@ -45,6 +46,33 @@ pub struct Library {
     pub prompt: PromptConfig,
 }
 
+/// The lockfile settings of a command: the command line's over skills.toml's `[lock]`.
+#[derive(Debug, Clone)]
+pub struct LockSettings {
+    /// The lockfile.
+    pub path: PathBuf,
+    /// Serve only what it pins.
+    pub frozen: bool,
+    /// The public key its signature must verify with.
+    pub trusted_key: Option<PathBuf>,
+}
+
+impl LockSettings {
+    /// Reads the lockfile, checking its signature when a key is trusted.
+    pub fn read(&self) -> anyhow::Result<Lock> {
+        let text = std::fs::read_to_string(&self.path).with_context(|| {
+            format!(
+                "cannot read the lockfile {} (`skills lock` writes it)",
+                self.path.display()
+            )
+        })?;
+        if let Some(key) = &self.trusted_key {
+            crate::signing::check_signature(&self.path, &text, key)?;
+        }
+        Lock::parse(&text).with_context(|| format!("in {}", self.path.display()))
+    }
+}
+
 impl Library {
     /// The exit code of a command that would exit with `code`: a cut source turns
     /// success into [`EXIT_PARTIAL`], unless `--allow-partial` was given.
@@ -68,7 +96,8 @@ pub fn exit_code(code: u8, cut: bool, allow_partial: bool) -> u8 {
 pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
     let progress = Progress::start(quiet, "reading skill sources");
     let (sources, limits, prompt) = open_sources(args)?;
-    let catalog = SkillCatalog::new(sources)
+    let lock = lock_settings(args)?;
+    let mut catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_resources(need != Need::Listing)
         // A one-shot agent command shows a few skills in full: their resources are
@@ -76,6 +105,9 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
         .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
         // A one-shot command holds one copy of the skills, not three.
         .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
+    if lock.frozen {
+        catalog = catalog.with_lock(lock.read()?);
+    }
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
     drop(progress);
@@ -131,6 +163,28 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
         return Ok((default_sources(&options), limits, prompt));
     }
     Ok((opened, limits, prompt))
+}
+
+/// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over
+/// the `[lock]` table of the skills.toml read; the lockfile defaults to skills.lock next
+/// to that file, else in the current directory.
+pub fn lock_settings(args: &SourceArgs) -> anyhow::Result<LockSettings> {
+    let (config, base) = match config_file(args) {
+        Some(path) => {
+            let base = SourcesConfig::base_dir_of(&path);
+            (SourcesConfig::load(&path)?.lock, base)
+        }
+        None => (Default::default(), PathBuf::from(".")),
+    };
+    let flags = &args.lock;
+    Ok(LockSettings {
+        path: flags.lockfile.clone().unwrap_or_else(|| config.lock_path(&base)),
+        frozen: flags.frozen || config.frozen,
+        trusted_key: flags
+            .trusted_key
+            .clone()
+            .or_else(|| config.trusted_key.as_ref().map(|k| base.join(k))),
+    })
 }
 
 /// The `skills.toml` a command reads: `--config FILE`, or `./skills.toml` when there is
@@ -195,6 +249,8 @@ pub fn may_read_git(cli: &Cli) -> bool {
         | Command::Load { sources, .. }
         | Command::Search { sources, .. }
         | Command::Watch { sources, .. }
+        | Command::Lock { sources, .. }
+        | Command::Verify { sources, .. }
         | Command::Serve { sources, .. } => sources,
         Command::Validate { paths, .. } => return paths.iter().any(|p| p.contains("git+")),
         Command::New { .. } => return false,

@@ -9,6 +9,7 @@ mod library;
 mod mcp;
 mod output;
 mod progress;
+mod signing;
 
 use std::process::ExitCode;
 

@@ -4,6 +4,7 @@
 mod info;
 mod list;
 mod load;
+mod lock;
 mod new;
 mod prompt;
 mod search;
@@ -47,6 +48,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             arguments,
         } => load::load(&sources, &name, json, arguments).await,
+        Command::Lock { sources, update, sign } => lock::lock(&sources, &update, sign.as_deref()).await,
+        Command::Verify { sources, json } => lock::verify(&sources, json).await,
         Command::Search {
             query,
             sources,
