@@ -58,5 +58,6 @@ pub use skills_backend_git as git;
 pub use skills_middleware as middleware;
 
 mod lock_config;
+mod open_options;
 mod prompt_config;
 pub mod sources;

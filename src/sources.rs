@@ -37,6 +37,7 @@ use std::sync::Arc;
 use skills_catalog::SkillSource;
 
 pub use crate::lock_config::LockConfig;
+pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
@@ -97,48 +98,6 @@ impl fmt::Display for SourceSpec {
     }
 }
 
-/// Where relative paths and git caches resolve.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenOptions {
-    /// Relative directory paths are taken from here (a config file's directory, or the
-    /// current directory for the command line).
-    pub base_dir: PathBuf,
-    /// Where git remotes are cloned.
-    pub git_cache: PathBuf,
-    /// Which multiply-linked files local directories read.
-    #[cfg(feature = "fs")]
-    pub hard_links: crate::fs::HardLinks,
-    /// The depth of every source opened, over the one a source sets (`None`: the
-    /// source's own, or 1).
-    pub depth: Option<usize>,
-}
-
-impl OpenOptions {
-    /// Paths relative to `base_dir`; the git cache from `SKILLS_GIT_CACHE`, else
-    /// `$XDG_CACHE_HOME/agent-skills/git`, else `~/.cache/agent-skills/git`; the default
-    /// hard-link policy.
-    pub fn new(base_dir: impl Into<PathBuf>) -> Self {
-        Self {
-            base_dir: base_dir.into(),
-            git_cache: default_git_cache(),
-            #[cfg(feature = "fs")]
-            hard_links: crate::fs::HardLinks::default(),
-            depth: None,
-        }
-    }
-}
-
-fn default_git_cache() -> PathBuf {
-    if let Some(dir) = std::env::var_os("SKILLS_GIT_CACHE") {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir)
-        .join("agent-skills/git")
-}
-
 /// Why a source could not be opened.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("source {spec}: {message}")]
@@ -169,7 +128,7 @@ impl SourceSpec {
         let (default_label, opened) = if location.starts_with("s3://") {
             open_s3(location).map_err(|e| fail(&e))?
         } else if location.starts_with("git+") {
-            open_git(location, options).map_err(|e| fail(&e))?
+            open_git(location, self.label.as_deref(), options).map_err(|e| fail(&e))?
         } else if let Some(rest) = location.strip_prefix("file://") {
             let Some(path) = rest.strip_prefix('/').map(|p| format!("/{p}")) else {
                 return Err(fail(&"a file URL needs an absolute path (file:///...)"));
@@ -227,11 +186,8 @@ fn open_s3(_location: &str) -> Result<(String, SkillSource), String> {
 }
 
 #[cfg(feature = "git")]
-fn open_git(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    let spec: crate::git::GitSpec = location.parse().map_err(|e: crate::git::GitError| e.to_string())?;
-    let backend = crate::git::GitBackend::from_spec(&spec, &options.git_cache)
-        .and_then(|b| b.open())
-        .map_err(|e| e.to_string())?;
+fn open_git(location: &str, given: Option<&str>, options: &OpenOptions) -> Result<(String, SkillSource), String> {
+    let mut spec: crate::git::GitSpec = location.parse().map_err(|e: crate::git::GitError| e.to_string())?;
     let repo_name = spec
         .url
         .trim_end_matches('/')
@@ -246,12 +202,18 @@ fn open_git(location: &str, options: &OpenOptions) -> Result<(String, SkillSourc
         .or(repo_name)
         .unwrap_or("git")
         .to_owned();
+    if let Some(commit) = options.pinned_commits.get(given.unwrap_or(&label)) {
+        spec.reference = crate::git::GitRef::Commit(commit.clone());
+    }
+    let backend = crate::git::GitBackend::from_spec(&spec, &options.git_cache)
+        .and_then(|b| b.open())
+        .map_err(|e| e.to_string())?;
     let shown = format!("{spec} @ {}", backend.commit_id());
     Ok((label, opened(shown, Arc::new(backend), "/".into())))
 }
 
 #[cfg(not(feature = "git"))]
-fn open_git(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
+fn open_git(_location: &str, _given: Option<&str>, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
     Err("git+ sources need the `git` feature of agent-skills".into())
 }
 

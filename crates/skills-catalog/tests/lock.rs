@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use skills_catalog::lock::Lock;
-use skills_catalog::{LoadAnswer, LoadError, SkillCatalog, SkillSource, load_skill};
+use skills_catalog::{CatalogChange, LoadAnswer, LoadError, SkillCatalog, SkillSource, load_skill};
 use skills_core::{DiagnosticKind, MemoryBackend};
 
 fn md(name: &str, body: &str) -> String {
@@ -86,8 +86,20 @@ async fn a_frozen_catalog_serves_what_the_lock_holds_and_withholds_the_rest() {
     backend.insert("/lib/pdf/extra.md", "new file").unwrap();
     assert_eq!(backend.remove("/lib/notes/SKILL.md"), 1);
     backend.insert("/lib/new/SKILL.md", md("new", "Unpinned.")).unwrap();
-    frozen.reload().await.unwrap();
+    let event = frozen.reload().await.unwrap();
     assert!(names(&frozen).is_empty(), "{:?}", names(&frozen));
+    // Watchers hear it: the skills go, and the reason comes with them.
+    assert!(
+        event.changes.contains(&CatalogChange::Removed { name: "web".into() }),
+        "{event:?}"
+    );
+    assert!(
+        event
+            .changes
+            .iter()
+            .any(|c| matches!(c, CatalogChange::Problem(d) if d.kind == DiagnosticKind::LockMismatch)),
+        "{event:?}"
+    );
     let found = mismatches(&frozen);
     let messages: Vec<&str> = found.iter().map(|(_, m)| m.as_str()).collect();
     assert_eq!(found.len(), 4, "{found:?}");

@@ -95,8 +95,9 @@ pub fn exit_code(code: u8, cut: bool, allow_partial: bool) -> u8 {
 /// limit cut is said on stderr, in one line naming the flag that raises it.
 pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
     let progress = Progress::start(quiet, "reading skill sources");
-    let (sources, limits, prompt) = open_sources(args)?;
-    let lock = lock_settings(args)?;
+    let settings = lock_settings(args)?;
+    let lock = settings.frozen.then(|| settings.read()).transpose()?;
+    let (sources, limits, prompt) = open_pinned(args, lock.as_ref())?;
     let mut catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_resources(need != Need::Listing)
@@ -105,8 +106,8 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
         .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
         // A one-shot command holds one copy of the skills, not three.
         .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
-    if lock.frozen {
-        catalog = catalog.with_lock(lock.read()?);
+    if let Some(lock) = lock {
+        catalog = catalog.with_lock(lock);
     }
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
@@ -136,8 +137,24 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
 /// The sources of a command, in priority order: those of `--config FILE` (or of
 /// `./skills.toml` when there is one and no `--source` is given), then every `--source`.
 /// With neither, the default chain. Limits are the defaults, then the file's
-/// `[limits]`, then the command line's.
-pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits, PromptConfig)> {
+/// `[limits]`, then the command line's. Each git source that `lock` pins is opened at
+/// its locked commit.
+fn open_pinned(
+    args: &SourceArgs,
+    lock: Option<&Lock>,
+) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits, PromptConfig)> {
+    let pins: std::collections::BTreeMap<String, String> = lock
+        .map(|lock| {
+            lock.sources
+                .iter()
+                .filter_map(|(label, s)| Some((label.clone(), s.resolved.strip_prefix("git:")?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let pinned = |mut options: OpenOptions| {
+        options.pinned_commits = pins.clone();
+        options
+    };
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let config = config_file(args);
     let mut opened = Vec::new();
@@ -147,7 +164,7 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
         // The file's settings, then the command line's over them.
-        let options = flags.options(file.apply(OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path)))));
+        let options = pinned(flags.options(file.apply(OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path))))));
         for spec in &file.sources {
             opened.push(spec.open(&options)?);
         }
@@ -155,7 +172,7 @@ pub fn open_sources(args: &SourceArgs) -> anyhow::Result<(Vec<SkillSource>, Disc
         prompt = file.prompt.clone();
     }
     let limits = flags.apply(limits);
-    let options = flags.options(OpenOptions::new(&cwd));
+    let options = pinned(flags.options(OpenOptions::new(&cwd)));
     for text in &args.sources {
         opened.push(open_with(text, &options)?);
     }

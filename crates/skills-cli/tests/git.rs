@@ -209,3 +209,46 @@ fn a_remote_that_accepts_and_never_answers_times_out_with_exit_2() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("SKILLS_GIT_TIMEOUT"), "{}", stderr(&bad));
 }
+
+/// A frozen library on a git branch serves the locked commit after the branch moved;
+/// `verify` says what moved.
+#[test]
+fn frozen_serves_the_locked_commit_when_the_branch_moves() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", md("web", "pinned"));
+    let first = repo.commit("main", "v1");
+    let daemon = GitDaemon::start(repo.base());
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("team=git+{}#ref=main&path=skills", daemon.url("repo.git"));
+    let lockfile = dir.path().join("skills.lock");
+    let lockfile = lockfile.to_str().unwrap();
+    let args = |command: &'static str| vec![command, "--source", source.as_str(), "--lockfile", lockfile];
+
+    let out = skills(cache.path(), &args("lock"));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(lockfile).unwrap();
+    assert!(text.contains(&format!("resolved = \"git:{first}\"")), "{text}");
+
+    repo.write("skills/web/SKILL.md", md("web", "moved on"));
+    repo.write("skills/pdf/SKILL.md", md("pdf", "new"));
+    repo.commit("main", "v2");
+    let mut frozen = args("list");
+    frozen.extend(["--json", "--frozen"]);
+    let listed = json(&skills(cache.path(), &frozen));
+    assert_eq!(strings(&listed, "name"), ["web"], "the locked commit has no pdf");
+    assert_eq!(listed[0]["description"], "pinned");
+    let mut load = args("load");
+    load.extend(["web", "--frozen"]);
+    let loaded = skills(cache.path(), &load);
+    assert_eq!(loaded.status.code(), Some(0), "{}", stderr(&loaded));
+    assert!(stdout(&loaded).contains("description: pinned"));
+
+    // Unfrozen, the branch's head: verify reports the drift.
+    let out = skills(cache.path(), &args("verify"));
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "new skill: pdf (not in skills.lock)\nchanged: web/SKILL.md\n"
+    );
+}

@@ -134,3 +134,42 @@ async fn every_command_reads_an_s3_library() {
     .unwrap();
     assert_eq!(served.len(), 2);
 }
+
+/// A library on S3, pinned: `--frozen` withdraws an object changed since, `verify`
+/// names it, and putting it back serves it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frozen_s3_library_withdraws_what_changed() {
+    let mut server = S3TestServer::start();
+    server.create_bucket("team");
+    let store = server.store("team");
+    upload(
+        &*store,
+        "lib",
+        [
+            ("web/SKILL.md", md("web", "Search the web")),
+            ("web/scripts/search.py", b"print()".to_vec()),
+            ("pdf/SKILL.md", md("pdf", "Read PDFs")),
+        ],
+    )
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let lockfile = dir.path().join("skills.lock");
+    let lockfile = lockfile.to_str().unwrap();
+    let base = ["--source", "team=s3://team/lib", "--lockfile", lockfile];
+    let run = |command: &[&str]| skills(&server, &[command, &base[..]].concat());
+
+    let out = run(&["lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(run(&["verify"]).status.code(), Some(0));
+    upload(&*store, "lib", [("web/scripts/search.py", b"import os".to_vec())]).await;
+    let listed = json(&run(&["list", "--json", "--frozen"]));
+    assert_eq!(strings(&listed, "name"), ["pdf"]);
+    let out = run(&["verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "changed: web/scripts/search.py\n");
+    upload(&*store, "lib", [("web/scripts/search.py", b"print()".to_vec())]).await;
+    assert_eq!(
+        strings(&json(&run(&["list", "--json", "--frozen"])), "name"),
+        ["pdf", "web"]
+    );
+}
