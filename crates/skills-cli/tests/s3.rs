@@ -139,7 +139,7 @@ async fn every_command_reads_an_s3_library() {
 /// names it, and putting it back serves it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_s3_library_withdraws_what_changed() {
-    let mut server = S3TestServer::start();
+    let server = S3TestServer::start();
     server.create_bucket("team");
     let store = server.store("team");
     upload(
