@@ -176,7 +176,8 @@ fn open_s3(location: &str) -> Result<(String, SkillSource), String> {
         .filter(|l| !l.is_empty())
         .unwrap_or(parsed.bucket())
         .to_owned();
-    let backend = builder.build().map_err(|e| e.to_string())?;
+    // A library that publishes an index is polled through it (see `skills publish`).
+    let backend = builder.build().map_err(|e| e.to_string())?.with_index(true);
     Ok((label, opened(parsed.to_string(), Arc::new(backend), "/".into())))
 }
 

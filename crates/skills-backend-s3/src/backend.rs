@@ -10,6 +10,8 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, ObjectMeta, ObjectStore, ObjectStoreExt};
 use skills_core::path;
+
+use crate::seen::{Seen, depth, fingerprint, under};
 use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, Walk, Watch,
 };
@@ -64,6 +66,8 @@ pub struct ObjectStoreBackend {
     /// The objects seen in listings and downloads, by backend path: a download knows an
     /// object is too large before any request, and a watch starts from what was read.
     seen: Arc<Mutex<BTreeMap<String, Seen>>>,
+    /// The published index, when listings are served from it.
+    pub(crate) index: Option<Arc<crate::indexed::IndexCache>>,
 }
 
 impl ObjectStoreBackend {
@@ -78,6 +82,7 @@ impl ObjectStoreBackend {
             concurrency: DEFAULT_CONCURRENCY,
             poll_interval: DEFAULT_POLL_INTERVAL,
             seen: Arc::default(),
+            index: None,
         }
     }
 
@@ -245,6 +250,19 @@ impl ObjectStoreBackend {
     /// Every object under a normalized directory path, as backend files, in key order.
     /// One paginated listing.
     pub(crate) async fn list_files(&self, normalized: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.list_files_for(normalized, crate::indexed::Refresh::Listing).await
+    }
+
+    /// `list_files`, for a poll or a listing (see `Refresh`).
+    pub(crate) async fn list_files_for(
+        &self,
+        normalized: &str,
+        refresh: crate::indexed::Refresh,
+    ) -> Result<Vec<FileInfo>, BackendError> {
+        if let Some(files) = self.indexed_files(normalized, refresh).await {
+            self.note_listed(&files, Some(normalized));
+            return Ok(files);
+        }
         let key = self.key(normalized)?;
         let objects: Vec<ObjectMeta> = self
             .store
@@ -326,6 +344,7 @@ impl ObjectStoreBackend {
                 }
             }
         }
+        self.check_indexed(&normalized, &content);
         FileDownloadResponse::ok(asked, content)
     }
 
@@ -417,6 +436,10 @@ impl BackendProtocol for ObjectStoreBackend {
         Some(self)
     }
 
+    fn stale(&self) -> Option<String> {
+        self.index_problem()
+    }
+
     /// One paginated flat listing of the prefix, whatever `max_depth`: directories are
     /// the key prefixes of the objects found.
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
@@ -451,31 +474,4 @@ impl BackendProtocol for ObjectStoreBackend {
             errors: Vec::new(),
         })
     }
-}
-
-/// What the backend remembers of an object.
-#[derive(Debug, Clone)]
-struct Seen {
-    size: u64,
-    fingerprint: String,
-}
-
-/// The entries of `seen` strictly under directory `dir`.
-fn under<'a>(seen: &'a BTreeMap<String, Seen>, dir: &str) -> impl Iterator<Item = (&'a String, &'a Seen)> {
-    let start = if dir == "/" { "/".to_owned() } else { format!("{dir}/") };
-    seen.range(start.clone()..)
-        .take_while(move |(path, _)| path.starts_with(&start))
-}
-
-/// An object's content fingerprint: its ETag, else its size and modification time.
-pub(crate) fn fingerprint(file: &FileInfo) -> String {
-    match &file.etag {
-        Some(etag) => etag.clone(),
-        None => format!("{}-{:?}", file.size, file.modified_at),
-    }
-}
-
-/// The number of components of a normalized path (`/` is 0, `/a/b` is 2).
-fn depth(path: &str) -> usize {
-    path.split('/').filter(|part| !part.is_empty()).count()
 }

@@ -31,11 +31,15 @@
 #![warn(missing_docs)]
 
 mod backend;
+mod index;
+mod indexed;
 mod poll;
 mod s3;
+mod seen;
 #[cfg(feature = "test-server")]
 pub mod test_server;
 
 pub use backend::{DEFAULT_CONCURRENCY, DEFAULT_POLL_INTERVAL, ObjectStoreBackend};
+pub use index::publish_index;
 pub use object_store;
 pub use s3::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_TIMEOUT, S3BackendBuilder, S3Error, S3Location};

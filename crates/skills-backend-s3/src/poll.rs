@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use skills_core::{BackendError, ChangeEvent, ChangeSink, Watch, WatchGuard, path};
 use tokio::task::AbortHandle;
 
-use crate::backend::{ObjectStoreBackend, fingerprint};
+use crate::backend::ObjectStoreBackend;
+use crate::seen::fingerprint;
 
 /// Polls the prefix: one paginated listing per interval, compared with the last one by
 /// ETag (by size and modification time for objects without one). Nothing is downloaded.
@@ -49,7 +50,7 @@ type Fingerprints = BTreeMap<String, String>;
 async fn poll(backend: ObjectStoreBackend, dir: String, mut last: Fingerprints, sink: ChangeSink) {
     let mut failing = false;
     loop {
-        match backend.list_files(&dir).await {
+        match backend.list_files_for(&dir, crate::indexed::Refresh::Poll).await {
             Ok(files) => {
                 let now: Fingerprints = files.iter().map(|f| (f.path.clone(), fingerprint(f))).collect();
                 if failing {

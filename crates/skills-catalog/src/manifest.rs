@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use dashmap::DashMap;
-use sha2::{Digest as _, Sha256};
+use skills_core::digest::{sha256, text_of};
 use skills_core::parse::frontmatter_json;
 use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SKILL_TREE_DEPTH, SkillMetadata, SkillSize};
 
@@ -21,17 +21,7 @@ pub type JsonObject = serde_json::Map<String, serde_json::Value>;
 /// );
 /// ```
 pub fn sha256_digest(bytes: &[u8]) -> String {
-    digest_text(&Sha256::digest(bytes).into())
-}
-
-fn digest_text(digest: &[u8; 32]) -> String {
-    use std::fmt::Write as _;
-    let mut text = String::with_capacity(DIGEST_PREFIX.len() + 64);
-    text.push_str(DIGEST_PREFIX);
-    for byte in digest {
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
+    skills_core::digest::sha256_text(bytes)
 }
 
 /// One file of a skill.
@@ -69,12 +59,9 @@ struct Digested {
     frontmatter: Option<Arc<str>>,
 }
 
-/// The prefix of a digest's text.
-const DIGEST_PREFIX: &str = "sha256:";
-
 impl Digested {
     fn of(bytes: &[u8], skill_md: bool) -> Self {
-        let digest = Sha256::digest(bytes).into();
+        let digest = sha256(bytes);
         let frontmatter = skill_md
             .then(|| frontmatter_json(bytes))
             .flatten()
@@ -89,7 +76,7 @@ impl Digested {
 
     /// The digest as SEP-2640 writes it: `sha256:` and 64 lowercase hex digits.
     fn digest_text(&self) -> String {
-        digest_text(&self.digest)
+        text_of(&self.digest)
     }
 }
 

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use skills_core::index::{IndexedFile, IndexedSkill, LibraryIndex};
+
 use crate::catalog::SkillCatalog;
 use crate::lock::{Drift, Lock, LockedSkill, LockedSource, files_of};
 use crate::manifest::DigestCache;
@@ -69,5 +71,62 @@ impl SkillCatalog {
             lock.sources.insert(source.label().to_owned(), locked);
         }
         (lock, problems)
+    }
+}
+
+impl SkillCatalog {
+    /// The published index of source `source` (its position in the catalog): every
+    /// skill it serves with its frontmatter and its files' digests, paths relative to
+    /// the source's root; what `skills publish` writes as `skills-index.json`. The
+    /// skills whose folder cannot be read come back as [`Drift::Unreadable`] and are
+    /// left out.
+    pub async fn library_index(&self, source: usize) -> (LibraryIndex, Vec<Drift>) {
+        let snapshot = self.ensure_loaded().await;
+        let Some(spec) = snapshot.sources().get(source) else {
+            return (LibraryIndex::new(Vec::new()), Vec::new());
+        };
+        let root = spec.path().trim_end_matches('/').to_owned();
+        let mut skills = Vec::new();
+        let mut problems = Vec::new();
+        for skill in snapshot.skills() {
+            if snapshot.source_of(&skill.name) != Some(source) {
+                continue;
+            }
+            let manifest = match self.digests().manifest(spec.backend().as_ref(), source, skill).await {
+                Ok(manifest) => manifest,
+                Err(reason) => {
+                    problems.push(Drift::Unreadable {
+                        skill: skill.name.clone(),
+                        reason,
+                    });
+                    continue;
+                }
+            };
+            let dir = skill
+                .dir()
+                .strip_prefix(&root)
+                .unwrap_or(skill.dir())
+                .trim_start_matches('/');
+            let files = manifest
+                .files
+                .iter()
+                .map(|f| IndexedFile {
+                    path: if dir.is_empty() {
+                        f.rel.clone()
+                    } else {
+                        format!("{dir}/{}", f.rel)
+                    },
+                    digest: f.digest.clone(),
+                    size: f.size,
+                })
+                .collect();
+            skills.push(IndexedSkill {
+                name: skill.name.clone(),
+                description: skill.description.clone(),
+                frontmatter: manifest.frontmatter.as_deref().cloned().unwrap_or_default(),
+                files,
+            });
+        }
+        (LibraryIndex::new(skills), problems)
     }
 }

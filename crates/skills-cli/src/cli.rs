@@ -101,6 +101,16 @@ pub enum Command {
         #[arg(long, value_name = "SECKEY")]
         sign: Option<PathBuf>,
     },
+    /// Write the published index of a library (skills-index.json at its root: every
+    /// skill, its frontmatter and its files' digests), so that readers poll one object
+    /// instead of listing every one. LOCATION is an s3:// prefix, or a local folder (a
+    /// git working tree to commit it in, a static host's files).
+    Publish {
+        /// The library: `s3://bucket/prefix` or a folder.
+        location: String,
+        #[command(flatten)]
+        discovery: DiscoveryArgs,
+    },
     /// Check the library against its skills.lock: one line per difference, exit 1 when
     /// there is any.
     Verify {

@@ -270,6 +270,7 @@ pub fn may_read_git(cli: &Cli) -> bool {
         | Command::Verify { sources, .. }
         | Command::Serve { sources, .. } => sources,
         Command::Validate { paths, .. } => return paths.iter().any(|p| p.contains("git+")),
+        Command::Publish { location, .. } => return location.contains("git+"),
         Command::New { .. } => return false,
     };
     if sources.sources.iter().any(|s| s.contains("git+")) {

@@ -78,6 +78,13 @@ fn every_command_ends_quietly_when_its_output_is_closed() {
         &["validate", "lib"],
         &["validate", "lib", "--json"],
         &["new", "fresh-skill", "--dir", "made"],
+        &["search", "skill", "--source", "lib"],
+        &["load", "skill-03", "--source", "lib", "--", "an argument"],
+        &["lock", "--source", "lib"],
+        &["verify", "--source", "lib"],
+        &["verify", "--source", "lib", "--json"],
+        &["list", "--source", "lib", "--frozen"],
+        &["publish", "lib"],
         &["--help"],
         &["--version"],
     ];
@@ -88,6 +95,11 @@ fn every_command_ends_quietly_when_its_output_is_closed() {
     assert!(
         dir.path().join("made/fresh-skill/SKILL.md").is_file(),
         "new still did its work"
+    );
+    assert!(dir.path().join("skills.lock").is_file(), "lock still did its work");
+    assert!(
+        dir.path().join("lib/skills-index.json").is_file(),
+        "publish still did its work"
     );
 }
 

@@ -173,3 +173,57 @@ async fn a_frozen_s3_library_withdraws_what_changed() {
         ["pdf", "web"]
     );
 }
+
+/// `skills publish` writes the index into the bucket; the CLI then reads the library
+/// through it, and a folder gets its index file.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_writes_the_index_a_reader_uses() {
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let store = server.store("team");
+    upload(
+        &*store,
+        "lib",
+        [
+            ("web/SKILL.md", md("web", "Search the web")),
+            ("web/scripts/search.py", b"print()".to_vec()),
+            ("pdf/SKILL.md", md("pdf", "Read PDFs")),
+        ],
+    )
+    .await;
+    let out = skills(&server, &["publish", "s3://team/lib"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("published 2 skills (3 files, version sha256:"),
+        "{}",
+        stdout(&out)
+    );
+    let bytes = skills_backend_s3::object_store::ObjectStoreExt::get(
+        &*store,
+        &skills_backend_s3::object_store::path::Path::from("lib/skills-index.json"),
+    )
+    .await
+    .unwrap()
+    .bytes()
+    .await
+    .unwrap();
+    let index = agent_skills::index::LibraryIndex::parse(&bytes).unwrap();
+    let paths: Vec<&str> = index.files().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["pdf/SKILL.md", "web/SKILL.md", "web/scripts/search.py"]);
+    assert_eq!(index.skills[1].frontmatter["description"], "Search the web");
+
+    let listed = json(&skills(&server, &["list", "--json", "--source", "s3://team/lib"]));
+    assert_eq!(strings(&listed, "name"), ["pdf", "web"]);
+    assert_eq!(listed[1]["resources"]["scripts"], 1);
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("web")).unwrap();
+    std::fs::write(dir.path().join("web/SKILL.md"), md("web", "Search the web")).unwrap();
+    let out = skills(&server, &["publish", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read(dir.path().join("skills-index.json")).unwrap();
+    assert_eq!(
+        agent_skills::index::LibraryIndex::parse(&text).unwrap().skills[0].name,
+        "web"
+    );
+}

@@ -41,12 +41,14 @@
 mod backend;
 pub mod blocking;
 mod diagnostic;
+pub mod digest;
 mod discover;
 mod error;
 pub mod extensions;
 mod fields;
 mod file;
 mod forgive;
+pub mod index;
 mod limits;
 mod memory;
 mod merge;

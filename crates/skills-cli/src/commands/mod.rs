@@ -7,6 +7,7 @@ mod load;
 mod lock;
 mod new;
 mod prompt;
+mod publish;
 mod search;
 mod validate;
 mod watch;
@@ -50,6 +51,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => load::load(&sources, &name, json, arguments).await,
         Command::Lock { sources, update, sign } => lock::lock(&sources, &update, sign.as_deref()).await,
         Command::Verify { sources, json } => lock::verify(&sources, json).await,
+        Command::Publish { location, discovery } => publish::publish(&location, &discovery).await,
         Command::Search {
             query,
             sources,
