@@ -56,7 +56,11 @@ tasks:
   bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25)
                                         on the synthetic set and on real libraries fetched
                                         beforehand, e.g. thereisnotime=DIR agentskillexchange=DIR
-                                        (queries in crates/skills-bench/eval/NAME-queries.toml)";
+                                        (queries in crates/skills-bench/eval/NAME-queries.toml)
+  bench fleet [--skills N,N] [--processes P] [--interval-ms I]
+                                        S3 polling with and without the published index
+                                        (requests per poll, a 1,000-process fleet's cost), and
+                                        a fleet of P pollers converging on a change (moto)";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -323,6 +327,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         [flag] if flag == "--quick" => return side_by_side(true),
         [name] if name == "scale" => return scale(),
         [name, libraries @ ..] if name == "search" => return search(libraries),
+        [name, rest @ ..] if name == "fleet" => return fleet(rest),
         [name] if name == "all" => BENCHES.iter().collect(),
         [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
             Some(bench) => vec![bench],
@@ -404,6 +409,18 @@ fn search(libraries: &[String]) -> Result<(), String> {
         step(&format!("search: {name}"), real)?;
     }
     Ok(())
+}
+
+/// What polling an S3 library costs with and without its published index (1,000 and
+/// 10,000 skills, counted requests against moto), and a simulated fleet polling one
+/// library while it changes. Extra arguments go to `skills-bench fleet`.
+fn fleet(rest: &[String]) -> Result<(), String> {
+    let mut build = cargo();
+    build.args(["build", "--release", "-p", "skills-bench"]);
+    step("build --release", build)?;
+    let mut run = Command::new(target_dir().join("release/skills-bench"));
+    run.arg("fleet").args(rest).env(MOTO_SERVER_ENV, moto_server()?);
+    step("fleet", run)
 }
 
 /// `skills list` on one source of 100,000 generated skills (kept in `target/bench`

@@ -31,6 +31,8 @@
 #![warn(missing_docs)]
 
 mod backend;
+#[cfg(feature = "test-server")]
+pub mod counting;
 mod index;
 mod indexed;
 mod poll;

@@ -6,6 +6,7 @@
 //! skills-bench measure RUNS PROGRAM [ARGS...]
 //! skills-bench scale --cli PATH --out DIR [--skills N]
 //! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]
+//! skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -18,6 +19,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod fleet;
 mod scale;
 mod search;
 
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Some("measure") => measure_command(&args[1..]),
         Some("scale") => scale::scale_command(&args[1..]),
         Some("search") => search::search_command(&args[1..]),
+        Some("fleet") => fleet::fleet_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -58,7 +61,8 @@ const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]\n       \
                      skills-bench measure RUNS PROGRAM [ARGS...]\n       \
                      skills-bench scale --cli PATH --out DIR [--skills N]\n       \
-                     skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]";
+                     skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]\n       \
+                     skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 
 use agent_skills::resources::resources_from_entries;
-use agent_skills::{CatalogSnapshot, ResourceKind, ResourceMetadata, SkillMetadata};
+use agent_skills::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata, SkillMetadata};
 use futures_util::StreamExt as _;
 
 use super::{ShadowedJson, SkillJson, flags, print_json, shadowed_of};
@@ -67,22 +67,44 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
     Ok(ExitCode::from(library.exit(EXIT_OK)))
 }
 
-/// How many resources each skill of `snapshot` has, in its order: each folder walked
-/// (16 at a time) and only the counts kept, so a large library costs no more memory
-/// than its skills.
+/// How many resources each skill of `snapshot` has, in its order; only the counts are
+/// kept, so a large library costs no more memory than its skills. A source searched one
+/// level deep (the default) is walked once, three levels down: one listing on object
+/// stores, the same folders on disk. Deeper sources have each skill folder walked, 16
+/// at a time.
 async fn resource_counts(snapshot: &CatalogSnapshot) -> Vec<ResourceCounts> {
+    let mut shallow: Vec<Option<Vec<FileInfo>>> = Vec::with_capacity(snapshot.sources().len());
+    for source in snapshot.sources() {
+        let walked = if source.depth() <= 1 {
+            source.backend().walk(source.path(), 3).await.ok().map(|w| w.entries)
+        } else {
+            None
+        };
+        shallow.push(walked);
+    }
     futures_util::stream::iter(snapshot.skills())
-        .map(|skill| count_resources(snapshot, skill))
+        .map(|skill| count_resources(snapshot, skill, &shallow))
         .buffered(16)
         .collect()
         .await
 }
 
-async fn count_resources(snapshot: &CatalogSnapshot, skill: &SkillMetadata) -> ResourceCounts {
-    let Some(source) = snapshot.source_for(&skill.name) else {
+async fn count_resources(
+    snapshot: &CatalogSnapshot,
+    skill: &SkillMetadata,
+    shallow: &[Option<Vec<FileInfo>>],
+) -> ResourceCounts {
+    let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name)) else {
         return ResourceCounts::default();
     };
     let dir = skill.dir();
+    if let Some(Some(entries)) = shallow.get(index) {
+        // Entries are sorted by path: the folder's are one run of them.
+        let start = format!("{dir}/");
+        let from = entries.partition_point(|e| e.path.as_str() < start.as_str());
+        let end = from + entries[from..].partition_point(|e| e.path.starts_with(&start));
+        return ResourceCounts::of(&resources_from_entries(dir, &skill.name, &entries[from..end]));
+    }
     match source.backend().walk(dir, 2).await {
         Ok(walk) => ResourceCounts::of(&resources_from_entries(dir, &skill.name, &walk.entries)),
         Err(_) => ResourceCounts::default(),
