@@ -69,8 +69,16 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     assert!(listed[2].get("extensions").is_none());
 
     // A deeper source counts each skill folder on its own: the same counts.
-    let nested = json(&skills(dir.path(), &["list", "--source", ".", "--depth", "2", "--json"]));
-    let deploy = nested.as_array().unwrap().iter().find(|s| s["name"] == "deploy").unwrap();
+    let nested = json(&skills(
+        dir.path(),
+        &["list", "--source", ".", "--depth", "2", "--json"],
+    ));
+    let deploy = nested
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "deploy")
+        .unwrap();
     assert_eq!(deploy["resources"]["scripts"], 2);
     assert_eq!(deploy["resources"]["references"], 1);
 
