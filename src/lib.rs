@@ -53,6 +53,10 @@ pub use skills_backend_s3 as s3;
 #[cfg(feature = "git")]
 pub use skills_backend_git as git;
 
+/// The HTTP registry backend (`.well-known/agent-skills`).
+#[cfg(feature = "http")]
+pub use skills_backend_http as http;
+
 /// The agent middleware.
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;

@@ -8,6 +8,7 @@
 //! | `./dir`, `/abs/dir`, `file:///abs/dir` | local disk | `fs` |
 //! | `s3://bucket/prefix` | S3 (credentials from `AWS_*`) | `s3` |
 //! | `git+file:///repo`, `git+https://...`, `git+ssh://...`, `git+git://...` (`#ref=..&path=..`) | git | `git` |
+//! | `https://HOST/.well-known/agent-skills/` (or its `index.json`, or the site; `http://` on loopback only) | HTTP registry | `http` |
 //!
 //! ```
 //! use agent_skills::sources::{OpenOptions, SourceSpec, SourcesConfig};
@@ -127,6 +128,8 @@ impl SourceSpec {
         let location = self.location.as_str();
         let (default_label, opened) = if location.starts_with("s3://") {
             open_s3(location).map_err(|e| fail(&e))?
+        } else if location.starts_with("https://") || location.starts_with("http://") {
+            open_http(location).map_err(|e| fail(&e))?
         } else if location.starts_with("git+") {
             open_git(location, self.label.as_deref(), options).map_err(|e| fail(&e))?
         } else if let Some(rest) = location.strip_prefix("file://") {
@@ -136,7 +139,9 @@ impl SourceSpec {
             let dir = percent_decode(&path).map_err(|e| fail(&e))?;
             open_dir(&options.base_dir.join(dir), options).map_err(|e| fail(&e))?
         } else if location.contains("://") {
-            return Err(fail(&"unknown scheme (expected a path, file:///, s3:// or git+...)"));
+            return Err(fail(
+                &"unknown scheme (expected a path, file:///, s3://, git+... or https://)",
+            ));
         } else {
             open_dir(&options.base_dir.join(location), options).map_err(|e| fail(&e))?
         };
@@ -179,6 +184,19 @@ fn open_s3(location: &str) -> Result<(String, SkillSource), String> {
     // A library that publishes an index is polled through it (see `skills publish`).
     let backend = builder.build().map_err(|e| e.to_string())?.with_index(true);
     Ok((label, opened(parsed.to_string(), Arc::new(backend), "/".into())))
+}
+
+#[cfg(feature = "http")]
+fn open_http(location: &str) -> Result<(String, SkillSource), String> {
+    let backend = crate::http::HttpRegistryBackend::new(location).map_err(|e| e.to_string())?;
+    let label = backend.index_url().host_str().unwrap_or("registry").to_owned();
+    let shown = backend.index_url().to_string();
+    Ok((label, opened(shown, Arc::new(backend), "/".into())))
+}
+
+#[cfg(not(feature = "http"))]
+fn open_http(_location: &str) -> Result<(String, SkillSource), String> {
+    Err("https:// registries need the `http` feature of agent-skills".into())
 }
 
 #[cfg(not(feature = "s3"))]

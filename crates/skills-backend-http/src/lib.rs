@@ -1,0 +1,342 @@
+//! Agent Skills from an HTTP registry: the discovery index a site publishes at
+//! `https://HOST/.well-known/agent-skills/index.json`, read-only, every download checked
+//! against the digest the index gives (a file that does not match is not served).
+//!
+//! - [`HttpRegistryBackend`] is a [`BackendProtocol`]: each `skill-md` entry is the
+//!   folder `/<name>` holding `SKILL.md`. Archive entries are listed as not served yet.
+//! - The index is fetched with a conditional GET (`If-None-Match`), at the start of
+//!   each listing of the root: an unchanged registry costs one request answered `304`.
+//! - Plain `http://` is accepted only on a loopback address, as for S3 endpoints.
+//!
+//! ```
+//! use skills_backend_http::HttpRegistryBackend;
+//! let backend = HttpRegistryBackend::new("https://skills.example.com/.well-known/agent-skills/").unwrap();
+//! assert_eq!(backend.index_url().as_str(), "https://skills.example.com/.well-known/agent-skills/index.json");
+//! assert!(HttpRegistryBackend::new("http://example.com/").is_err(), "plain HTTP off loopback");
+//! ```
+
+#![warn(missing_docs)]
+
+mod index;
+#[cfg(feature = "test-server")]
+pub mod test_server;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use skills_core::digest::sha256_text;
+use skills_core::{
+    BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, SKILL_FILE,
+    path,
+};
+use url::Url;
+
+pub use index::{ArtifactType, IndexEntry, WELL_KNOWN_INDEX, parse_index};
+
+/// The largest index read.
+pub const MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
+/// How long a request may take.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a registry cannot be opened.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid skills registry {url}: {reason}")]
+pub struct RegistryError {
+    /// The URL as given.
+    pub url: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// A read-only backend over an HTTP registry's discovery index.
+#[derive(Clone)]
+pub struct HttpRegistryBackend {
+    client: reqwest::Client,
+    index_url: Url,
+    max_file_size: u64,
+    state: Arc<Mutex<State>>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    etag: Option<String>,
+    entries: Option<Arc<Vec<IndexEntry>>>,
+    /// Verified artifacts by digest, with their size.
+    sizes: BTreeMap<String, u64>,
+    problem: Option<String>,
+}
+
+impl fmt::Debug for HttpRegistryBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpRegistryBackend")
+            .field("index_url", &self.index_url.as_str())
+            .finish_non_exhaustive()
+    }
+}
+
+impl fmt::Display for HttpRegistryBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.index_url.as_str())
+    }
+}
+
+impl HttpRegistryBackend {
+    /// A backend over the registry at `url`: the well-known prefix
+    /// (`https://HOST/.well-known/agent-skills/`), its `index.json`, or the site
+    /// (`https://HOST`). `https://` always; `http://` only on a loopback address.
+    pub fn new(url: &str) -> Result<Self, RegistryError> {
+        let fail = |reason: &str| RegistryError {
+            url: url.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let parsed = Url::parse(url).map_err(|e| fail(&e.to_string()))?;
+        let loopback = match parsed.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(domain)) => domain == "localhost",
+            None => false,
+        };
+        match parsed.scheme() {
+            "https" => {}
+            "http" if loopback => {}
+            "http" => {
+                return Err(fail(
+                    "plain http:// is allowed only on a loopback address; use https://",
+                ));
+            }
+            _ => return Err(fail("expected an https:// URL")),
+        }
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(fail("credentials in the URL are not accepted"));
+        }
+        let path = parsed.path();
+        let index_path = if path.ends_with("/index.json") {
+            path.to_owned()
+        } else if path.trim_end_matches('/').ends_with(".well-known/agent-skills") {
+            format!("{}/index.json", path.trim_end_matches('/'))
+        } else {
+            format!("{}/{WELL_KNOWN_INDEX}", path.trim_end_matches('/'))
+        };
+        let mut index_url = parsed.clone();
+        index_url.set_path(&index_path);
+        index_url.set_query(None);
+        index_url.set_fragment(None);
+        let client = reqwest::Client::builder()
+            .timeout(DEFAULT_TIMEOUT)
+            .connect_timeout(Duration::from_secs(5))
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .build()
+            .map_err(|e| fail(&e.to_string()))?;
+        Ok(Self {
+            client,
+            index_url,
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            state: Arc::default(),
+        })
+    }
+
+    /// The index's URL.
+    pub fn index_url(&self) -> &Url {
+        &self.index_url
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The index's entries: fetched again (conditionally) when `refresh`, or when none
+    /// is known.
+    async fn entries(&self, refresh: bool) -> Result<Arc<Vec<IndexEntry>>, BackendError> {
+        let etag = {
+            let state = self.state();
+            if let (Some(entries), false) = (&state.entries, refresh) {
+                return Ok(entries.clone());
+            }
+            state.etag.clone()
+        };
+        let failed = |message: String| BackendError::Other {
+            path: "/".to_owned(),
+            message: format!("{}: {message}", self.index_url),
+        };
+        let mut request = self.client.get(self.index_url.clone());
+        if let Some(etag) = &etag {
+            request = request.header(reqwest::header::IF_NONE_MATCH, etag.as_str());
+        }
+        let response = match request.send().await {
+            Ok(response) => response,
+            Err(error) => {
+                let mut state = self.state();
+                if let Some(entries) = state.entries.clone() {
+                    state.problem = Some(format!(
+                        "{} cannot be reached ({error}); serving the last index read",
+                        self.index_url
+                    ));
+                    return Ok(entries);
+                }
+                return Err(failed(error.to_string()));
+            }
+        };
+        if response.status() == reqwest::StatusCode::NOT_MODIFIED {
+            let mut state = self.state();
+            state.problem = None;
+            if let Some(entries) = state.entries.clone() {
+                return Ok(entries);
+            }
+        }
+        if response.status() == reqwest::StatusCode::NOT_FOUND {
+            return Err(BackendError::NotFound { path: "/".to_owned() });
+        }
+        if !response.status().is_success() {
+            return Err(failed(format!("answered {}", response.status())));
+        }
+        let new_etag = response
+            .headers()
+            .get(reqwest::header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = read_bounded(response, MAX_INDEX_BYTES).await.map_err(failed)?;
+        let (entries, notes) = parse_index(&bytes).map_err(failed)?;
+        for note in notes {
+            tracing::warn!(registry = %self.index_url, "{note}");
+        }
+        let entries = Arc::new(entries);
+        let mut state = self.state();
+        state.etag = new_etag;
+        state.entries = Some(entries.clone());
+        state.problem = None;
+        Ok(entries)
+    }
+
+    /// The entry serving backend path `normalized` (`/<name>/SKILL.md`).
+    fn entry_of<'a>(entries: &'a [IndexEntry], normalized: &str) -> Option<&'a IndexEntry> {
+        let (dir, file) = normalized.rsplit_once('/')?;
+        let name = dir.strip_prefix('/')?;
+        (file == SKILL_FILE)
+            .then(|| {
+                entries
+                    .iter()
+                    .find(|e| e.name == name && e.kind == ArtifactType::SkillMd)
+            })
+            .flatten()
+    }
+
+    async fn download_one(&self, asked: &str, entries: &[IndexEntry]) -> FileDownloadResponse {
+        let normalized = match path::normalize(asked) {
+            Ok(normalized) => normalized,
+            Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, error.to_string()),
+        };
+        let Some(entry) = Self::entry_of(entries, &normalized) else {
+            let kind = if entries.iter().any(|e| format!("/{}", e.name) == normalized) || normalized == "/" {
+                FileErrorKind::IsDirectory
+            } else {
+                FileErrorKind::FileNotFound
+            };
+            return FileDownloadResponse::err(asked, kind, "not in the registry's index");
+        };
+        let url = match self.index_url.join(&entry.url) {
+            Ok(url) if matches!(url.scheme(), "https" | "http") => url,
+            _ => return FileDownloadResponse::err(asked, FileErrorKind::Other, "the index gives an unusable URL"),
+        };
+        let response = match self.client.get(url.clone()).send().await {
+            Ok(response) if response.status().is_success() => response,
+            Ok(response) => {
+                let kind = if response.status() == reqwest::StatusCode::NOT_FOUND {
+                    FileErrorKind::FileNotFound
+                } else {
+                    FileErrorKind::Other
+                };
+                return FileDownloadResponse::err(asked, kind, format!("{url} answered {}", response.status()));
+            }
+            Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::Other, error.to_string()),
+        };
+        let bytes = match read_bounded(response, self.max_file_size).await {
+            Ok(bytes) => bytes,
+            Err(message) if message.starts_with("over") => {
+                return FileDownloadResponse::err(asked, FileErrorKind::TooLarge, message);
+            }
+            Err(message) => return FileDownloadResponse::err(asked, FileErrorKind::Other, message),
+        };
+        if sha256_text(&bytes) != entry.digest {
+            return FileDownloadResponse::err(
+                asked,
+                FileErrorKind::Other,
+                format!("{url} does not match the digest the index gives; not served"),
+            );
+        }
+        self.state().sizes.insert(entry.digest.clone(), bytes.len() as u64);
+        FileDownloadResponse::ok(asked, bytes)
+    }
+}
+
+/// The body of `response`, at most `limit` bytes.
+async fn read_bounded(mut response: reqwest::Response, limit: u64) -> Result<Vec<u8>, String> {
+    if response.content_length().is_some_and(|n| n > limit) {
+        return Err(format!("over the {limit}-byte limit"));
+    }
+    let mut out = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+        if (out.len() + chunk.len()) as u64 > limit {
+            return Err(format!("over the {limit}-byte limit"));
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+#[async_trait]
+impl BackendProtocol for HttpRegistryBackend {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let normalized = path::normalize(path)?;
+        let entries = self.entries(normalized == "/").await?;
+        if normalized == "/" {
+            return Ok(entries
+                .iter()
+                .filter(|e| e.kind == ArtifactType::SkillMd)
+                .map(|e| FileInfo::directory(format!("/{}", e.name)))
+                .collect());
+        }
+        let name = normalized.trim_start_matches('/');
+        let Some(entry) = entries
+            .iter()
+            .find(|e| e.name == name && e.kind == ArtifactType::SkillMd)
+        else {
+            return Err(BackendError::NotFound { path: normalized });
+        };
+        let size = self.state().sizes.get(&entry.digest).copied().unwrap_or(0);
+        Ok(vec![FileInfo {
+            path: format!("{normalized}/{SKILL_FILE}"),
+            is_dir: false,
+            size,
+            modified_at: None,
+            etag: Some(entry.digest.clone()),
+        }])
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        let entries = match self.entries(false).await {
+            Ok(entries) => entries,
+            Err(error) => {
+                return paths
+                    .iter()
+                    .map(|p| FileDownloadResponse::err(p, FileErrorKind::Other, error.to_string()))
+                    .collect();
+            }
+        };
+        let mut out = Vec::with_capacity(paths.len());
+        for path in paths {
+            out.push(self.download_one(path, &entries).await);
+        }
+        out
+    }
+
+    fn max_file_size(&self) -> u64 {
+        self.max_file_size
+    }
+
+    fn stale(&self) -> Option<String> {
+        self.state().problem.clone()
+    }
+}

@@ -1,0 +1,149 @@
+//! An HTTP registry served on 127.0.0.1: discovery from its index, digests checked on
+//! every download (a tampered file is not served), conditional polling, hostile entries.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use std::sync::Arc;
+
+use skills_backend_http::HttpRegistryBackend;
+use skills_backend_http::test_server::Registry;
+use skills_catalog::{SkillCatalog, SkillSource};
+use skills_core::DiagnosticKind;
+use skills_core::digest::sha256_text;
+
+const PREFIX: &str = "/.well-known/agent-skills";
+
+fn md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
+}
+
+/// Publishes `skills` (name, content) as `skill-md` entries; `tampered` names are
+/// indexed with the digest of other bytes.
+fn publish(registry: &Registry, skills: &[(&str, String)], tampered: &[&str], extra: &str) {
+    let mut entries = Vec::new();
+    for (name, content) in skills {
+        registry.put(&format!("{PREFIX}/{name}/SKILL.md"), content.as_bytes());
+        let digest = if tampered.contains(name) {
+            sha256_text(b"what was reviewed")
+        } else {
+            sha256_text(content.as_bytes())
+        };
+        entries.push(format!(
+            r#"{{"name": "{name}", "type": "skill-md", "description": "d", "url": "{name}/SKILL.md", "digest": "{digest}"}}"#
+        ));
+    }
+    if !extra.is_empty() {
+        entries.push(extra.to_owned());
+    }
+    let index = format!(
+        r#"{{"$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json", "skills": [{}]}}"#,
+        entries.join(", ")
+    );
+    registry.put(&format!("{PREFIX}/index.json"), index);
+}
+
+#[tokio::test]
+async fn skills_come_from_the_index_and_a_tampered_file_is_not_served() {
+    let registry = Registry::default();
+    let hostile = r#"{"name": "../etc", "type": "skill-md", "url": "/etc/passwd", "digest": "sha256:00"},
+        {"name": "bad-digest", "type": "skill-md", "url": "x", "digest": "md5:1"}"#;
+    publish(
+        &registry,
+        &[
+            ("web", md("web", "Search the web")),
+            ("pdf", md("pdf", "Read PDFs")),
+            ("evil", md("evil", "Changed")),
+        ],
+        &["evil"],
+        hostile,
+    );
+    let url = registry.start().await;
+    let backend = HttpRegistryBackend::new(&url).unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]);
+    let snapshot = catalog.ensure_loaded().await;
+    let names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["pdf", "web"]);
+    let refused: Vec<&str> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ReadFailed)
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(refused.len(), 1, "{:?}", snapshot.diagnostics());
+    assert!(
+        refused[0].contains("does not match the digest the index gives"),
+        "{}",
+        refused[0]
+    );
+    let asked: Vec<String> = registry.log().into_iter().map(|(p, _)| p).collect();
+    assert!(
+        asked.iter().all(|p| p.starts_with(PREFIX)),
+        "nothing outside the registry: {asked:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_unchanged_registry_costs_one_conditional_request() {
+    let registry = Registry::default();
+    publish(
+        &registry,
+        &[("web", md("web", "v1")), ("pdf", md("pdf", "Read PDFs"))],
+        &[],
+        "",
+    );
+    let url = registry.start().await;
+    let catalog = SkillCatalog::new(vec![SkillSource::new(
+        Arc::new(HttpRegistryBackend::new(&url).unwrap()),
+        "/",
+    )]);
+    catalog.ensure_loaded().await;
+    registry.log();
+    assert!(catalog.reload().await.is_none());
+    assert_eq!(registry.log(), [(format!("{PREFIX}/index.json"), 304)]);
+
+    publish(
+        &registry,
+        &[("web", md("web", "v2")), ("pdf", md("pdf", "Read PDFs"))],
+        &[],
+        "",
+    );
+    let event = catalog.reload().await.expect("a change");
+    assert_eq!(event.changes.len(), 1, "{:?}", event.changes);
+    assert_eq!(
+        registry.log(),
+        [
+            (format!("{PREFIX}/index.json"), 200),
+            (format!("{PREFIX}/web/SKILL.md"), 200)
+        ],
+        "the index, then the changed file only"
+    );
+    assert_eq!(catalog.snapshot().get("web").unwrap().description, "v2");
+}
+
+#[test]
+fn only_https_or_loopback_http_is_accepted() {
+    for ok in [
+        "https://example.com",
+        "https://example.com/.well-known/agent-skills/",
+        "https://example.com/.well-known/agent-skills/index.json",
+        "http://127.0.0.1:8080/.well-known/agent-skills/",
+        "http://localhost:1/",
+    ] {
+        let backend = HttpRegistryBackend::new(ok).unwrap();
+        assert!(
+            backend
+                .index_url()
+                .path()
+                .ends_with("/.well-known/agent-skills/index.json"),
+            "{ok}"
+        );
+    }
+    for bad in [
+        "http://example.com/",
+        "ftp://example.com/",
+        "https://user:pw@example.com/",
+        "not a url",
+    ] {
+        assert!(HttpRegistryBackend::new(bad).is_err(), "{bad}");
+    }
+}
