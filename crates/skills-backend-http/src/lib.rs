@@ -3,7 +3,10 @@
 //! against the digest the index gives (a file that does not match is not served).
 //!
 //! - [`HttpRegistryBackend`] is a [`BackendProtocol`]: each `skill-md` entry is the
-//!   folder `/<name>` holding `SKILL.md`. Archive entries are listed as not served yet.
+//!   folder `/<name>` holding `SKILL.md`; each `archive` entry (`.tar.gz` or `.zip`) is
+//!   the folder its files unpack into, in memory, with the containment rules of every
+//!   source (regular files only, no `..`, no absolute paths, at most 512 files and 16
+//!   MiB).
 //! - The index is fetched with a conditional GET (`If-None-Match`), at the start of
 //!   each listing of the root: an unchanged registry costs one request answered `304`.
 //! - Plain `http://` is accepted only on a loopback address, as for S3 endpoints.
@@ -17,7 +20,9 @@
 
 #![warn(missing_docs)]
 
+mod archive;
 mod index;
+mod poll;
 #[cfg(feature = "test-server")]
 pub mod test_server;
 
@@ -35,9 +40,12 @@ use skills_core::{
 use url::Url;
 
 pub use index::{ArtifactType, IndexEntry, WELL_KNOWN_INDEX, parse_index};
+pub use poll::DEFAULT_POLL_INTERVAL;
 
 /// The largest index read.
 pub const MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
+/// The largest archive downloaded (compressed).
+pub const MAX_ARCHIVE_BYTES: u64 = 32 * 1024 * 1024;
 /// How long a request may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -57,6 +65,7 @@ pub struct HttpRegistryBackend {
     client: reqwest::Client,
     index_url: Url,
     max_file_size: u64,
+    pub(crate) poll_interval: Duration,
     state: Arc<Mutex<State>>,
 }
 
@@ -66,6 +75,8 @@ struct State {
     entries: Option<Arc<Vec<IndexEntry>>>,
     /// Verified artifacts by digest, with their size.
     sizes: BTreeMap<String, u64>,
+    /// Unpacked archives by digest, or why they cannot be.
+    archives: BTreeMap<String, Result<Arc<archive::Unpacked>, String>>,
     problem: Option<String>,
 }
 
@@ -134,6 +145,7 @@ impl HttpRegistryBackend {
             client,
             index_url,
             max_file_size: DEFAULT_MAX_FILE_SIZE,
+            poll_interval: DEFAULT_POLL_INTERVAL,
             state: Arc::default(),
         })
     }
@@ -141,6 +153,34 @@ impl HttpRegistryBackend {
     /// The index's URL.
     pub fn index_url(&self) -> &Url {
         &self.index_url
+    }
+
+    /// How often a [watch](skills_core::Watch) asks for the index (default
+    /// [`DEFAULT_POLL_INTERVAL`]).
+    pub fn with_poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval;
+        self
+    }
+
+    /// The entries known now, by skill folder (a poll's baseline).
+    pub(crate) fn known_entries(&self) -> BTreeMap<String, String> {
+        self.state()
+            .entries
+            .as_deref()
+            .map(|e| entry_texts(e))
+            .unwrap_or_default()
+    }
+
+    /// The entries after a conditional GET of the index, by skill folder.
+    pub(crate) async fn fresh_entries(&self) -> Result<BTreeMap<String, String>, BackendError> {
+        let entries = self.entries(true).await?;
+        if let Some(problem) = self.state().problem.clone() {
+            return Err(BackendError::Other {
+                path: "/".to_owned(),
+                message: problem,
+            });
+        }
+        Ok(entry_texts(&entries))
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -210,35 +250,25 @@ impl HttpRegistryBackend {
         Ok(entries)
     }
 
-    /// The entry serving backend path `normalized` (`/<name>/SKILL.md`).
-    fn entry_of<'a>(entries: &'a [IndexEntry], normalized: &str) -> Option<&'a IndexEntry> {
-        let (dir, file) = normalized.rsplit_once('/')?;
-        let name = dir.strip_prefix('/')?;
-        (file == SKILL_FILE)
-            .then(|| {
-                entries
-                    .iter()
-                    .find(|e| e.name == name && e.kind == ArtifactType::SkillMd)
-            })
-            .flatten()
+    /// The files of an archive entry: downloaded, checked against its digest and
+    /// unpacked once (per digest).
+    async fn archive_of(&self, entry: &IndexEntry) -> Result<Arc<archive::Unpacked>, String> {
+        if let Some(known) = self.state().archives.get(&entry.digest) {
+            return known.clone();
+        }
+        let unpacked = match self.fetch(entry, MAX_ARCHIVE_BYTES).await {
+            Ok(bytes) => archive::unpack(&bytes).map(Arc::new),
+            Err((_, message)) => Err(message),
+        };
+        self.state().archives.insert(entry.digest.clone(), unpacked.clone());
+        unpacked
     }
 
-    async fn download_one(&self, asked: &str, entries: &[IndexEntry]) -> FileDownloadResponse {
-        let normalized = match path::normalize(asked) {
-            Ok(normalized) => normalized,
-            Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, error.to_string()),
-        };
-        let Some(entry) = Self::entry_of(entries, &normalized) else {
-            let kind = if entries.iter().any(|e| format!("/{}", e.name) == normalized) || normalized == "/" {
-                FileErrorKind::IsDirectory
-            } else {
-                FileErrorKind::FileNotFound
-            };
-            return FileDownloadResponse::err(asked, kind, "not in the registry's index");
-        };
+    /// The bytes of `entry`'s artifact, checked against its digest.
+    async fn fetch(&self, entry: &IndexEntry, limit: u64) -> Result<Vec<u8>, (FileErrorKind, String)> {
         let url = match self.index_url.join(&entry.url) {
             Ok(url) if matches!(url.scheme(), "https" | "http") => url,
-            _ => return FileDownloadResponse::err(asked, FileErrorKind::Other, "the index gives an unusable URL"),
+            _ => return Err((FileErrorKind::Other, "the index gives an unusable URL".to_owned())),
         };
         let response = match self.client.get(url.clone()).send().await {
             Ok(response) if response.status().is_success() => response,
@@ -248,26 +278,57 @@ impl HttpRegistryBackend {
                 } else {
                     FileErrorKind::Other
                 };
-                return FileDownloadResponse::err(asked, kind, format!("{url} answered {}", response.status()));
+                return Err((kind, format!("{url} answered {}", response.status())));
             }
-            Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::Other, error.to_string()),
+            Err(error) => return Err((FileErrorKind::Other, error.to_string())),
         };
-        let bytes = match read_bounded(response, self.max_file_size).await {
+        let bytes = match read_bounded(response, limit).await {
             Ok(bytes) => bytes,
-            Err(message) if message.starts_with("over") => {
-                return FileDownloadResponse::err(asked, FileErrorKind::TooLarge, message);
-            }
-            Err(message) => return FileDownloadResponse::err(asked, FileErrorKind::Other, message),
+            Err(message) if message.starts_with("over") => return Err((FileErrorKind::TooLarge, message)),
+            Err(message) => return Err((FileErrorKind::Other, message)),
         };
         if sha256_text(&bytes) != entry.digest {
-            return FileDownloadResponse::err(
-                asked,
+            return Err((
                 FileErrorKind::Other,
                 format!("{url} does not match the digest the index gives; not served"),
-            );
+            ));
         }
         self.state().sizes.insert(entry.digest.clone(), bytes.len() as u64);
-        FileDownloadResponse::ok(asked, bytes)
+        Ok(bytes)
+    }
+
+    async fn download_one(&self, asked: &str, entries: &[IndexEntry]) -> FileDownloadResponse {
+        let normalized = match path::normalize(asked) {
+            Ok(normalized) => normalized,
+            Err(error) => return FileDownloadResponse::err(asked, FileErrorKind::InvalidPath, error.to_string()),
+        };
+        let rel = normalized.trim_start_matches('/');
+        let (name, inner) = rel.split_once('/').unwrap_or((rel, ""));
+        let Some(entry) = entries.iter().find(|e| e.name == name) else {
+            return FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the registry's index");
+        };
+        if inner.is_empty() {
+            return FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "a skill's folder");
+        }
+        match entry.kind {
+            ArtifactType::SkillMd if inner == SKILL_FILE => match self.fetch(entry, self.max_file_size).await {
+                Ok(bytes) => FileDownloadResponse::ok(asked, bytes),
+                Err((kind, message)) => FileDownloadResponse::err(asked, kind, message),
+            },
+            ArtifactType::SkillMd => {
+                FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the registry's index")
+            }
+            ArtifactType::Archive => match self.archive_of(entry).await {
+                Ok(files) => match files.get(inner) {
+                    Some(bytes) => FileDownloadResponse::ok(asked, bytes.clone()),
+                    None if files.keys().any(|p| p.starts_with(&format!("{inner}/"))) => {
+                        FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory")
+                    }
+                    None => FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the skill's archive"),
+                },
+                Err(message) => FileDownloadResponse::err(asked, FileErrorKind::Other, message),
+            },
+        }
     }
 }
 
@@ -294,25 +355,41 @@ impl BackendProtocol for HttpRegistryBackend {
         if normalized == "/" {
             return Ok(entries
                 .iter()
-                .filter(|e| e.kind == ArtifactType::SkillMd)
                 .map(|e| FileInfo::directory(format!("/{}", e.name)))
                 .collect());
         }
-        let name = normalized.trim_start_matches('/');
-        let Some(entry) = entries
-            .iter()
-            .find(|e| e.name == name && e.kind == ArtifactType::SkillMd)
-        else {
-            return Err(BackendError::NotFound { path: normalized });
+        let rel = normalized.trim_start_matches('/');
+        let (name, inner) = rel.split_once('/').unwrap_or((rel, ""));
+        let not_found = || BackendError::NotFound {
+            path: normalized.clone(),
         };
-        let size = self.state().sizes.get(&entry.digest).copied().unwrap_or(0);
-        Ok(vec![FileInfo {
-            path: format!("{normalized}/{SKILL_FILE}"),
+        let entry = entries.iter().find(|e| e.name == name).ok_or_else(not_found)?;
+        let skill_md = |size: u64| FileInfo {
+            path: format!("/{name}/{SKILL_FILE}"),
             is_dir: false,
             size,
             modified_at: None,
             etag: Some(entry.digest.clone()),
-        }])
+        };
+        match entry.kind {
+            ArtifactType::SkillMd if inner.is_empty() => {
+                let size = self.state().sizes.get(&entry.digest).copied().unwrap_or(0);
+                Ok(vec![skill_md(size)])
+            }
+            ArtifactType::SkillMd => Err(not_found()),
+            ArtifactType::Archive => match self.archive_of(entry).await {
+                Ok(files) => {
+                    let listed = archive_listing(&files, name, inner);
+                    if listed.is_empty() && !inner.is_empty() {
+                        return Err(not_found());
+                    }
+                    Ok(listed)
+                }
+                // The skill's SKILL.md stays listed: reading it says what is wrong.
+                Err(_) if inner.is_empty() => Ok(vec![skill_md(0)]),
+                Err(_) => Err(not_found()),
+            },
+        }
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
@@ -336,7 +413,51 @@ impl BackendProtocol for HttpRegistryBackend {
         self.max_file_size
     }
 
+    fn as_watch(&self) -> Option<&dyn skills_core::Watch> {
+        Some(self)
+    }
+
     fn stale(&self) -> Option<String> {
         self.state().problem.clone()
     }
+}
+
+/// The entries directly under `inner` (a folder inside skill `name`) of an unpacked
+/// archive: its files, each with its content's digest as fingerprint, and its folders.
+fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<FileInfo> {
+    let prefix = if inner.is_empty() {
+        String::new()
+    } else {
+        format!("{inner}/")
+    };
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut listed = Vec::new();
+    for (rel, content) in files
+        .range(prefix.clone()..)
+        .take_while(|(p, _)| p.starts_with(&prefix))
+    {
+        let rest = &rel[prefix.len()..];
+        match rest.split_once('/') {
+            Some((dir, _)) => {
+                dirs.insert(format!("/{name}/{prefix}{dir}"));
+            }
+            None => listed.push(FileInfo {
+                path: format!("/{name}/{rel}"),
+                is_dir: false,
+                size: content.len() as u64,
+                modified_at: None,
+                etag: Some(sha256_text(content)),
+            }),
+        }
+    }
+    listed.extend(dirs.into_iter().map(FileInfo::directory));
+    listed.sort_by(|a, b| a.path.cmp(&b.path));
+    listed
+}
+
+fn entry_texts(entries: &[IndexEntry]) -> BTreeMap<String, String> {
+    entries
+        .iter()
+        .map(|e| (format!("/{}", e.name), format!("{:?} {} {}", e.kind, e.url, e.digest)))
+        .collect()
 }

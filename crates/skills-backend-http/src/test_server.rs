@@ -14,7 +14,8 @@ use tokio::net::TcpListener;
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     files: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
-    log: Arc<Mutex<Vec<(String, u16)>>>,
+    /// The paths asked for, with the status answered, in order.
+    pub log: Arc<Mutex<Vec<(String, u16)>>>,
 }
 
 impl Registry {

@@ -147,3 +147,42 @@ fn only_https_or_loopback_http_is_accepted() {
         assert!(HttpRegistryBackend::new(bad).is_err(), "{bad}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_polls_the_index_and_the_catalog_follows() {
+    let registry = Registry::default();
+    publish(&registry, &[("web", md("web", "v1"))], &[], "");
+    let url = registry.start().await;
+    let backend = HttpRegistryBackend::new(&url)
+        .unwrap()
+        .with_poll_interval(std::time::Duration::from_millis(50));
+    let catalog = Arc::new(SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]));
+    catalog.ensure_loaded().await;
+    registry.log();
+    let mut events = catalog.subscribe();
+    let _watch = catalog.watch().unwrap();
+    // Unchanged polls: conditional GETs of the index, each answered 304.
+    while registry.log.lock().unwrap().len() < 3 {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let polls = registry.log();
+    assert!(
+        polls
+            .iter()
+            .all(|(p, status)| p.ends_with("/index.json") && *status == 304),
+        "{polls:?}"
+    );
+
+    publish(
+        &registry,
+        &[("web", md("web", "v2")), ("pdf", md("pdf", "Read PDFs"))],
+        &[],
+        "",
+    );
+    let event = tokio::time::timeout(std::time::Duration::from_secs(20), events.recv())
+        .await
+        .expect("the change is seen")
+        .unwrap();
+    assert_eq!(event.changes.len(), 2, "{:?}", event.changes);
+    assert_eq!(catalog.snapshot().get("web").unwrap().description, "v2");
+}

@@ -108,6 +108,10 @@ pub enum Command {
     Publish {
         /// The library: `s3://bucket/prefix` or a folder.
         location: String,
+        /// Instead, write a static registry into DIR: `.well-known/agent-skills/index.json`
+        /// and each skill as its SKILL.md or, with resources, a .tar.gz archive.
+        #[arg(long, value_name = "DIR")]
+        well_known: Option<PathBuf>,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },

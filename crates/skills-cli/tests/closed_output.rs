@@ -85,6 +85,7 @@ fn every_command_ends_quietly_when_its_output_is_closed() {
         &["verify", "--source", "lib", "--json"],
         &["list", "--source", "lib", "--frozen"],
         &["publish", "lib"],
+        &["publish", "lib", "--well-known", "site"],
         &["--help"],
         &["--version"],
     ];

@@ -53,3 +53,59 @@ async fn list_and_load_read_a_registry_and_refuse_a_tampered_file() {
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("loopback"), "{}", stderr(&refused));
 }
+
+/// Every file under `root`, as (URL path, bytes).
+fn files_under(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(root, &path, out);
+        } else {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            out.push((format!("/{rel}"), std::fs::read(&path).unwrap()));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "lib/web/SKILL.md", &md("web", "Search the web"));
+    common::write(dir.path(), "lib/web/scripts/fetch.py", "print('fetch')\n");
+    common::write(dir.path(), "lib/notes/SKILL.md", &md("notes", "Take notes"));
+    let site = dir.path().join("site");
+    let lib = dir.path().join("lib");
+    let args = vec![
+        "publish".to_owned(),
+        lib.to_str().unwrap().to_owned(),
+        "--well-known".to_owned(),
+        site.to_str().unwrap().to_owned(),
+    ];
+    let out = skills(args.clone()).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let index = std::fs::read_to_string(site.join(".well-known/agent-skills/index.json")).unwrap();
+    assert!(
+        index.contains("\"type\": \"skill-md\"") && index.contains("\"type\": \"archive\""),
+        "{index}"
+    );
+    // Deterministic: publishing again writes the same bytes.
+    let archive = std::fs::read(site.join(".well-known/agent-skills/web.tar.gz")).unwrap();
+    skills(args).await;
+    assert_eq!(
+        std::fs::read(site.join(".well-known/agent-skills/web.tar.gz")).unwrap(),
+        archive
+    );
+
+    let registry = Registry::default();
+    let mut served = Vec::new();
+    files_under(&site, &site, &mut served);
+    for (path, bytes) in served {
+        registry.put(&path, bytes);
+    }
+    let url = registry.start().await;
+    let listed = json(&skills(vec!["list".into(), "--json".into(), "--source".into(), url.clone()]).await);
+    assert_eq!(strings(&listed, "name"), ["notes", "web"]);
+    assert_eq!(listed[1]["resources"]["scripts"], 1);
+    let loaded = skills(vec!["load".into(), "web".into(), "--source".into(), url]).await;
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("[script] `/web/scripts/fetch.py`"));
+}

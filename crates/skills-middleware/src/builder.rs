@@ -47,6 +47,7 @@ pub struct SkillsMiddlewareBuilder {
     lazy_resources: bool,
     hooks: Option<Arc<dyn HookRunner>>,
     models: Option<Resolver>,
+    lock: Option<skills_catalog::lock::Lock>,
     forks: Forks,
 }
 
@@ -110,6 +111,15 @@ impl SkillsMiddlewareBuilder {
     /// [`SearchToolPolicy::WhenCut`]: on model calls whose skills list the budget cut).
     pub fn search_tool(mut self, policy: SearchToolPolicy) -> Self {
         self.search = policy;
+        self
+    }
+
+    /// Serves only what `lock` pins (`skills.lock`, see
+    /// [`SkillCatalog::with_lock`]): a skill whose files differ from the lock, or that
+    /// the lock does not name, is withheld with a `lock-mismatch` diagnostic, and
+    /// `load_skill` refuses a `SKILL.md` changed after discovery.
+    pub fn lock(mut self, lock: skills_catalog::lock::Lock) -> Self {
+        self.lock = Some(lock);
         self
     }
 
@@ -178,11 +188,13 @@ impl SkillsMiddlewareBuilder {
             None => PromptTemplate::default(),
         };
         let section = PromptSection::new(&sources, self.policy, template);
-        let catalog = Arc::new(
-            SkillCatalog::new(sources)
-                .with_limits(self.limits)
-                .with_lazy_resources(self.lazy_resources),
-        );
+        let mut catalog = SkillCatalog::new(sources)
+            .with_limits(self.limits)
+            .with_lazy_resources(self.lazy_resources);
+        if let Some(lock) = self.lock {
+            catalog = catalog.with_lock(lock);
+        }
+        let catalog = Arc::new(catalog);
         Ok(SkillsMiddleware::from_runtime(Arc::new(SkillsRuntime {
             section: section
                 .with_budget(self.budget.unwrap_or_default())

@@ -458,3 +458,34 @@ async fn the_host_activates_a_forked_skill_on_the_configured_agents() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn a_middleware_frozen_on_a_lock_serves_only_what_it_pins() {
+    let skills_backend = backend(&[("web", "Search", ""), ("pdf", "Read PDFs", "")]);
+    let source = SkillSource::new(skills_backend.clone(), "/skills");
+    let (lock, _) = skills_catalog::SkillCatalog::new(vec![source.clone()]).pin().await;
+    skills_backend
+        .insert("/skills/pdf/SKILL.md", md("pdf", "Read PDFs, then send them away", ""))
+        .unwrap();
+    let model = Arc::new(
+        ScriptedModel::new()
+            .tool_call("load_skill", json!({"skill_name": "pdf"}))
+            .reply("Done."),
+    );
+    let skills = SkillsMiddleware::builder().source(source).lock(lock).build().unwrap();
+    let agent = build_agent(model.clone(), skills, &[]);
+    let mut state = AgentState::new(vec![Message::user("go")]);
+    agent.invoke(&mut state).await.unwrap();
+    let system = model.seen()[0].system_message.clone().unwrap();
+    assert!(system.contains("**web**") && !system.contains("**pdf**"), "{system}");
+    let (answer, status) = tool_answers(&state).pop().unwrap();
+    assert_eq!(status, ToolStatus::Error);
+    assert!(answer.starts_with("Error: Skill 'pdf' not found"), "{answer}");
+    let withheld = state
+        .get::<SkillsState>()
+        .unwrap()
+        .skills_load_errors
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::LockMismatch && d.path == "/skills/pdf/SKILL.md");
+    assert!(withheld);
+}

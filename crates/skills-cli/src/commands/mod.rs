@@ -51,7 +51,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => load::load(&sources, &name, json, arguments).await,
         Command::Lock { sources, update, sign } => lock::lock(&sources, &update, sign.as_deref()).await,
         Command::Verify { sources, json } => lock::verify(&sources, json).await,
-        Command::Publish { location, discovery } => publish::publish(&location, &discovery).await,
+        Command::Publish {
+            location,
+            well_known,
+            discovery,
+        } => match well_known {
+            Some(dir) => publish::well_known(&location, &dir, &discovery).await,
+            None => publish::publish(&location, &discovery).await,
+        },
         Command::Search {
             query,
             sources,

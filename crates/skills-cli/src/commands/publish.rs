@@ -58,3 +58,91 @@ async fn write_to_bucket(location: &str, index: &agent_skills::index::LibraryInd
         .with_context(|| format!("cannot write {INDEX_FILE} to {location}"))?;
     Ok(format!("{}/{INDEX_FILE}", location.trim_end_matches('/')))
 }
+
+/// `skills publish LOCATION --well-known DIR`: a static registry of the library for any
+/// web host: `DIR/.well-known/agent-skills/index.json` (Agent Skills Discovery 0.2),
+/// each skill as its `SKILL.md` when that is all its folder holds, else as a `.tar.gz` of
+/// its folder (deterministic: sorted, no times or owners), each with its digest.
+pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -> anyhow::Result<ExitCode> {
+    let (limits, options) = discovery_of(discovery)?;
+    let spec: agent_skills::sources::SourceSpec = location.parse()?;
+    let source: SkillSource = spec.open(&options)?;
+    let backend = source.backend().clone();
+    let catalog = SkillCatalog::new(vec![source]).with_limits(limits);
+    let snapshot = catalog.ensure_loaded().await;
+    crate::output::print_diagnostics(snapshot.diagnostics());
+    let root = dir.join(".well-known/agent-skills");
+    std::fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    let mut entries = Vec::new();
+    let mut failed = 0;
+    for skill in snapshot.skills() {
+        let manifest = match catalog.digests().manifest(backend.as_ref(), 0, skill).await {
+            Ok(manifest) => manifest,
+            Err(reason) => {
+                eprintln!("error: {}: {reason}", skill.name);
+                failed += 1;
+                continue;
+            }
+        };
+        let paths: Vec<String> = manifest
+            .files
+            .iter()
+            .map(|f| format!("{}/{}", skill.dir(), f.rel))
+            .collect();
+        let mut files = Vec::with_capacity(paths.len());
+        for (file, answer) in manifest.files.iter().zip(backend.download_files(&paths).await) {
+            files.push((
+                file.rel.clone(),
+                answer.into_result().map_err(|e| anyhow::anyhow!("{e}"))?,
+            ));
+        }
+        let (kind, name, bytes) = if files.len() == 1 {
+            ("skill-md", format!("{}/SKILL.md", skill.name), files.remove(0).1)
+        } else {
+            (
+                "archive",
+                format!("{}.tar.gz", skill.name),
+                tar_gz(&skill.name, &files)?,
+            )
+        };
+        let path = root.join(&name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        std::fs::write(&path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        entries.push(serde_json::json!({
+            "name": skill.name,
+            "type": kind,
+            "description": skill.description,
+            "url": name,
+            "digest": agent_skills::digest::sha256_text(&bytes),
+        }));
+    }
+    let index = serde_json::json!({
+        "$schema": "https://schemas.agentskills.io/discovery/0.2.0/schema.json",
+        "skills": entries,
+    });
+    let index_path = root.join("index.json");
+    std::fs::write(&index_path, serde_json::to_string_pretty(&index)?)
+        .with_context(|| format!("cannot write {}", index_path.display()))?;
+    println!("published {} skills to {}", entries.len(), index_path.display());
+    Ok(ExitCode::from(if failed == 0 { EXIT_OK } else { EXIT_SOURCE_ERROR }))
+}
+
+/// A deterministic `.tar.gz` of a skill's files under the folder `name/`.
+fn tar_gz(name: &str, files: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(
+        Vec::new(),
+        flate2::Compression::default(),
+    ));
+    builder.mode(tar::HeaderMode::Deterministic);
+    for (rel, content) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(content.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        header.set_entry_type(tar::EntryType::Regular);
+        builder.append_data(&mut header, format!("{name}/{rel}"), content.as_slice())?;
+    }
+    Ok(builder.into_inner()?.finish()?)
+}

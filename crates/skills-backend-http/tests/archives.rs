@@ -1,0 +1,170 @@
+//! Archive entries of an HTTP registry: `.tar.gz` and `.zip` skills unpacked and served
+//! with their resources; hostile archives (a `..` path, a link, too many bytes) and a
+//! digest mismatch refused.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use skills_backend_http::HttpRegistryBackend;
+use skills_backend_http::test_server::Registry;
+use skills_catalog::{LoadAnswer, SkillCatalog, SkillSource, load_skill};
+use skills_core::DiagnosticKind;
+use skills_core::digest::sha256_text;
+
+const PREFIX: &str = "/.well-known/agent-skills";
+
+fn md(name: &str) -> String {
+    format!("---\nname: {name}\ndescription: The {name} skill\n---\nRun scripts/run.sh.\n")
+}
+
+/// A gzip-compressed tar of `(path, content)`; a path is written as given, `..` too.
+fn tar_gz(files: &[(&str, &[u8])], link: Option<&str>) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+    for (path, content) in files {
+        let mut header = tar::Header::new_gnu();
+        let name = &mut header.as_old_mut().name;
+        name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_size(content.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        builder.append(&header, *content).unwrap();
+    }
+    if let Some(target) = link {
+        let mut header = tar::Header::new_gnu();
+        header.set_entry_type(tar::EntryType::Symlink);
+        header.set_size(0);
+        builder.append_link(&mut header, "escape", target).unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+fn zip_of(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (path, content) in files {
+        writer
+            .start_file(*path, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(content).unwrap();
+    }
+    writer.finish().unwrap().into_inner()
+}
+
+fn entry(name: &str, url: &str, digest: &str) -> String {
+    format!(r#"{{"name": "{name}", "type": "archive", "description": "d", "url": "{url}", "digest": "{digest}"}}"#)
+}
+
+#[tokio::test]
+async fn archives_unpack_into_skill_folders_and_hostile_ones_are_refused() {
+    let registry = Registry::default();
+    let mut entries = Vec::new();
+    let mut add = |name: &str, file: &str, bytes: Vec<u8>, digest: Option<String>| {
+        registry.put(&format!("{PREFIX}/{file}"), bytes.clone());
+        entries.push(entry(name, file, &digest.unwrap_or_else(|| sha256_text(&bytes))));
+    };
+    let deploy = md("deploy");
+    add(
+        "deploy",
+        "deploy.tar.gz",
+        tar_gz(
+            &[
+                ("deploy/SKILL.md", deploy.as_bytes()),
+                ("deploy/scripts/run.sh", b"echo go\n"),
+            ],
+            None,
+        ),
+        None,
+    );
+    let review = md("review");
+    add(
+        "review",
+        "review.zip",
+        zip_of(&[("SKILL.md", review.as_bytes()), ("references/guide.md", b"# Guide\n")]),
+        None,
+    );
+    let climb = md("climb");
+    add(
+        "climb",
+        "climb.tar.gz",
+        tar_gz(&[("SKILL.md", climb.as_bytes()), ("../../etc/cron", b"x")], None),
+        None,
+    );
+    let linked = md("linked");
+    add(
+        "linked",
+        "linked.tar.gz",
+        tar_gz(&[("SKILL.md", linked.as_bytes())], Some("/etc/passwd")),
+        None,
+    );
+    let big = vec![0u8; 17 * 1024 * 1024];
+    let bomb = md("bomb");
+    add(
+        "bomb",
+        "bomb.zip",
+        zip_of(&[("SKILL.md", bomb.as_bytes()), ("assets/zeros.bin", &big)]),
+        None,
+    );
+    let swapped = md("swapped");
+    add(
+        "swapped",
+        "swapped.zip",
+        zip_of(&[("SKILL.md", swapped.as_bytes())]),
+        Some(sha256_text(b"the reviewed archive")),
+    );
+    registry.put(
+        &format!("{PREFIX}/index.json"),
+        format!(r#"{{"skills": [{}]}}"#, entries.join(", ")),
+    );
+    let url = registry.start().await;
+
+    let catalog = SkillCatalog::new(vec![SkillSource::new(
+        Arc::new(HttpRegistryBackend::new(&url).unwrap()),
+        "/",
+    )]);
+    let snapshot = catalog.ensure_loaded().await;
+    let names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["deploy", "review"]);
+    let deploy_resources: Vec<&str> = snapshot.resources()["deploy"].iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(deploy_resources, ["/deploy/scripts/run.sh"]);
+    assert_eq!(snapshot.resources()["review"][0].path, "/review/references/guide.md");
+
+    let refusals: Vec<(String, String)> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ReadFailed)
+        .map(|d| (d.path.clone(), d.message.clone()))
+        .collect();
+    let reason = |skill: &str| {
+        refusals
+            .iter()
+            .find(|(path, _)| path.starts_with(&format!("/{skill}/")))
+            .map(|(_, m)| m.clone())
+            .unwrap_or_else(|| panic!("{skill} was not refused: {refusals:?}"))
+    };
+    assert!(
+        reason("climb").contains("leaves the skill's folder"),
+        "{}",
+        reason("climb")
+    );
+    assert!(reason("linked").contains("regular files only"), "{}", reason("linked"));
+    assert!(reason("bomb").contains("bytes unpacked"), "{}", reason("bomb"));
+    assert!(
+        reason("swapped").contains("does not match the digest"),
+        "{}",
+        reason("swapped")
+    );
+
+    let answer = load_skill(&snapshot, "deploy", &[]).await;
+    let LoadAnswer::Loaded { text } = answer else {
+        panic!("{answer:?}")
+    };
+    assert!(text.starts_with(&deploy), "{text}");
+    assert!(text.contains("[script] `/deploy/scripts/run.sh`"), "{text}");
+    let backend = snapshot.source_for("deploy").unwrap().backend().clone();
+    let script = skills_core::BackendExt::download_file(&*backend, "/deploy/scripts/run.sh")
+        .await
+        .unwrap();
+    assert_eq!(script, b"echo go\n");
+}
