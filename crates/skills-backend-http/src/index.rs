@@ -63,8 +63,8 @@ pub fn parse_index(bytes: &[u8]) -> Result<(Vec<IndexEntry>, Vec<String>), Strin
                 continue;
             }
         };
-        if skills_core::validate_skill_name(&entry.name, &entry.name).is_err() {
-            notes.push(format!("skipping entry {shown}: not a valid skill name"));
+        if !usable_name(&entry.name) {
+            notes.push(format!("skipping entry {shown}: its name cannot be a folder name"));
             continue;
         }
         let hex = entry.digest.strip_prefix("sha256:").unwrap_or_default();
@@ -83,4 +83,17 @@ pub fn parse_index(bytes: &[u8]) -> Result<(Vec<IndexEntry>, Vec<String>), Strin
     }
     entries.sort_by(|a, b| a.name.cmp(&b.name));
     Ok((entries, notes))
+}
+
+/// Whether a name can be a skill's folder: one path segment (not `.` or `..`, no `/` or
+/// `\\`), at most 255 bytes, and safe to show in a prompt. Names that break the
+/// specification's rules (`My Skill`) are served, as from every other source, with the
+/// catalog's usual warning.
+fn usable_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 255
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && skills_core::name::is_prompt_safe_name(name)
 }

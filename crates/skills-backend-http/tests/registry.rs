@@ -186,3 +186,23 @@ async fn a_watch_polls_the_index_and_the_catalog_follows() {
     assert_eq!(event.changes.len(), 2, "{:?}", event.changes);
     assert_eq!(catalog.snapshot().get("web").unwrap().description, "v2");
 }
+
+#[tokio::test]
+async fn a_name_outside_the_specification_is_served_from_its_encoded_url() {
+    let registry = Registry::default();
+    let content = md("My Skill", "Spaces in its name");
+    registry.put(&format!("{PREFIX}/My%20Skill/SKILL.md"), content.as_bytes());
+    let index = format!(
+        r#"{{"skills": [{{"name": "My Skill", "type": "skill-md", "url": "My%20Skill/SKILL.md", "digest": "{}"}}]}}"#,
+        sha256_text(content.as_bytes())
+    );
+    registry.put(&format!("{PREFIX}/index.json"), index);
+    let url = registry.start().await;
+    let catalog = SkillCatalog::new(vec![SkillSource::new(
+        Arc::new(HttpRegistryBackend::new(&url).unwrap()),
+        "/",
+    )]);
+    let snapshot = catalog.ensure_loaded().await;
+    assert_eq!(snapshot.skills()[0].name, "My Skill");
+    assert_eq!(snapshot.skills()[0].path, "/My Skill/SKILL.md");
+}

@@ -73,6 +73,11 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
     common::write(dir.path(), "lib/web/SKILL.md", &md("web", "Search the web"));
     common::write(dir.path(), "lib/web/scripts/fetch.py", "print('fetch')\n");
     common::write(dir.path(), "lib/notes/SKILL.md", &md("notes", "Take notes"));
+    common::write(
+        dir.path(),
+        "lib/ci-cd/SKILL.md",
+        &md("CI/CD helper", "No folder can be named so"),
+    );
     let site = dir.path().join("site");
     let lib = dir.path().join("lib");
     let args = vec![
@@ -82,7 +87,17 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
         site.to_str().unwrap().to_owned(),
     ];
     let out = skills(args.clone()).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "one skill cannot be published: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("error: CI/CD helper: not published"),
+        "{}",
+        stderr(&out)
+    );
     let index = std::fs::read_to_string(site.join(".well-known/agent-skills/index.json")).unwrap();
     assert!(
         index.contains("\"type\": \"skill-md\"") && index.contains("\"type\": \"archive\""),

@@ -76,6 +76,14 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
     let mut entries = Vec::new();
     let mut failed = 0;
     for skill in snapshot.skills() {
+        if skill.name.contains(['/', '\\']) || skill.name == "." || skill.name == ".." {
+            eprintln!(
+                "error: {}: not published: a registry serves each skill as a folder named after it",
+                skill.name
+            );
+            failed += 1;
+            continue;
+        }
         let manifest = match catalog.digests().manifest(backend.as_ref(), 0, skill).await {
             Ok(manifest) => manifest,
             Err(reason) => {
@@ -105,6 +113,12 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
                 tar_gz(&skill.name, &files)?,
             )
         };
+        // The URL relative to the index, each segment percent-encoded (`My Skill` is
+        // `My%20Skill`).
+        let url: Vec<String> = name
+            .split('/')
+            .map(|segment| percent_encoding::utf8_percent_encode(segment, URL_SEGMENT).to_string())
+            .collect();
         let path = root.join(&name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
@@ -114,7 +128,7 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
             "name": skill.name,
             "type": kind,
             "description": skill.description,
-            "url": name,
+            "url": url.join("/"),
             "digest": agent_skills::digest::sha256_text(&bytes),
         }));
     }
@@ -128,6 +142,13 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
     println!("published {} skills to {}", entries.len(), index_path.display());
     Ok(ExitCode::from(if failed == 0 { EXIT_OK } else { EXIT_SOURCE_ERROR }))
 }
+
+/// What a URL path segment escapes: everything but letters, digits and `-._~`.
+const URL_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// A deterministic `.tar.gz` of a skill's files under the folder `name/`.
 fn tar_gz(name: &str, files: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {
