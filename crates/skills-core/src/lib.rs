@@ -56,6 +56,7 @@ pub mod name;
 mod name_index;
 pub mod parse;
 pub mod path;
+pub mod poll;
 mod profile;
 mod read;
 mod recover;
