@@ -217,7 +217,7 @@ impl AgentMiddleware for SkillsMiddleware {
         }
         let snapshot = self.runtime.snapshot_for(state).await;
         let active = active_skills(&snapshot, state);
-        let call = request.call.clone();
+        let call = &request.call;
         if let Some(message) = check_tool_call(
             self.runtime.section.policy(),
             &call.name,
@@ -226,6 +226,10 @@ impl AgentMiddleware for SkillsMiddleware {
         ) {
             return ToolOutput::Message(ToolMessage::error(&call.id, message));
         }
+        if !has_hooks(&active) {
+            return next.run(request).await;
+        }
+        let call = request.call.clone();
         let mut hooks = state.get::<SkillHooksState>().cloned().unwrap_or_default();
         let mut site = HookSite {
             hooks: &mut hooks,
@@ -265,6 +269,9 @@ impl AgentMiddleware for SkillsMiddleware {
         }
         let snapshot = self.runtime.snapshot_for(state).await;
         let active = active_skills(&snapshot, state);
+        if !has_hooks(&active) {
+            return Ok(None);
+        }
         let mut hooks = state.get::<SkillHooksState>().cloned().unwrap_or_default();
         let mut site = HookSite {
             hooks: &mut hooks,
@@ -274,4 +281,12 @@ impl AgentMiddleware for SkillsMiddleware {
         let (changed, _) = site.fire(HookEvent::Stop, &active, None, None).await;
         Ok(changed.then(|| StateUpdate::new().with(hooks)))
     }
+}
+
+/// Whether any of `skills` declares a hook (most threads: none, and their tool calls
+/// copy no hooks state).
+fn has_hooks(skills: &[&skills_core::SkillMetadata]) -> bool {
+    skills
+        .iter()
+        .any(|s| s.extensions().is_some_and(|e| !e.hooks.is_empty()))
 }
