@@ -257,17 +257,41 @@ impl Lock {
 
     /// `content sha256:<hex>`: a digest of the locked files of the skills of `label`.
     pub(crate) fn content_digest(&self, label: &str) -> String {
-        let mut text = String::new();
-        for (name, skill) in self.skills.iter().filter(|(_, s)| s.source == label) {
-            for (path, file) in &skill.files {
-                text.push_str(&format!("{name}/{path} {} {}\n", file.digest, file.size));
-            }
-        }
-        format!("content {}", sha256_digest(text.as_bytes()))
+        let paths: Vec<(String, &LockedFile)> = self
+            .skills
+            .iter()
+            .filter(|(_, s)| s.source == label)
+            .flat_map(|(name, skill)| skill.files.iter().map(move |(path, f)| (format!("{name}/{path}"), f)))
+            .collect();
+        let digest =
+            skills_core::digest::files_digest(paths.iter().map(|(p, f)| (p.as_str(), f.digest.as_str(), f.size)));
+        format!("content {digest}")
+    }
+
+    /// How `found` (the lock of the library as it is now, see
+    /// [`SkillCatalog::pin`](crate::SkillCatalog::pin)) differs from this lock: every
+    /// drift of its skills, then each locked skill it no longer has.
+    pub fn drift(&self, found: &Lock) -> Vec<Drift> {
+        let mut drift: Vec<Drift> = found
+            .skills
+            .iter()
+            .flat_map(|(name, skill)| self.check_files(name, &skill.source, &skill.files))
+            .collect();
+        drift.extend(
+            self.skills
+                .keys()
+                .filter(|name| !found.skills.contains_key(*name))
+                .map(|name| Drift::Gone { skill: name.clone() }),
+        );
+        drift
     }
 
     /// How the skill `name`, served by `source` with `files`, differs from the lock.
     pub fn check_skill(&self, name: &str, source: &str, files: &[ManifestFile]) -> Vec<Drift> {
+        self.check_files(name, source, &files_of(files))
+    }
+
+    fn check_files(&self, name: &str, source: &str, found: &BTreeMap<String, LockedFile>) -> Vec<Drift> {
         let Some(locked) = self.skills.get(name) else {
             return vec![Drift::NewSkill { skill: name.to_owned() }];
         };
@@ -279,8 +303,7 @@ impl Lock {
                 now: source.to_owned(),
             });
         }
-        let found = files_of(files);
-        for (path, file) in &found {
+        for (path, file) in found {
             let skill = name.to_owned();
             match locked.files.get(path) {
                 None => drift.push(Drift::Added {
@@ -405,5 +428,21 @@ mod tests {
             "new skill: pdf (not in skills.lock)"
         );
         assert!(lock.holds("web", "SKILL.md", b"x") && !lock.holds("web", "SKILL.md", b"y"));
+
+        // Two locks: what the found one has that differs, then what it lost.
+        let mut found = Lock::default();
+        found.skills.insert(
+            "pdf".into(),
+            LockedSkill {
+                source: "team".into(),
+                files: files_of(&[file("SKILL.md", b"p")]),
+            },
+        );
+        let drift: Vec<String> = lock.drift(&found).iter().map(ToString::to_string).collect();
+        assert_eq!(
+            drift,
+            ["new skill: pdf (not in skills.lock)", "gone: web (locked, not found)"]
+        );
+        assert!(lock.drift(&lock).is_empty());
     }
 }

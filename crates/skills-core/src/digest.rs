@@ -29,3 +29,21 @@ pub fn text_of(digest: &[u8; 32]) -> String {
     }
     text
 }
+
+/// One digest of a list of files, `(path, digest, size)` in the order given: equal lists,
+/// equal digests. What a published index's version and a lock's content version are.
+///
+/// ```
+/// use skills_core::digest::files_digest;
+/// let a = files_digest([("web/SKILL.md", "sha256:00", 3)]);
+/// assert_eq!(a, files_digest([("web/SKILL.md", "sha256:00", 3)]));
+/// assert_ne!(a, files_digest([("web/SKILL.md", "sha256:00", 4)]));
+/// ```
+pub fn files_digest<'a>(files: impl IntoIterator<Item = (&'a str, &'a str, u64)>) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    for (path, digest, size) in files {
+        let _ = writeln!(text, "{path} {digest} {size}");
+    }
+    sha256_text(text.as_bytes())
+}

@@ -83,12 +83,7 @@ impl LibraryIndex {
 
     /// The version the content says: a digest over every file, in order.
     pub fn content_version(&self) -> String {
-        use std::fmt::Write as _;
-        let mut text = String::new();
-        for file in self.files() {
-            let _ = writeln!(text, "{} {} {}", file.path, file.digest, file.size);
-        }
-        crate::digest::sha256_text(text.as_bytes())
+        crate::digest::files_digest(self.files().map(|f| (f.path.as_str(), f.digest.as_str(), f.size)))
     }
 
     /// Every file of every skill.

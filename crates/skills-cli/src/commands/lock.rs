@@ -4,7 +4,6 @@
 use std::process::ExitCode;
 
 use agent_skills::lock::Drift;
-use agent_skills::manifest::ManifestFile;
 use anyhow::Context;
 use serde::Serialize;
 
@@ -115,24 +114,14 @@ pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     unfrozen.lock.frozen = false;
     let library = library::catalog(&unfrozen, Need::Listing, json).await?;
     let (found, problems) = library.catalog.pin().await;
+    // A skill that cannot be read is reported as such, not also as gone.
+    let unreadable: Vec<String> = problems.iter().map(|d| d.skill().to_owned()).collect();
     let mut drift: Vec<Drift> = problems;
-    for (name, skill) in &found.skills {
-        let files: Vec<ManifestFile> = skill
-            .files
-            .iter()
-            .map(|(rel, f)| ManifestFile {
-                rel: rel.clone(),
-                digest: f.digest.clone(),
-                size: f.size,
-            })
-            .collect();
-        drift.extend(lock.check_skill(name, &skill.source, &files));
-    }
-    for name in lock.skills.keys().filter(|n| !found.skills.contains_key(*n)) {
-        if !drift.iter().any(|d| d.skill() == name) {
-            drift.push(Drift::Gone { skill: name.clone() });
-        }
-    }
+    drift.extend(
+        lock.drift(&found)
+            .into_iter()
+            .filter(|d| !(matches!(d, Drift::Gone { .. }) && unreadable.iter().any(|s| s == d.skill()))),
+    );
     let lines: Vec<String> = drift.iter().map(ToString::to_string).collect();
     if json {
         let out = VerifyJson {
