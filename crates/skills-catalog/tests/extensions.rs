@@ -60,6 +60,11 @@ async fn a_manual_only_skill_is_not_listed_searched_or_loadable_by_the_model() {
             .iter()
             .all(|h| h.name != "deploy")
     );
+    // The same skill, model-invocable, is the first answer to that request.
+    let mut visible = snapshot.get("deploy").unwrap().clone();
+    visible.extensions = None;
+    let index = skills_catalog::SkillIndex::build(&[visible, snapshot.get("shell").unwrap().clone()]);
+    assert_eq!(index.search("deploy the app", 1).unwrap()[0].name, "deploy");
     assert!(
         catalog
             .search("review a change", 8)
