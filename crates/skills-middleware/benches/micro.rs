@@ -12,8 +12,9 @@ use std::sync::Arc;
 use divan::Bencher;
 use skills_core::{MemoryBackend, SkillMetadata, merge_last_wins, parse_skill_md};
 use skills_middleware::{
-    AgentMiddleware, AgentState, AssistantMessage, ChatModel, LOAD_SKILL, Message, ModelError, ModelNext, ModelRequest,
-    ModelResponse, SkillsMiddleware, ToolRuntime, async_trait,
+    AgentMiddleware, AgentState, AssistantMessage, ChatModel, FnTool, LOAD_SKILL, Message, ModelError, ModelNext,
+    ModelRequest, ModelResponse, SkillsMiddleware, Tool, ToolCall, ToolCallRequest, ToolNext, ToolOutput, ToolRuntime,
+    async_trait,
 };
 
 const SKILLS: usize = 1_000;
@@ -144,5 +145,33 @@ fn wrap_model_call_cached_1000(bencher: Bencher<'_, '_>) {
         };
         rt.block_on(skills.wrap_model_call(request, ModelNext::new(&layers, &model)))
             .unwrap()
+    });
+}
+
+#[divan::bench]
+fn wrap_tool_call_with_a_loaded_skill(bencher: Bencher<'_, '_>) {
+    let rt = runtime();
+    let skills = middleware(&rt);
+    let mut state = AgentState::new(vec![Message::user("hi")]);
+    state.apply(rt.block_on(skills.before_agent(&state)).unwrap().unwrap());
+    let load = skills.tools().into_iter().find(|t| t.name() == LOAD_SKILL).unwrap();
+    let runtime = ToolRuntime {
+        state: &state,
+        tool_call_id: "load",
+        agent: None,
+    };
+    let loaded = rt.block_on(load.call(serde_json::json!({ "skill_name": "skill-0500" }), runtime));
+    if let ToolOutput::Command(command) = loaded {
+        state.apply(command.update);
+    }
+    let echo: Arc<dyn Tool> = Arc::new(FnTool::new("echo", "echo", |_| Ok("ok".into())));
+    let tools = [echo];
+    let layers: Vec<Arc<dyn AgentMiddleware>> = Vec::new();
+    bencher.bench(|| {
+        let request = ToolCallRequest {
+            call: ToolCall::new("bench", "echo", serde_json::json!({"text": "hello"})),
+            state: &state,
+        };
+        rt.block_on(skills.wrap_tool_call(request, ToolNext::new(&layers, &tools)))
     });
 }
