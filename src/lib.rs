@@ -15,6 +15,8 @@
 //! | `middleware` (default) | [`middleware`] | the agent middleware |
 //! | `s3` | `s3` | S3, S3-compatible servers and any `object_store` store |
 //! | `git` | `git` | a git ref's tree, local or remote, followed as it moves |
+//! | `http` | `http` | an HTTP registry (`.well-known/agent-skills` index, digests verified) |
+//! | `rig` | `rig` | skills for rig agents (tools, preamble, policy hook; rustc 1.95) |
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -60,6 +62,10 @@ pub use skills_backend_http as http;
 /// The agent middleware.
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;
+
+/// Skills for rig agents: tools, the skills list in the preamble, the policy hook.
+#[cfg(feature = "rig")]
+pub use skills_rig as rig;
 
 mod lock_config;
 mod open_options;

@@ -58,6 +58,7 @@ mod narrow;
 mod pin;
 pub mod policy;
 pub mod prompt;
+mod read;
 mod search;
 mod section;
 mod snapshot;
@@ -73,6 +74,7 @@ pub use catalog::SkillCatalog;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
+pub use read::{ReadFileError, SkillFile, contained_path, read_skill_file};
 pub use search::{
     DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,
     format_search_results,

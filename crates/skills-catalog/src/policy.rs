@@ -7,9 +7,17 @@ use skills_core::SkillMetadata;
 
 use crate::escape::{MAX_PROMPT_FIELD_CHARS, code_span, escape_untrusted};
 
-/// Tools that are never blocked: the skills system itself (`load_skill`), resource
-/// access (`read_file`, `ls`) and task tracking (`write_todos`).
-pub const ALWAYS_ALLOWED_TOOLS: [&str; 5] = ["load_skill", "search_skills", "read_file", "ls", "write_todos"];
+/// Tools that are never blocked: the skills system itself (`load_skill`,
+/// `search_skills`), resource access (`read_skill_resource`, `read_file`, `ls`) and task
+/// tracking (`write_todos`).
+pub const ALWAYS_ALLOWED_TOOLS: [&str; 6] = [
+    "load_skill",
+    "search_skills",
+    "read_skill_resource",
+    "read_file",
+    "ls",
+    "write_todos",
+];
 
 /// How a skill's `allowed-tools` field is applied.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

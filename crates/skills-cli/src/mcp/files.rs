@@ -4,8 +4,8 @@
 
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
+use agent_skills::SKILL_FILE;
 pub use agent_skills::manifest::{DigestCache, ManifestFile};
-use agent_skills::{SKILL_FILE, path};
 use rmcp::model::{SkillResource, SkillResources};
 
 /// The URI scheme of skill files.
@@ -98,30 +98,6 @@ pub fn parse_uri(uri: &str) -> Option<SkillUri> {
     })
 }
 
-/// The backend path of `asked` inside the folder `skill_dir` of a skill, or why it is
-/// refused.
-///
-/// `asked` is relative to the folder (`scripts/run.py`), or, as `load_skill` prints
-/// resources, the full path of a file inside the folder. The backend path rules apply
-/// ([`path::normalize`]: no `..`, NUL or other control characters, backslashes or
-/// percent-encoded separators), and the result must lie inside the folder, not be the
-/// folder itself. Links are the backend's to contain: one that leads out of the source's
-/// root is never followed.
-pub fn contained_path(skill_dir: &str, asked: &str) -> Result<String, String> {
-    let full = if asked.starts_with('/') {
-        asked.to_owned()
-    } else {
-        path::join(skill_dir, asked)
-    };
-    let normalized = path::normalize(&full).map_err(|e| e.to_string())?;
-    let dir = skill_dir.trim_end_matches('/');
-    if normalized == dir || !path::is_within(&normalized, dir) {
-        let shown: String = asked.chars().take(200).collect();
-        return Err(format!("{shown:?} is not a file inside the skill's folder"));
-    }
-    Ok(normalized)
-}
-
 /// The manifest as SEP-2640 resources, `SKILL.md` first.
 pub fn skill_resources(skill: &str, files: &[ManifestFile]) -> SkillResources {
     let mut resources: Vec<SkillResource> = files
@@ -200,35 +176,6 @@ mod tests {
             "skill://pdf/%ff",
         ] {
             assert_eq!(parse_uri(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    fn containment() {
-        let dir = "/lib/pdf";
-        for (asked, expected) in [
-            ("scripts/run.py", "/lib/pdf/scripts/run.py"),
-            ("/lib/pdf/scripts/run.py", "/lib/pdf/scripts/run.py"),
-            ("./scripts//run.py", "/lib/pdf/scripts/run.py"),
-        ] {
-            assert_eq!(contained_path(dir, asked).as_deref(), Ok(expected), "{asked:?}");
-        }
-        for bad in [
-            "",
-            ".",
-            "..",
-            "../other/SKILL.md",
-            "scripts/../../other/SKILL.md",
-            "scripts/..",
-            "scripts/%2e%2e/x",
-            "/etc/passwd",
-            "/lib/pdf-other/SKILL.md",
-            "/lib/pdf",
-            "/lib/pdf/../x",
-            "..\\x",
-            "a\0b",
-        ] {
-            assert!(contained_path(dir, bad).is_err(), "{bad:?} was accepted");
         }
     }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use agent_skills::name::check_skill_name;
 use agent_skills::{
-    AllowedToolsPolicy, BackendExt, BackendProtocol, CatalogBudget, CatalogSnapshot, FileErrorKind, PromptSection,
-    PromptTemplate, SkillCatalog, SkillMetadata,
+    AllowedToolsPolicy, BackendProtocol, CatalogBudget, CatalogSnapshot, PromptSection, PromptTemplate, ReadFileError,
+    SkillCatalog, SkillMetadata, read_skill_file,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorData, GetSkillRequestParams, GetSkillResult, Implementation,
@@ -160,30 +160,29 @@ impl SkillsServer {
     /// Reads `asked` (relative to the skill's folder) of skill `name`.
     pub(super) async fn read_file(&self, name: &str, asked: &str) -> Result<(String, Vec<u8>), ReadError> {
         let snapshot = self.snapshot().await;
-        let Some(skill) = Self::servable_skill(&snapshot, name) else {
+        if Self::servable_skill(&snapshot, name).is_none() {
             return Err(ReadError::UnknownSkill(format!("no skill named {:?}", shorten(name))));
-        };
-        let full = files::contained_path(skill.dir(), asked).map_err(ReadError::Refused)?;
-        let Some((_, backend)) = Self::backend_of(&snapshot, name) else {
-            return Err(ReadError::Failed(format!("the source of {name} is not configured")));
-        };
-        let rel = full.strip_prefix(skill.dir()).unwrap_or(&full).trim_start_matches('/');
-        let uri = files::file_uri(name, rel);
-        match backend.download_file(&full).await {
-            Ok(bytes) => Ok((uri, bytes)),
-            Err(error) => Err(match error.kind {
-                FileErrorKind::FileNotFound => ReadError::NotFound(format!("{uri} does not exist")),
-                FileErrorKind::IsDirectory => {
-                    ReadError::Refused(format!("{uri} is a directory (list it with resources/directory/read)"))
-                }
-                FileErrorKind::InvalidPath | FileErrorKind::PermissionDenied => {
-                    ReadError::Refused(format!("{uri} cannot be served: {}", error.message))
-                }
-                FileErrorKind::TooLarge => ReadError::Refused(format!(
-                    "{uri} exceeds the maximum file size ({} bytes)",
-                    backend.max_file_size()
+        }
+        let uri = |rel: &str| files::file_uri(name, rel);
+        match read_skill_file(&snapshot, name, asked).await {
+            Ok(file) => Ok((uri(&file.rel), file.bytes)),
+            Err(error) => Err(match error {
+                ReadFileError::UnknownSkill(_) => ReadError::UnknownSkill(error.to_string()),
+                ReadFileError::Outside(message) => ReadError::Refused(message),
+                ReadFileError::NotFound(rel) => ReadError::NotFound(format!("{} does not exist", uri(&rel))),
+                ReadFileError::IsDirectory(rel) => ReadError::Refused(format!(
+                    "{} is a directory (list it with resources/directory/read)",
+                    uri(&rel)
                 )),
-                _ => ReadError::Failed(format!("{uri} could not be read: {}", error.message)),
+                ReadFileError::Refused { rel, reason } => {
+                    ReadError::Refused(format!("{} cannot be served: {reason}", uri(&rel)))
+                }
+                ReadFileError::TooLarge { rel, limit } => {
+                    ReadError::Refused(format!("{} exceeds the maximum file size ({limit} bytes)", uri(&rel)))
+                }
+                ReadFileError::Failed { rel, reason } => {
+                    ReadError::Failed(format!("{} could not be read: {reason}", uri(&rel)))
+                }
             }),
         }
     }

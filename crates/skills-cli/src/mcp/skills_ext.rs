@@ -129,7 +129,9 @@ impl SkillsServer {
             ));
         };
         let dir = match &rel {
-            Some(rel) => files::contained_path(skill.dir(), rel).map_err(|e| ErrorData::invalid_params(e, None))?,
+            Some(rel) => {
+                agent_skills::contained_path(skill.dir(), rel).map_err(|e| ErrorData::invalid_params(e, None))?
+            }
             None => skill.dir().to_owned(),
         };
         let entries = backend

@@ -49,11 +49,12 @@ fn schema(value: Value) -> Arc<JsonObject> {
     }
 }
 
-fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>) -> Result<T, CallToolResult> {
+/// The tool's arguments, or the error result to answer with (boxed: a result is large).
+fn parse_args<T: for<'de> Deserialize<'de>>(tool: &str, args: Option<JsonObject>) -> Result<T, Box<CallToolResult>> {
     serde_json::from_value(Value::Object(args.unwrap_or_default())).map_err(|e| {
-        CallToolResult::error(vec![ContentBlock::text(format!(
+        Box::new(CallToolResult::error(vec![ContentBlock::text(format!(
             "Error: invalid arguments for {tool}: {e}"
-        ))])
+        ))]))
     })
 }
 
@@ -189,7 +190,7 @@ impl SkillsServer {
                         Err(error) => CallToolResult::error(vec![ContentBlock::text(format!("Error: {error}"))]),
                     }
                 }
-                Err(result) => result,
+                Err(result) => *result,
             },
             LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
                 Ok(args) => {
@@ -206,11 +207,11 @@ impl SkillsServer {
                         CallToolResult::success(content)
                     }
                 }
-                Err(result) => result,
+                Err(result) => *result,
             },
             READ_SKILL_RESOURCE => match parse_args::<ReadArgs>(READ_SKILL_RESOURCE, request.arguments) {
                 Ok(args) => self.read_skill_resource_tool(args).await,
-                Err(result) => result,
+                Err(result) => *result,
             },
             other => {
                 return Err(ErrorData::invalid_params(
