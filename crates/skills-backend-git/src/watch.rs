@@ -10,14 +10,17 @@ use tokio::task::AbortHandle;
 
 use crate::repo::GitBackend;
 
-/// Quiet time after a ref change before the refresh (a `git push` writes several files).
-const DEBOUNCE: Duration = Duration::from_millis(100);
+/// Quiet time after a ref change before the refresh: a `git push` writes several files,
+/// and a script committing file after file (or a rebase) moves the ref many times; each
+/// move within this time of the last joins one refresh. 100 ms split such bursts on a
+/// loaded machine, where commits are further apart.
+const DEBOUNCE: Duration = Duration::from_millis(250);
 
 /// Follows the ref: each refresh that moves it reports the changed files under the
 /// watched path as one [`ChangeEvent::Changed`].
 ///
 /// - Local repository: `HEAD`, `packed-refs` and `refs/` are watched with notify, so a
-///   commit, a `git push` into it or a `git update-ref` is seen within ~100 ms.
+///   commit, a `git push` into it or a `git update-ref` is seen within ~250 ms.
 /// - Remote: fetched every [fetch interval](crate::GitBackendBuilder::fetch_interval) on
 ///   the current Tokio runtime (outside one, `watch` is an error).
 /// - A pinned commit never changes: the watch does nothing.

@@ -53,12 +53,15 @@
 #![warn(missing_docs)]
 
 mod hook;
+mod install;
+mod library;
 mod session;
 mod skills;
 mod tools;
 
 pub use hook::SkillsHook;
-pub use session::{DEFAULT_MAX_TURNS, SkillSession, SkillTools, ToolStage};
+pub use install::{DEFAULT_MAX_TURNS, SkillTools, ToolStage};
+pub use session::SkillSession;
 pub use skills::{Skills, SkillsBuilder};
 pub use tools::{
     LOAD_SKILL, LoadSkill, LoadSkillArgs, READ_SKILL_RESOURCE, ReadSkillResource, ReadSkillResourceArgs, SEARCH_SKILLS,

@@ -4,33 +4,26 @@
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rig_agent::agent::{AgentBuilder, NoToolConfig, WithBuilderTools};
 use skills_catalog::{
     CatalogSnapshot, Invoker, LoadAnswer, LoadRequest, ReadFileError, SearchError, SkillArguments, SkillFile,
     check_tool_call, format_search_results, load_skill_with, read_skill_file,
 };
 
-use crate::hook::SkillsHook;
-use crate::skills::Skills;
-use crate::tools::{LoadSkill, ReadSkillResource, SearchSkills};
-
-/// The turn budget [`SkillSession::install`] gives an agent: room to load a skill, read
-/// its resources and use the tools it names.
-pub const DEFAULT_MAX_TURNS: usize = 16;
+use crate::library::Library;
 
 /// One conversation with a skill library: the skills it has loaded, in load order.
 ///
-/// Its tools ([`LoadSkill`], [`SearchSkills`], [`ReadSkillResource`]) and its
-/// [`SkillsHook`] share it, so a skill the model loads is marked `[Loaded]` in the next
+/// Its tools ([`LoadSkill`](crate::LoadSkill), [`SearchSkills`](crate::SearchSkills),
+/// [`ReadSkillResource`](crate::ReadSkillResource)) and its [`SkillsHook`](crate::SkillsHook) share it, so a skill the model loads is marked `[Loaded]` in the next
 /// turn's preamble, a second load says it is already loaded, and the loaded skills' tool
 /// rules apply to the calls that follow. Clones share the state; a new conversation
-/// takes a new session ([`Skills::session`]).
+/// takes a new session ([`Skills::session`](crate::Skills::session)).
 ///
 /// Every call reads the catalog's newest snapshot, so a skill added, changed or removed
 /// while the agent runs (a reload, a watch) shows in the next turn.
 #[derive(Clone)]
 pub struct SkillSession {
-    skills: Skills,
+    pub(crate) library: Arc<Library>,
     loaded: Arc<Mutex<Vec<String>>>,
 }
 
@@ -40,65 +33,17 @@ impl fmt::Debug for SkillSession {
     }
 }
 
-/// The builder states [`SkillSession::install`] accepts: before or after other tools.
-pub trait ToolStage: sealed::Sealed {
-    #[doc(hidden)]
-    fn add_skill_tools(builder: AgentBuilder<Self>, tools: SkillTools) -> AgentBuilder<WithBuilderTools>
-    where
-        Self: Sized;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for rig_agent::agent::NoToolConfig {}
-    impl Sealed for rig_agent::agent::WithBuilderTools {}
-}
-
-/// The tools a session contributes, for [`ToolStage`].
-#[doc(hidden)]
-#[derive(Debug, Clone)]
-pub struct SkillTools {
-    load: LoadSkill,
-    read: ReadSkillResource,
-    search: Option<SearchSkills>,
-}
-
-impl ToolStage for NoToolConfig {
-    fn add_skill_tools(builder: AgentBuilder<Self>, tools: SkillTools) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(tools.load.clone());
-        tools.add_rest(builder)
-    }
-}
-
-impl ToolStage for WithBuilderTools {
-    fn add_skill_tools(builder: AgentBuilder<Self>, tools: SkillTools) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(tools.load.clone());
-        tools.add_rest(builder)
-    }
-}
-
-impl SkillTools {
-    /// Adds the tools other than `load_skill` (added by the stage, whose type changes).
-    fn add_rest(self, builder: AgentBuilder<WithBuilderTools>) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(self.read);
-        match self.search {
-            Some(search) => builder.tool(search),
-            None => builder,
-        }
-    }
-}
-
 impl SkillSession {
-    pub(crate) fn new(skills: Skills) -> Self {
+    pub(crate) fn new(library: Arc<Library>) -> Self {
         Self {
-            skills,
+            library,
             loaded: Arc::default(),
         }
     }
 
-    /// The library this session reads.
-    pub fn skills(&self) -> &Skills {
-        &self.skills
+    /// The catalog this session reads.
+    pub fn catalog(&self) -> &Arc<skills_catalog::SkillCatalog> {
+        &self.library.catalog
     }
 
     /// The skills this conversation has loaded, in load order.
@@ -112,7 +57,7 @@ impl SkillSession {
     }
 
     async fn snapshot(&self) -> Arc<CatalogSnapshot> {
-        self.skills.shared.catalog.ensure_loaded().await
+        self.library.catalog.ensure_loaded().await
     }
 
     /// The skills section for the newest snapshot with this session's loaded skills:
@@ -122,7 +67,7 @@ impl SkillSession {
     pub async fn section(&self) -> Arc<str> {
         let snapshot = self.snapshot().await;
         let loaded = self.loaded();
-        self.skills.shared.section.render_fetching(&snapshot, &loaded).await.0
+        self.library.section.render_fetching(&snapshot, &loaded).await.0
     }
 
     /// `base`, a blank line, and the [`section`](Self::section): the preamble a turn of
@@ -147,7 +92,7 @@ impl SkillSession {
         let request = LoadRequest::new(&loaded).with_arguments(arguments).by(invoker);
         let answer = load_skill_with(&snapshot, name, request).await;
         if matches!(answer, LoadAnswer::Loaded { .. }) {
-            self.skills.shared.catalog.record_use(name);
+            self.library.catalog.record_use(name);
             let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
             if !loaded.iter().any(|l| l == name) {
                 loaded.push(name.to_owned());
@@ -167,7 +112,7 @@ impl SkillSession {
     /// `- name: description (source)`, best first, `[Loaded]` after loaded skills.
     pub async fn search(&self, query: &str, limit: usize) -> Result<String, SearchError> {
         let snapshot = self.snapshot().await;
-        let hits = self.skills.shared.catalog.search(query, limit)?;
+        let hits = self.library.catalog.search(query, limit)?;
         Ok(format_search_results(&snapshot, &hits, &self.loaded()))
     }
 
@@ -190,53 +135,6 @@ impl SkillSession {
         }
         let snapshot = self.snapshot().await;
         let skills = loaded.iter().filter_map(|name| snapshot.get(name));
-        check_tool_call(self.skills.policy(), tool, args, skills)
-    }
-
-    /// The `load_skill` tool of this conversation.
-    pub fn load_skill_tool(&self) -> LoadSkill {
-        LoadSkill::new(self.clone())
-    }
-
-    /// The `search_skills` tool of this conversation.
-    pub fn search_skills_tool(&self) -> SearchSkills {
-        SearchSkills::new(self.clone())
-    }
-
-    /// The `read_skill_resource` tool of this conversation.
-    pub fn read_skill_resource_tool(&self) -> ReadSkillResource {
-        ReadSkillResource::new(self.clone())
-    }
-
-    /// The hook that gives each turn the preamble `base` followed by the skills section,
-    /// and skips tool calls the loaded skills' rules refuse.
-    pub fn hook(&self, base: impl Into<String>) -> SkillsHook {
-        SkillsHook::new(self.clone(), base.into())
-    }
-
-    /// Adds this conversation's skills to a rig agent: the preamble `base` (each turn
-    /// gets it followed by the skills section), the tools `load_skill`,
-    /// `read_skill_resource` and (unless the library turned it off) `search_skills`, and
-    /// the [`SkillsHook`]. Call it before or after adding your own tools.
-    ///
-    /// It also sets the agent's turn budget to [`DEFAULT_MAX_TURNS`]: rig's default of
-    /// one model call leaves no turn to use a skill once it is loaded. Call
-    /// `default_max_turns` after `install` to choose another.
-    pub fn install<S: ToolStage>(
-        &self,
-        builder: AgentBuilder<S>,
-        base: impl Into<String>,
-    ) -> AgentBuilder<WithBuilderTools> {
-        let base = base.into();
-        let builder = builder
-            .preamble(base.clone())
-            .default_max_turns(DEFAULT_MAX_TURNS)
-            .add_hook(self.hook(base));
-        let tools = SkillTools {
-            load: self.load_skill_tool(),
-            read: self.read_skill_resource_tool(),
-            search: self.skills.shared.search_tool.then(|| self.search_skills_tool()),
-        };
-        S::add_skill_tools(builder, tools)
+        check_tool_call(self.library.section.policy(), tool, args, skills)
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use skills_catalog::{AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog};
 
+use crate::library::Library;
 use crate::session::SkillSession;
 
 /// A skill library for rig agents: the live [`SkillCatalog`] and the prompt section its
@@ -16,13 +17,7 @@ use crate::session::SkillSession;
 /// holds the skills that conversation has loaded.
 #[derive(Clone)]
 pub struct Skills {
-    pub(crate) shared: Arc<Shared>,
-}
-
-pub(crate) struct Shared {
-    pub(crate) catalog: Arc<SkillCatalog>,
-    pub(crate) section: PromptSection,
-    pub(crate) search_tool: bool,
+    shared: Arc<Library>,
 }
 
 impl fmt::Debug for Skills {
@@ -67,7 +62,7 @@ impl Skills {
 
     /// A new conversation: nothing loaded yet.
     pub fn session(&self) -> SkillSession {
-        SkillSession::new(self.clone())
+        SkillSession::new(self.shared.clone())
     }
 }
 
@@ -115,7 +110,7 @@ impl SkillsBuilder {
             .with_budget(self.budget)
             .with_use_counts(self.catalog.use_counts());
         Skills {
-            shared: Arc::new(Shared {
+            shared: Arc::new(Library {
                 catalog: self.catalog,
                 section,
                 search_tool: self.search_tool,

@@ -407,3 +407,46 @@ async fn sessions_do_not_share_loaded_skills() {
     one.reset();
     assert!(one.loaded().is_empty());
 }
+
+#[tokio::test]
+async fn a_watched_library_reaches_the_agent_without_a_reload_call() {
+    let dir = pdf_library();
+    let catalog = library(dir.path());
+    catalog.ensure_loaded().await;
+    let _watch = catalog.watch().expect("the disk backend watches");
+    let mut events = catalog.subscribe();
+    let skills = Skills::new(catalog.clone());
+    let script = Scripted::new().text("First.").text("Second.");
+    let session = skills.session();
+    let agent = session.install(AgentBuilder::new(script.model()), BASE).build();
+
+    agent.prompt("one").await.unwrap();
+    write_skill(
+        dir.path(),
+        "changelog",
+        "Write release notes from merged pull requests",
+        "",
+        "Group by kind.",
+    );
+    // The watcher reloads the catalog on its own; wait (bounded) until it has.
+    let event = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            let event = events.recv().await.expect("the catalog lives");
+            if catalog.snapshot().get("changelog").is_some() {
+                return event;
+            }
+        }
+    })
+    .await
+    .expect("the watcher saw the new skill");
+    assert!(!event.changes.is_empty());
+    agent.prompt("two").await.unwrap();
+
+    let requests = script.requests();
+    assert!(!preamble(&requests[0]).contains("changelog"));
+    assert!(
+        preamble(&requests[1]).contains("- **changelog**: Write release notes"),
+        "{}",
+        preamble(&requests[1])
+    );
+}
