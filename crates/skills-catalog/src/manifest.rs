@@ -65,7 +65,7 @@ impl Digested {
         let frontmatter = skill_md
             .then(|| frontmatter_json(bytes))
             .flatten()
-            .and_then(|map| serde_json::to_string(&map).ok())
+            .and_then(|map| serde_json::to_string(&sorted(serde_json::Value::Object(map))).ok())
             .map(Arc::from);
         Self {
             digest,
@@ -192,6 +192,21 @@ impl DigestCache {
     }
 }
 
+/// `value` with the keys of every object in name order, whatever serde_json's map keeps
+/// (a build that turns on its `preserve_order` keeps insertion order): the same
+/// frontmatter gives the same text in every build.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let mut entries: Vec<(String, serde_json::Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            serde_json::Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        serde_json::Value::Array(items) => serde_json::Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,10 +216,13 @@ mod tests {
         for bytes in [&b""[..], b"a", b"---\nname: x\ndescription: y\n---\n"] {
             assert_eq!(Digested::of(bytes, false).digest_text(), sha256_digest(bytes));
         }
-        let skill_md = Digested::of(b"---\nname: x\ndescription: y\ntags: [a]\n---\nBody", true);
+        let skill_md = Digested::of(
+            b"---\nname: x\ndescription: y\ntags: [a]\nmetadata:\n  z: 1\n  a: 2\n---\nBody",
+            true,
+        );
         assert_eq!(
             skill_md.frontmatter.as_deref(),
-            Some(r#"{"description":"y","name":"x","tags":["a"]}"#)
+            Some(r#"{"description":"y","metadata":{"a":2,"z":1},"name":"x","tags":["a"]}"#)
         );
         assert_eq!(Digested::of(b"no frontmatter", true).frontmatter, None);
     }

@@ -299,11 +299,19 @@ async fn load_skill_with_bad_arguments_answers_an_error() {
 
 /// Calls `tool` through the middleware's `wrap_tool_call`, ending at stand-in tools.
 async fn call_through_policy(mw: &SkillsMiddleware, state: &AgentState, tool: &str) -> ToolMessage {
-    let tools: Vec<Arc<dyn Tool>> = ["web_search", "bash", "psql", "read_file", "write_todos", "ls"]
-        .iter()
-        .map(|name| stand_in(name) as Arc<dyn Tool>)
-        .chain(mw.tools())
-        .collect();
+    let tools: Vec<Arc<dyn Tool>> = [
+        "web_search",
+        "bash",
+        "psql",
+        "read_file",
+        "write_todos",
+        "ls",
+        "read_skill_resource",
+    ]
+    .iter()
+    .map(|name| stand_in(name) as Arc<dyn Tool>)
+    .chain(mw.tools())
+    .collect();
     let request = ToolCallRequest {
         call: ToolCall::new("call_1", tool, json!({ "skill_name": "notes" })),
         state,
