@@ -71,7 +71,7 @@ pub use budget::{
     format_budgeted_list,
 };
 pub use catalog::SkillCatalog;
-pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_with};
+pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use read::{ReadFileError, SkillFile, contained_path, read_skill_file};

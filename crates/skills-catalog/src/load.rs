@@ -333,3 +333,28 @@ fn substituted(
     out.push_str(&substitute(body, with));
     out
 }
+
+/// The JSON Schema of a `load_skill` tool's arguments: `skill_name`, and `arguments` as
+/// the skill's argument hint shows them. The middleware's and rig's tools offer it.
+///
+/// ```
+/// let schema = skills_catalog::load_skill_schema();
+/// assert_eq!(schema["required"], serde_json::json!(["skill_name"]));
+/// ```
+pub fn load_skill_schema() -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "skill_name": {
+                "type": "string",
+                "description": "Name of the skill to load from the available skills list."
+            },
+            "arguments": {
+                "type": "string",
+                "description": "Arguments for the skill, as its argument hint shows them (quote an argument that holds spaces)."
+            }
+        },
+        "required": ["skill_name"],
+        "additionalProperties": false
+    })
+}

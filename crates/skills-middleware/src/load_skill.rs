@@ -4,7 +4,6 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde::Deserialize;
-use serde_json::json;
 use skills_catalog::{LoadAnswer, LoadRequest, SkillArguments};
 use skills_core::SkillsState;
 
@@ -71,21 +70,7 @@ impl Tool for LoadSkillTool {
     }
 
     fn parameters(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "skill_name": {
-                    "type": "string",
-                    "description": "Name of the skill to load from the available skills list."
-                },
-                "arguments": {
-                    "type": "string",
-                    "description": "Arguments for the skill, as its argument hint shows them (quote an argument that holds spaces)."
-                }
-            },
-            "required": ["skill_name"],
-            "additionalProperties": false
-        })
+        skills_catalog::load_skill_schema()
     }
 
     async fn call(&self, args: serde_json::Value, runtime: ToolRuntime<'_>) -> ToolOutput {

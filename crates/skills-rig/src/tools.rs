@@ -56,21 +56,7 @@ impl Tool for LoadSkill {
     }
 
     fn parameters(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "skill_name": {
-                    "type": "string",
-                    "description": "Name of the skill to load from the available skills list."
-                },
-                "arguments": {
-                    "type": "string",
-                    "description": "Arguments for the skill, as its argument hint shows them (quote an argument that holds spaces)."
-                }
-            },
-            "required": ["skill_name"],
-            "additionalProperties": false
-        })
+        skills_catalog::load_skill_schema()
     }
 
     async fn call(&self, _context: &mut ToolContext, args: Self::Args) -> Result<String, ToolExecutionError> {
