@@ -11,6 +11,7 @@ use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
 use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, Ranking, UseCounts, budgeted_list, report_of};
+use crate::catalog::SkillCatalog;
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
 use crate::snapshot::CatalogSnapshot;
@@ -64,6 +65,14 @@ pub struct PromptSection {
 }
 
 impl PromptSection {
+    /// The section of `catalog`'s sources under `policy`, filled into `template`, whose
+    /// budgeted list ranks skills by the catalog's use counts: what a face that serves a
+    /// catalog renders. [`new`](Self::new) with
+    /// [`with_use_counts`](Self::with_use_counts) of the catalog.
+    pub fn of_catalog(catalog: &SkillCatalog, policy: AllowedToolsPolicy, template: PromptTemplate) -> Self {
+        Self::new(catalog.sources(), policy, template).with_use_counts(catalog.use_counts())
+    }
+
     /// The section of `sources` (priority order) under `policy`, filled into `template`.
     pub fn new(sources: &[SkillSource], policy: AllowedToolsPolicy, template: PromptTemplate) -> Self {
         let locations: Vec<SourceLocation<'_>> = sources

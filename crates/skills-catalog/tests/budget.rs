@@ -189,13 +189,8 @@ async fn a_catalogs_use_counts_rank_its_budgeted_section() {
         backend.insert(&format!("/skills/{}/SKILL.md", s.name), md).unwrap();
     }
     let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills")]);
-    let section = PromptSection::new(
-        catalog.sources(),
-        AllowedToolsPolicy::Recommend,
-        PromptTemplate::default(),
-    )
-    .with_budget(CatalogBudget::of_chars(204))
-    .with_use_counts(catalog.use_counts());
+    let section = PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
+        .with_budget(CatalogBudget::of_chars(204));
     let snapshot = catalog.ensure_loaded().await;
     let form_of = |report: &skills_catalog::BudgetReport, name: &str| {
         report.entries.iter().find(|(n, _, _)| n == name).unwrap().1

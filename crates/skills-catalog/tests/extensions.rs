@@ -29,12 +29,7 @@ async fn catalog() -> SkillCatalog {
 }
 
 fn section(catalog: &SkillCatalog, budget: CatalogBudget) -> PromptSection {
-    PromptSection::new(
-        catalog.sources(),
-        AllowedToolsPolicy::Recommend,
-        PromptTemplate::default(),
-    )
-    .with_budget(budget)
+    PromptSection::of_catalog(catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default()).with_budget(budget)
 }
 
 fn text(answer: LoadAnswer) -> String {

@@ -58,12 +58,7 @@ fn library() -> Arc<Counting> {
 }
 
 fn section(catalog: &SkillCatalog, budget: CatalogBudget) -> PromptSection {
-    PromptSection::new(
-        catalog.sources(),
-        AllowedToolsPolicy::Recommend,
-        PromptTemplate::default(),
-    )
-    .with_budget(budget)
+    PromptSection::of_catalog(catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default()).with_budget(budget)
 }
 
 #[tokio::test]

@@ -140,8 +140,8 @@ fn main() {
     // costs are computed once per catalog version, then each new set renders the
     // entries it shows.
     let snapshot = skills.catalog().snapshot();
-    let section = PromptSection::new(
-        skills.catalog().sources(),
+    let section = PromptSection::of_catalog(
+        skills.catalog(),
         AllowedToolsPolicy::Recommend,
         PromptTemplate::default(),
     )

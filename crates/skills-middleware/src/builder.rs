@@ -187,7 +187,6 @@ impl SkillsMiddlewareBuilder {
             Some(text) => PromptTemplate::new(text)?,
             None => PromptTemplate::default(),
         };
-        let section = PromptSection::new(&sources, self.policy, template);
         let mut catalog = SkillCatalog::new(sources)
             .with_limits(self.limits)
             .with_lazy_resources(self.lazy_resources);
@@ -196,9 +195,8 @@ impl SkillsMiddlewareBuilder {
         }
         let catalog = Arc::new(catalog);
         Ok(SkillsMiddleware::from_runtime(Arc::new(SkillsRuntime {
-            section: section
-                .with_budget(self.budget.unwrap_or_default())
-                .with_use_counts(catalog.use_counts()),
+            section: PromptSection::of_catalog(&catalog, self.policy, template)
+                .with_budget(self.budget.unwrap_or_default()),
             catalog,
             reload: self.reload,
             search: self.search,

@@ -106,9 +106,7 @@ impl SkillsBuilder {
 
     /// The library.
     pub fn build(self) -> Skills {
-        let section = PromptSection::new(self.catalog.sources(), self.policy, self.template)
-            .with_budget(self.budget)
-            .with_use_counts(self.catalog.use_counts());
+        let section = PromptSection::of_catalog(&self.catalog, self.policy, self.template).with_budget(self.budget);
         Skills {
             shared: Arc::new(Library {
                 catalog: self.catalog,

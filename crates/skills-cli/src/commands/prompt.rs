@@ -35,12 +35,8 @@ pub async fn prompt(
         eprintln!("error: no skill named {unknown:?} in the sources");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
-    let section = PromptSection::new(
-        catalog.sources(),
-        AllowedToolsPolicy::Recommend,
-        PromptTemplate::default(),
-    )
-    .with_budget(budget);
+    let section = PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
+        .with_budget(budget);
     if report {
         print_report(&section, &snapshot, loaded)?;
         return Ok(ExitCode::from(library.exit(EXIT_OK)));

@@ -83,13 +83,8 @@ impl SkillsServer {
     pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget) -> Self {
         Self {
             inner: Arc::new(Inner {
-                section: PromptSection::new(
-                    catalog.sources(),
-                    AllowedToolsPolicy::Recommend,
-                    PromptTemplate::default(),
-                )
-                .with_budget(budget)
-                .with_use_counts(catalog.use_counts()),
+                section: PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
+                    .with_budget(budget),
                 catalog,
                 digests: DigestCache::default(),
                 left_out: dashmap::DashMap::new(),
