@@ -42,6 +42,11 @@ impl AgentHook for SkillsHook {
     }
 
     async fn on_completion_call(&self, _ctx: &HookContext, _event: CompletionCallEvent<'_>) -> CompletionCallAction {
+        let library = &self.session.library;
+        if library.search_tool {
+            // The model is offered search_skills: build its index meanwhile (once).
+            library.catalog.warm_search();
+        }
         let preamble = self.session.preamble(&self.base).await;
         CompletionCallAction::patch(RequestPatch::new().preamble(preamble))
     }

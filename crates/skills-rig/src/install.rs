@@ -35,26 +35,28 @@ pub struct SkillTools {
 
 impl ToolStage for NoToolConfig {
     fn add_skill_tools(builder: AgentBuilder<Self>, tools: SkillTools) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(tools.load.clone());
-        tools.add_rest(builder)
+        let SkillTools { load, read, search } = tools;
+        add_rest(builder.tool(load), read, search)
     }
 }
 
 impl ToolStage for WithBuilderTools {
     fn add_skill_tools(builder: AgentBuilder<Self>, tools: SkillTools) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(tools.load.clone());
-        tools.add_rest(builder)
+        let SkillTools { load, read, search } = tools;
+        add_rest(builder.tool(load), read, search)
     }
 }
 
-impl SkillTools {
-    /// Adds the tools other than `load_skill` (added by the stage, whose type changes).
-    fn add_rest(self, builder: AgentBuilder<WithBuilderTools>) -> AgentBuilder<WithBuilderTools> {
-        let builder = builder.tool(self.read);
-        match self.search {
-            Some(search) => builder.tool(search),
-            None => builder,
-        }
+/// Adds the tools after `load_skill`, whose addition is where the builder's type changes.
+fn add_rest(
+    builder: AgentBuilder<WithBuilderTools>,
+    read: ReadSkillResource,
+    search: Option<SearchSkills>,
+) -> AgentBuilder<WithBuilderTools> {
+    let builder = builder.tool(read);
+    match search {
+        Some(search) => builder.tool(search),
+        None => builder,
     }
 }
 

@@ -74,6 +74,15 @@ async fn the_preamble_lists_the_skills_after_the_agents_own() {
     for tool in ["load_skill", "read_skill_resource", "search_skills"] {
         assert!(tools.contains(&tool.to_owned()), "{tools:?}");
     }
+    // Offering search_skills starts building its index, so the first search is fast.
+    let catalog = session.catalog().clone();
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while !catalog.search_ready() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the search index was built without a search");
 }
 
 #[tokio::test]
