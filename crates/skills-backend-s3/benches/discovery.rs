@@ -19,10 +19,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{CountingConnector, Requests, library};
+use common::{CountingConnector, Requests};
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
+use skills_backend_s3::test_server::sample_library as library;
 use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_catalog::{SkillCatalog, SkillSource};
 

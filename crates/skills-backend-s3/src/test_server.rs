@@ -93,6 +93,18 @@ impl S3TestServer {
         assert!(status == 200, "creating bucket {bucket}: HTTP {status}");
     }
 
+    /// Creates `bucket` with `files` (`(relative path, content)`) under `prefix`, and
+    /// returns the bucket's client.
+    ///
+    /// # Panics
+    /// When the server refuses.
+    pub async fn bucket_with(&self, bucket: &str, prefix: &str, files: &[(String, Vec<u8>)]) -> Arc<dyn ObjectStore> {
+        self.create_bucket(bucket);
+        let store = self.store(bucket);
+        upload(&*store, prefix, files.iter().map(|(p, c)| (p.as_str(), c.clone()))).await;
+        store
+    }
+
     /// An `object_store` client for a bucket of this server (any credentials, no retries).
     ///
     /// # Panics
@@ -205,6 +217,21 @@ impl Drop for S3TestServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// A library of `count` skills (`skill-0000`...), each with a SKILL.md (its body after
+/// the frontmatter) and three resources: `(relative path, content)`.
+pub fn sample_library(count: usize, body: &str) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::with_capacity(count * 4);
+    for i in 0..count {
+        let name = format!("skill-{i:04}");
+        let skill = format!("---\nname: {name}\ndescription: Skill number {i}\n---\n# {name}\n\n{body}\n");
+        files.push((format!("{name}/SKILL.md"), skill.into_bytes()));
+        files.push((format!("{name}/scripts/run.sh"), b"#!/bin/sh\n".to_vec()));
+        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
+        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
+    }
+    files
 }
 
 /// Uploads `(relative path, content)` pairs under `prefix`, 16 at a time.

@@ -9,10 +9,11 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{counted_backend, library};
+use common::counted_backend;
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
-use skills_backend_s3::test_server::{S3TestServer, upload};
+use skills_backend_s3::test_server::S3TestServer;
+use skills_backend_s3::test_server::sample_library as library;
 use skills_backend_s3::{ObjectStoreBackend, publish_index};
 use skills_catalog::{SkillCatalog, SkillSource};
 use skills_core::DiagnosticKind;
@@ -40,14 +41,7 @@ fn indexed_catalog(server: &S3TestServer) -> (SkillCatalog, Arc<common::Requests
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unchanged_library_costs_one_conditional_get_and_no_listing() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let files = library(SKILLS, "Body.");
-    upload(
-        &*server.store("team"),
-        "library",
-        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
-    )
-    .await;
+    server.bucket_with("team", "library", &library(SKILLS, "Body.")).await;
     publish(&server).await;
 
     let (catalog, requests) = indexed_catalog(&server);
@@ -84,10 +78,7 @@ async fn an_unchanged_library_costs_one_conditional_get_and_no_listing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stale_or_invalid_index_falls_back_to_listing_with_a_warning() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let store = server.store("team");
-    let files = library(20, "Body.");
-    upload(&*store, "library", files.iter().map(|(p, c)| (p.as_str(), c.clone()))).await;
+    let store = server.bucket_with("team", "library", &library(20, "Body.")).await;
     publish(&server).await;
     // A file changed after publishing: the index no longer tells the truth.
     let changed = "---\nname: skill-0003\ndescription: Changed behind the index\n---\n";
@@ -139,14 +130,7 @@ async fn a_stale_or_invalid_index_falls_back_to_listing_with_a_warning() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_an_index_it_lists_as_before() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let files = library(10, "Body.");
-    upload(
-        &*server.store("team"),
-        "library",
-        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
-    )
-    .await;
+    server.bucket_with("team", "library", &library(10, "Body.")).await;
     let (catalog, requests) = indexed_catalog(&server);
     let snapshot = catalog.ensure_loaded().await;
     assert_eq!(snapshot.skills().len(), 10);
@@ -161,14 +145,7 @@ async fn without_an_index_it_lists_as_before() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watch_polls_the_index_and_reloads_with_the_changed_file_only() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let files = library(50, "Body.");
-    upload(
-        &*server.store("team"),
-        "library",
-        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
-    )
-    .await;
+    server.bucket_with("team", "library", &library(50, "Body.")).await;
     publish(&server).await;
     let (catalog, requests) = indexed_catalog(&server);
     let catalog = Arc::new(catalog);

@@ -8,10 +8,11 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{CountingStore, counted_backend, library};
+use common::{CountingStore, counted_backend};
 use object_store::ObjectStoreExt;
 use object_store::path::Path;
 use skills_backend_s3::ObjectStoreBackend;
+use skills_backend_s3::test_server::sample_library as library;
 use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_catalog::{SkillCatalog, SkillSource};
 use skills_core::{BackendExt, BackendProtocol, DiagnosticKind, FileErrorKind};

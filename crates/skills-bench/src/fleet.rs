@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use skills_backend_s3::counting::{CountingConnector, Requests};
 use skills_backend_s3::object_store::ObjectStoreExt;
 use skills_backend_s3::object_store::path::Path as ObjectPath;
-use skills_backend_s3::test_server::{S3TestServer, upload};
+use skills_backend_s3::test_server::{S3TestServer, sample_library};
 use skills_backend_s3::{ObjectStoreBackend, publish_index};
 use skills_catalog::{SkillCatalog, SkillSource};
 
@@ -59,20 +59,6 @@ fn options(args: &[String]) -> Result<Options, String> {
     Ok(options)
 }
 
-/// `(path, content)` of a library of `count` skills with three resources each.
-fn library(count: usize) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::with_capacity(count * 4);
-    for i in 0..count {
-        let name = format!("skill-{i:05}");
-        let md = format!("---\nname: {name}\ndescription: Skill number {i}\n---\n# {name}\n\nBody.\n");
-        files.push((format!("{name}/SKILL.md"), md.into_bytes()));
-        files.push((format!("{name}/scripts/run.sh"), b"#!/bin/sh\n".to_vec()));
-        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
-        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
-    }
-    files
-}
-
 fn counted(server: &S3TestServer, requests: &Arc<Requests>, index: bool, interval: Duration) -> ObjectStoreBackend {
     let connector = CountingConnector {
         requests: Arc::clone(requests),
@@ -98,7 +84,7 @@ async fn publish(server: &S3TestServer) {
 }
 
 async fn edit(server: &S3TestServer, skill: usize, text: &str) {
-    let name = format!("skill-{skill:05}");
+    let name = format!("skill-{skill:04}");
     let md = format!("---\nname: {name}\ndescription: {text}\n---\n");
     server
         .store("team")
@@ -126,14 +112,9 @@ async fn count<F: std::future::Future>(requests: &Requests, work: F) -> (usize, 
 
 async fn poll_cost(skills: usize) -> PollCost {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let files = library(skills);
-    upload(
-        &*server.store("team"),
-        "library",
-        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
-    )
-    .await;
+    server
+        .bucket_with("team", "library", &sample_library(skills, "Body."))
+        .await;
     let requests = Arc::new(Requests::default());
     let plain = catalog(counted(&server, &requests, false, Duration::from_secs(30)));
     plain.ensure_loaded().await;
@@ -178,14 +159,9 @@ struct FleetRun {
 /// takes to see it, and what the fleet sent.
 async fn fleet(processes: usize, interval: Duration) -> FleetRun {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let files = library(FLEET_LIBRARY);
-    upload(
-        &*server.store("team"),
-        "library",
-        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
-    )
-    .await;
+    server
+        .bucket_with("team", "library", &sample_library(FLEET_LIBRARY, "Body."))
+        .await;
     publish(&server).await;
     let requests = Arc::new(Requests::default());
     let mut members = Vec::with_capacity(processes);
@@ -215,7 +191,7 @@ async fn fleet(processes: usize, interval: Duration) -> FleetRun {
     }
     tokio::time::sleep(interval).await;
     drop(watches);
-    let skill_gets = requests.object_requests_to("/library/skill-00007/SKILL.md");
+    let skill_gets = requests.object_requests_to("/library/skill-0007/SKILL.md");
     let polls = requests.object_requests_to("/library/skills-index.json");
     FleetRun {
         processes,

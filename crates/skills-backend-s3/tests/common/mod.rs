@@ -124,18 +124,3 @@ pub fn counted_backend(
         .unwrap();
     (backend, requests)
 }
-
-/// A library of `count` skills (`skill-0000`...), each with a SKILL.md (its body after
-/// the frontmatter) and three resources: `(relative path, content)`.
-pub fn library(count: usize, body: &str) -> Vec<(String, Vec<u8>)> {
-    let mut files = Vec::with_capacity(count * 4);
-    for i in 0..count {
-        let name = format!("skill-{i:04}");
-        let skill = format!("---\nname: {name}\ndescription: Skill number {i}\n---\n# {name}\n\n{body}\n");
-        files.push((format!("{name}/SKILL.md"), skill.into_bytes()));
-        files.push((format!("{name}/scripts/run.sh"), b"#!/bin/sh\n".to_vec()));
-        files.push((format!("{name}/references/guide.md"), b"# Guide\n".to_vec()));
-        files.push((format!("{name}/assets/logo.txt"), b"logo\n".to_vec()));
-    }
-    files
-}
