@@ -135,23 +135,23 @@ async fn every_command_reads_an_s3_library() {
     assert_eq!(served.len(), 2);
 }
 
+/// Bucket `team` with skills `web` (and a script) and `pdf` under `lib/`.
+async fn web_and_pdf(server: &S3TestServer) -> std::sync::Arc<dyn skills_backend_s3::object_store::ObjectStore> {
+    let files = [
+        ("web/SKILL.md", md("web", "Search the web")),
+        ("web/scripts/search.py", b"print()".to_vec()),
+        ("pdf/SKILL.md", md("pdf", "Read PDFs")),
+    ];
+    let files: Vec<(String, Vec<u8>)> = files.into_iter().map(|(p, c)| (p.to_owned(), c)).collect();
+    server.bucket_with("team", "lib", &files).await
+}
+
 /// A library on S3, pinned: `--frozen` withdraws an object changed since, `verify`
 /// names it, and putting it back serves it again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_frozen_s3_library_withdraws_what_changed() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let store = server.store("team");
-    upload(
-        &*store,
-        "lib",
-        [
-            ("web/SKILL.md", md("web", "Search the web")),
-            ("web/scripts/search.py", b"print()".to_vec()),
-            ("pdf/SKILL.md", md("pdf", "Read PDFs")),
-        ],
-    )
-    .await;
+    let store = web_and_pdf(&server).await;
     let dir = tempfile::tempdir().unwrap();
     let lockfile = dir.path().join("skills.lock");
     let lockfile = lockfile.to_str().unwrap();
@@ -179,18 +179,7 @@ async fn a_frozen_s3_library_withdraws_what_changed() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn publish_writes_the_index_a_reader_uses() {
     let server = S3TestServer::start();
-    server.create_bucket("team");
-    let store = server.store("team");
-    upload(
-        &*store,
-        "lib",
-        [
-            ("web/SKILL.md", md("web", "Search the web")),
-            ("web/scripts/search.py", b"print()".to_vec()),
-            ("pdf/SKILL.md", md("pdf", "Read PDFs")),
-        ],
-    )
-    .await;
+    let store = web_and_pdf(&server).await;
     let out = skills(&server, &["publish", "s3://team/lib"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
