@@ -152,7 +152,12 @@ async fn without_a_resolver_the_thread_keeps_its_model() {
         .invoke(&mut AgentState::new(vec![Message::user("go")]))
         .await
         .unwrap();
-    assert!(model.seen().iter().all(|s| s.model.is_none()));
+    let seen = model.seen();
+    assert_eq!(seen.len(), 2);
+    // The skill is loaded for the second call, and its model is still not asked for.
+    let system = seen[1].system_message.as_deref().unwrap_or_default();
+    assert!(system.contains("- **deep** [Loaded]"), "{system}");
+    assert!(seen.iter().all(|s| s.model.is_none()));
 }
 
 #[tokio::test]
