@@ -43,10 +43,11 @@ struct Document {
 
 /// Reads an index: the entries that can be used, and a note for each one left out (an
 /// unknown type, a name that is not a folder name, a digest that is not `sha256:` and 64
-/// hex digits).
+/// hex digits). The entries are sorted by name, one per name.
 pub fn parse_index(bytes: &[u8]) -> Result<(Vec<IndexEntry>, Vec<String>), String> {
     let document: Document = serde_json::from_slice(bytes).map_err(|e| format!("not a discovery index: {e}"))?;
     let mut entries: Vec<IndexEntry> = Vec::new();
+    let mut names = std::collections::HashSet::new();
     let mut notes = Vec::new();
     for value in document.skills {
         let shown: String = value
@@ -75,7 +76,7 @@ pub fn parse_index(bytes: &[u8]) -> Result<(Vec<IndexEntry>, Vec<String>), Strin
             ));
             continue;
         }
-        if entries.iter().any(|e| e.name == entry.name) {
+        if !names.insert(entry.name.clone()) {
             notes.push(format!("skipping a second entry named {}", entry.name));
             continue;
         }

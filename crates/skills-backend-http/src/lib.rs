@@ -32,6 +32,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use async_trait::async_trait;
+use futures_util::StreamExt;
 use skills_core::digest::sha256_text;
 use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, SKILL_FILE,
@@ -46,6 +47,8 @@ pub use poll::DEFAULT_POLL_INTERVAL;
 pub const MAX_INDEX_BYTES: u64 = 16 * 1024 * 1024;
 /// The largest archive downloaded (compressed).
 pub const MAX_ARCHIVE_BYTES: u64 = 32 * 1024 * 1024;
+/// How many artifacts one batch downloads at a time.
+pub const CONCURRENT_DOWNLOADS: usize = 16;
 /// How long a request may take.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -69,14 +72,18 @@ pub struct HttpRegistryBackend {
     state: Arc<Mutex<State>>,
 }
 
+/// An archive's files, or why it cannot be unpacked.
+type Unpacking = Result<Arc<archive::Unpacked>, String>;
+
 #[derive(Debug, Default)]
 struct State {
     etag: Option<String>,
     entries: Option<Arc<Vec<IndexEntry>>>,
     /// Verified artifacts by digest, with their size.
     sizes: BTreeMap<String, u64>,
-    /// Unpacked archives by digest, or why they cannot be.
-    archives: BTreeMap<String, Result<Arc<archive::Unpacked>, String>>,
+    /// Unpacked archives by digest, or why they cannot be; a cell is set once, by the
+    /// first request for it, while others for the same archive wait for it.
+    archives: BTreeMap<String, Arc<tokio::sync::OnceCell<Unpacking>>>,
     problem: Option<String>,
 }
 
@@ -252,16 +259,16 @@ impl HttpRegistryBackend {
 
     /// The files of an archive entry: downloaded, checked against its digest and
     /// unpacked once (per digest).
-    async fn archive_of(&self, entry: &IndexEntry) -> Result<Arc<archive::Unpacked>, String> {
-        if let Some(known) = self.state().archives.get(&entry.digest) {
-            return known.clone();
-        }
-        let unpacked = match self.fetch(entry, MAX_ARCHIVE_BYTES).await {
-            Ok(bytes) => archive::unpack(&bytes).map(Arc::new),
-            Err((_, message)) => Err(message),
-        };
-        self.state().archives.insert(entry.digest.clone(), unpacked.clone());
-        unpacked
+    async fn archive_of(&self, entry: &IndexEntry) -> Unpacking {
+        let cell = self.state().archives.entry(entry.digest.clone()).or_default().clone();
+        cell.get_or_init(|| async {
+            match self.fetch(entry, MAX_ARCHIVE_BYTES).await {
+                Ok(bytes) => archive::unpack(&bytes).map(Arc::new),
+                Err((_, message)) => Err(message),
+            }
+        })
+        .await
+        .clone()
     }
 
     /// The bytes of `entry`'s artifact, checked against its digest.
@@ -304,7 +311,7 @@ impl HttpRegistryBackend {
         };
         let rel = normalized.trim_start_matches('/');
         let (name, inner) = rel.split_once('/').unwrap_or((rel, ""));
-        let Some(entry) = entries.iter().find(|e| e.name == name) else {
+        let Some(entry) = find_entry(entries, name) else {
             return FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the registry's index");
         };
         if inner.is_empty() {
@@ -363,7 +370,7 @@ impl BackendProtocol for HttpRegistryBackend {
         let not_found = || BackendError::NotFound {
             path: normalized.clone(),
         };
-        let entry = entries.iter().find(|e| e.name == name).ok_or_else(not_found)?;
+        let entry = find_entry(&entries, name).ok_or_else(not_found)?;
         let skill_md = |size: u64| FileInfo {
             path: format!("/{name}/{SKILL_FILE}"),
             is_dir: false,
@@ -402,11 +409,13 @@ impl BackendProtocol for HttpRegistryBackend {
                     .collect();
             }
         };
-        let mut out = Vec::with_capacity(paths.len());
-        for path in paths {
-            out.push(self.download_one(path, &entries).await);
-        }
-        out
+        // A batch (discovery asks for every SKILL.md at once) goes out a few requests at
+        // a time, answered in the order asked.
+        let downloads: Vec<_> = paths.iter().map(|path| self.download_one(path, &entries)).collect();
+        futures_util::stream::iter(downloads)
+            .buffered(CONCURRENT_DOWNLOADS)
+            .collect()
+            .await
     }
 
     fn max_file_size(&self) -> u64 {
@@ -453,6 +462,12 @@ fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<Fi
     listed.extend(dirs.into_iter().map(FileInfo::directory));
     listed.sort_by(|a, b| a.path.cmp(&b.path));
     listed
+}
+
+/// The entry of skill folder `name`: [`parse_index`] sorts entries by name, one per name.
+fn find_entry<'a>(entries: &'a [IndexEntry], name: &str) -> Option<&'a IndexEntry> {
+    let at = entries.binary_search_by(|e| e.name.as_str().cmp(name)).ok()?;
+    entries.get(at)
 }
 
 fn entry_texts(entries: &[IndexEntry]) -> BTreeMap<String, String> {

@@ -3,7 +3,9 @@
 //! was asked for.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use skills_core::digest::sha256_text;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -16,6 +18,10 @@ pub struct Registry {
     files: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
     /// The paths asked for, with the status answered, in order.
     pub log: Arc<Mutex<Vec<(String, u16)>>>,
+    /// How long each answer waits before it is written.
+    delay: Duration,
+    in_flight: Arc<AtomicUsize>,
+    most_in_flight: Arc<AtomicUsize>,
 }
 
 impl Registry {
@@ -25,6 +31,17 @@ impl Registry {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(path.to_owned(), body.into());
+    }
+
+    /// The same registry, waiting `delay` before each answer (a slow network).
+    pub fn with_delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    /// The most requests that were being answered at one time.
+    pub fn most_in_flight(&self) -> usize {
+        self.most_in_flight.load(Ordering::SeqCst)
     }
 
     /// The paths asked for since the last call, with the status answered.
@@ -62,6 +79,10 @@ impl Registry {
                             if_none_match = Some(value.trim().to_owned());
                         }
                     }
+                    let now = registry.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                    registry.most_in_flight.fetch_max(now, Ordering::SeqCst);
+                    tokio::time::sleep(registry.delay).await;
+                    registry.in_flight.fetch_sub(1, Ordering::SeqCst);
                     let body = registry
                         .files
                         .lock()

@@ -168,3 +168,52 @@ async fn archives_unpack_into_skill_folders_and_hostile_ones_are_refused() {
         .unwrap();
     assert_eq!(script, b"echo go\n");
 }
+
+#[tokio::test]
+async fn an_archive_is_downloaded_once_for_all_the_files_of_a_batch() {
+    use skills_core::BackendProtocol;
+    let registry = Registry::default().with_delay(std::time::Duration::from_millis(20));
+    let deploy = md("deploy");
+    let bytes = tar_gz(
+        &[
+            ("SKILL.md", deploy.as_bytes()),
+            ("scripts/run.sh", b"echo go\n"),
+            ("references/notes.md", b"# Notes\n"),
+        ],
+        None,
+    );
+    registry.put(&format!("{PREFIX}/deploy.tar.gz"), bytes.clone());
+    registry.put(
+        &format!("{PREFIX}/index.json"),
+        format!(
+            r#"{{"skills": [{}]}}"#,
+            entry("deploy", "deploy.tar.gz", &sha256_text(&bytes))
+        ),
+    );
+    let url = registry.start().await;
+    let backend = HttpRegistryBackend::new(&url).unwrap();
+    let paths = [
+        "/deploy/SKILL.md",
+        "/deploy/scripts/run.sh",
+        "/deploy/references/notes.md",
+    ]
+    .map(String::from);
+
+    let answers = backend.download_files(&paths).await;
+
+    let contents: Vec<Option<Vec<u8>>> = answers.into_iter().map(|a| a.content).collect();
+    assert_eq!(
+        contents,
+        [
+            Some(deploy.into_bytes()),
+            Some(b"echo go\n".to_vec()),
+            Some(b"# Notes\n".to_vec())
+        ]
+    );
+    let archive_gets = registry
+        .log()
+        .iter()
+        .filter(|(path, _)| path.ends_with("/deploy.tar.gz"))
+        .count();
+    assert_eq!(archive_gets, 1, "the three files share one download");
+}

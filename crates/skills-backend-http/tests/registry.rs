@@ -206,3 +206,26 @@ async fn a_name_outside_the_specification_is_served_from_its_encoded_url() {
     assert_eq!(snapshot.skills()[0].name, "My Skill");
     assert_eq!(snapshot.skills()[0].path, "/My Skill/SKILL.md");
 }
+
+#[tokio::test]
+async fn a_batch_of_skills_downloads_several_at_a_time() {
+    // Each answer waits, as over a network: one at a time, the requests never overlap.
+    let registry = Registry::default().with_delay(std::time::Duration::from_millis(50));
+    let skills: Vec<(String, String)> = (0..24)
+        .map(|i| (format!("s{i:02}"), md(&format!("s{i:02}"), "A skill")))
+        .collect();
+    let skills: Vec<(&str, String)> = skills.iter().map(|(n, c)| (n.as_str(), c.clone())).collect();
+    publish(&registry, &skills, &[], "");
+    let url = registry.start().await;
+    let backend = HttpRegistryBackend::new(&url).unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/")]);
+
+    let snapshot = catalog.ensure_loaded().await;
+
+    assert_eq!(snapshot.skills().len(), 24);
+    let most = registry.most_in_flight();
+    assert!(
+        most > 1 && most <= skills_backend_http::CONCURRENT_DOWNLOADS,
+        "{most} requests at once"
+    );
+}
