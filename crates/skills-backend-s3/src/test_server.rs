@@ -192,7 +192,8 @@ impl S3TestServer {
         let Ok(mut stream) = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)) else {
             return 0;
         };
-        let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
+        // A loaded machine can keep moto (one Python process) busy for seconds.
+        let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
         let mut request = format!(
             "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             self.port,

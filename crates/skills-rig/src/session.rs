@@ -14,8 +14,9 @@ use crate::library::Library;
 /// One conversation with a skill library: the skills it has loaded, in load order.
 ///
 /// Its tools ([`LoadSkill`](crate::LoadSkill), [`SearchSkills`](crate::SearchSkills),
-/// [`ReadSkillResource`](crate::ReadSkillResource)) and its [`SkillsHook`](crate::SkillsHook) share it, so a skill the model loads is marked `[Loaded]` in the next
-/// turn's preamble, a second load says it is already loaded, and the loaded skills' tool
+/// [`ReadSkillResource`](crate::ReadSkillResource)) and its
+/// [`SkillsHook`](crate::SkillsHook) share it, so a skill the model loads is marked
+/// `[Loaded]` in the next turn's preamble, a second load says it is already loaded, and the loaded skills' tool
 /// rules apply to the calls that follow. Clones share the state; a new conversation
 /// takes a new session ([`Skills::session`](crate::Skills::session)).
 ///
