@@ -67,6 +67,7 @@ mod split;
 pub mod url;
 mod watch;
 mod yaml;
+mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};

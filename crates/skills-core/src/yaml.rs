@@ -245,8 +245,45 @@ impl From<YamlError> for Failure {
     }
 }
 
-/// Parses the events of `src`.
+/// Parses `src`: through [`yaml_simple`](crate::yaml_simple) when it has the common
+/// shape, else through the general parser.
 fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
+    if let Some(events) = crate::yaml_simple::events(src) {
+        return build(events.into_iter().map(Ok));
+    }
+    general(src)
+}
+
+/// Parses `src` through [`yaml_simple`](crate::yaml_simple) only: `None` when it does
+/// not have the common shape.
+#[cfg(test)]
+pub(crate) fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
+    let events = crate::yaml_simple::events(src)?;
+    Some(
+        build(events.into_iter().map(Ok))
+            .map(|(yaml, _)| yaml)
+            .map_err(|f| f.error),
+    )
+}
+
+/// [`parse_strict`] through the general parser only.
+#[cfg(test)]
+pub(crate) fn parse_general(src: &str) -> Result<Yaml, YamlError> {
+    general(src).map(|(yaml, _)| yaml).map_err(|f| f.error)
+}
+
+/// Parses `src` with the general parser.
+fn general(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
+    build(Parser::new_from_str(src).map(|next| {
+        next.map(|(event, _span)| event).map_err(|e| Failure {
+            error: YamlError(e.to_string()),
+            scan: Some((e.info().to_owned(), e.marker().index())),
+        })
+    }))
+}
+
+/// The tree and the duplicated keys of one YAML event stream.
+fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result<(Yaml, Vec<String>), Failure> {
     let mut duplicates = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut anchors: HashMap<usize, (Yaml, usize)> = HashMap::new();
@@ -254,11 +291,8 @@ fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
     let mut documents = 0usize;
     let mut budget = MAX_NODES;
 
-    for next in Parser::new_from_str(src) {
-        let (event, _span) = next.map_err(|e| Failure {
-            error: YamlError(e.to_string()),
-            scan: Some((e.info().to_owned(), e.marker().index())),
-        })?;
+    for next in events {
+        let event = next?;
         let (node, nodes, anchor) = match event {
             Event::DocumentStart(_) => {
                 documents += 1;

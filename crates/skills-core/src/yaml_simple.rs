@@ -1,0 +1,481 @@
+//! The common shape of frontmatter, read without the general YAML scanner.
+//!
+//! Most real `SKILL.md` frontmatter is a flat mapping of one-line scalars, sometimes with
+//! one nested mapping (`metadata:`) or one block list (`allowed-tools:`). For text of that
+//! shape and nothing else, [`events`] produces the event stream `saphyr-parser` would
+//! produce, several times faster; [`yaml`](crate::yaml) builds the tree from either stream
+//! with the same code, so duplicate keys, limits and scalar resolution cannot differ.
+//!
+//! Anything outside the shape (a comment after a value, a quoted scalar with an escape or
+//! a line break, a flow collection, a block scalar, an anchor, a tab, deeper nesting, a
+//! continuation line, a character YAML does not print) returns `None`, and the general
+//! parser reads the text. The shape is chosen so that every text it accepts is valid YAML
+//! read the one way: the test at the end of `yaml_tests.rs` compares both readers on
+//! generated documents.
+
+use std::borrow::Cow;
+
+use saphyr_parser::{Event, ScalarStyle};
+
+/// Longest key read here (the general scanner refuses simple keys past 1,024 characters).
+const MAX_KEY: usize = 128;
+
+/// The events of `src` when it has the common shape (see the module docs), else `None`.
+pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
+    // Tabs and carriage returns have rules of their own; the other characters are
+    // refused anywhere, comments included.
+    if !src.chars().all(|c| c == '\n' || printable(c)) {
+        return None;
+    }
+    let mut lines = src.split('\n').peekable();
+    let mut out = vec![
+        Event::StreamStart,
+        Event::DocumentStart(false),
+        Event::MappingStart(0, None),
+    ];
+    let mut keys = 0usize;
+    while let Some(line) = lines.next() {
+        if is_blank(line) || line.starts_with('#') {
+            continue;
+        }
+        let (key, rest) = key_line(line)?;
+        keys += 1;
+        out.push(plain(key));
+        if let Some(chomp) = rest.strip_prefix(['|', '>']) {
+            let folded = rest.starts_with('>');
+            let strip = match chomp {
+                "" => false,
+                "-" => true,
+                _ => return None,
+            };
+            out.push(block_scalar(&mut lines, folded, strip)?);
+            continue;
+        }
+        if !rest.is_empty() {
+            let first = scalar(rest)?;
+            let plain_first = matches!(first, Event::Scalar(_, ScalarStyle::Plain, ..));
+            let continued = lines.peek().is_some_and(|l| l.starts_with(' ') && !is_blank(l));
+            out.push(if plain_first && continued {
+                plain_lines(Some(rest), &mut lines)?
+            } else {
+                first
+            });
+            continue;
+        }
+        // `key:` alone: a nested block below it, or an empty value.
+        while lines.peek().is_some_and(|l| is_blank(l)) {
+            lines.next();
+        }
+        let Some(next) = lines.peek() else {
+            out.push(plain(""));
+            break;
+        };
+        let indent = next.len() - next.trim_start_matches(' ').len();
+        let body = &next[indent..];
+        if body == "-" || body.starts_with("- ") {
+            out.push(Event::SequenceStart(0, None));
+            block(&mut lines, indent, &mut out, |item| {
+                let value = item.strip_prefix('-')?.trim_matches(' ');
+                (!value.is_empty()).then_some(())?;
+                Some(vec![scalar(value)?])
+            })?;
+            out.push(Event::SequenceEnd);
+        } else if indent > 0 && key_line(body).is_none() {
+            out.push(plain_lines(None, &mut lines)?);
+        } else if indent > 0 {
+            out.push(Event::MappingStart(0, None));
+            block(&mut lines, indent, &mut out, |entry| {
+                let (key, rest) = key_line(entry)?;
+                let value = if rest.is_empty() { plain("") } else { scalar(rest)? };
+                Some(vec![plain(key), value])
+            })?;
+            out.push(Event::MappingEnd);
+        } else {
+            out.push(plain(""));
+        }
+    }
+    if keys == 0 {
+        return None;
+    }
+    out.extend([Event::MappingEnd, Event::DocumentEnd, Event::StreamEnd]);
+    Some(out)
+}
+
+/// Reads the lines of one nested block, all at `indent`, each turned into events by
+/// `item`; stops before the first line at column 0 that does not continue the block.
+/// `None` for any other line (a continuation, a comment, another indent).
+fn block<'a>(
+    lines: &mut Lines<'a>,
+    indent: usize,
+    out: &mut Vec<Event<'a>>,
+    item: impl Fn(&'a str) -> Option<Vec<Event<'a>>>,
+) -> Option<()> {
+    while let Some(line) = lines.peek().copied() {
+        if is_blank(line) {
+            lines.next();
+            continue;
+        }
+        let at = line.len() - line.trim_start_matches(' ').len();
+        let body = &line[at..];
+        let is_item = body == "-" || body.starts_with("- ");
+        // A sequence at column 0 (allowed under a key) ends at the first line that is
+        // not one of its items; an indented block ends at column 0.
+        if at != indent || (indent == 0 && !is_item) {
+            if at == 0 {
+                return Some(());
+            }
+            return None;
+        }
+        if body.starts_with('#') {
+            return None;
+        }
+        out.extend(item(body)?);
+        lines.next();
+    }
+    Some(())
+}
+
+type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+
+/// A block scalar (`|`, `|-`, `>`, `>-`) whose header was read: its content lines, all
+/// indented at least as the first one; no leading empty line, no line more indented than
+/// the first in a folded scalar (those fold by rules of their own).
+fn block_scalar(lines: &mut Lines<'_>, folded: bool, strip: bool) -> Option<Event<'static>> {
+    let first = lines.peek().filter(|l| !is_blank(l))?;
+    let indent = first.len() - first.trim_start_matches(' ').len();
+    if indent == 0 {
+        return None;
+    }
+    let mut text = String::new();
+    let mut empties = 0usize;
+    let mut any = false;
+    while let Some(line) = lines.peek().copied() {
+        if is_blank(line) {
+            // Spaces on an empty line are content or not by rules of their own (and at
+            // the end of the text, by the general parser's own reading).
+            if !line.is_empty() {
+                return None;
+            }
+            empties += 1;
+            lines.next();
+            continue;
+        }
+        let at = line.len() - line.trim_start_matches(' ').len();
+        if at < indent {
+            break;
+        }
+        let content = &line[indent..];
+        if folded && content.starts_with(' ') {
+            return None;
+        }
+        if any {
+            if folded && empties == 0 {
+                text.push(' ');
+            } else {
+                let breaks = if folded { empties } else { empties + 1 };
+                text.extend(std::iter::repeat_n('\n', breaks));
+            }
+        }
+        text.push_str(content);
+        empties = 0;
+        any = true;
+        lines.next();
+    }
+    if !strip {
+        text.push('\n');
+    }
+    let style = if folded {
+        ScalarStyle::Folded
+    } else {
+        ScalarStyle::Literal
+    };
+    Some(Event::Scalar(Cow::Owned(text), style, 0, None))
+}
+
+/// A plain scalar over several lines: `first` (on the key's line, when there) and the
+/// indented lines after it, folded (one space per line break, one line break per empty
+/// line). Each line must be plain on its own.
+fn plain_lines(first: Option<&str>, lines: &mut Lines<'_>) -> Option<Event<'static>> {
+    let mut text = first.unwrap_or_default().to_owned();
+    let mut empties = 0usize;
+    while let Some(line) = lines.peek().copied() {
+        if is_blank(line) {
+            empties += 1;
+            lines.next();
+            continue;
+        }
+        if !line.starts_with(' ') {
+            break;
+        }
+        let content = line.trim_matches(' ');
+        if !plain_ok(content) {
+            return None;
+        }
+        if !text.is_empty() {
+            if empties == 0 {
+                text.push(' ');
+            } else {
+                text.extend(std::iter::repeat_n('\n', empties));
+            }
+        }
+        text.push_str(content);
+        empties = 0;
+        lines.next();
+    }
+    Some(Event::Scalar(Cow::Owned(text), ScalarStyle::Plain, 0, None))
+}
+
+fn is_blank(line: &str) -> bool {
+    line.bytes().all(|b| b == b' ')
+}
+
+/// `key: rest` or `key:` at the start of `line`: the key (ASCII letters, digits, `_`, and
+/// `-`/`.` after the first character) and the rest without its surrounding spaces.
+fn key_line(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    let first = key.bytes().next()?;
+    let key_ok = key.len() <= MAX_KEY
+        && (first.is_ascii_alphanumeric() || first == b'_')
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !key_ok || !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    Some((key, rest.trim_matches(' ')))
+}
+
+/// A one-line value: a plain scalar that needs no rule beyond "ends at the line's end",
+/// or a quoted one without escapes or inner quotes.
+fn scalar(value: &str) -> Option<Event<'_>> {
+    for (quote, style) in [('\'', ScalarStyle::SingleQuoted), ('"', ScalarStyle::DoubleQuoted)] {
+        if value.starts_with(quote) {
+            let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
+            if inner.contains(quote) || (quote == '"' && inner.contains('\\')) {
+                return None;
+            }
+            return Some(Event::Scalar(Cow::Borrowed(inner), style, 0, None));
+        }
+    }
+    plain_ok(value).then(|| plain(value))
+}
+
+/// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
+/// first, no `: ` or ` #` inside, no `:` last.
+fn plain_ok(text: &str) -> bool {
+    !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        && !text.contains(": ")
+        && !text.ends_with(':')
+        && !text.contains(" #")
+}
+
+fn plain(text: &str) -> Event<'_> {
+    Event::Scalar(Cow::Borrowed(text), ScalarStyle::Plain, 0, None)
+}
+
+/// Characters YAML prints as themselves on one line, without the tab, the byte order
+/// mark and the Unicode line separators.
+fn printable(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+        && !matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}')
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use crate::yaml::{Yaml, parse_general, parse_simple};
+
+    /// Both readers on `src`: `None` when the common shape refuses it.
+    fn both(src: &str) -> Option<(Yaml, Yaml)> {
+        let simple = parse_simple(src)?;
+        let general = parse_general(src).unwrap_or_else(|e| panic!("{src:?} was read here but is invalid: {e}"));
+        Some((simple.expect("built"), general))
+    }
+
+    #[test]
+    fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
+        for src in [
+            "name: web\ndescription: Browse the web, fast.",
+            "name: web\n\n# a comment\ndescription: 'quoted: yes # not a comment'\nlicense: \"MIT\"",
+            "name: web\nmetadata:\n  version: 1.10\n  author: me\n  empty:\nallowed-tools:\n- Read\n- 'Bash(git status:*)'",
+            "name: web\nallowed-tools:\n    - a\n\n    - b\nnext: ~",
+            "name: web\ndescription:\nlicense: C#, a:b, 100%",
+            "name: web\nname: again\nx: true\n0x1F: int key",
+            "name: web\n  continued here\n\n   and after a break\nnext: x",
+            "description:\n  React patterns that scale.\n  Use when refactoring.\nlicense: MIT",
+            "d: |\n  line one\n    indented # kept\n\n  after: empty\n\nnext: 1",
+            "d: |-\n  a\n  b\n",
+            "d: >\n  folded\n  lines\n\n\n  para two\n\nlicense: MIT",
+            "d: >-\n    deep\n    text",
+        ] {
+            let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
+            assert_eq!(simple, general, "{src:?}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_general_parser() {
+        for src in [
+            "",
+            "# only a comment",
+            "name: web # a comment",
+            "name: web\n  continued: no",
+            "name: web\n  # not a continuation",
+            "d:\n  text\n  - x: y",
+            "d: |+\n  kept\n",
+            "d: |2\n  x",
+            "d: | # c\n  x",
+            "d: |\n\n  leading empty",
+            "d: |\n  x\n     \n  y",
+            "d: >\n  a\n    more indented",
+            "d: |\nnot indented",
+            "d: |\n    deep\n  shallower",
+            "name: 'it''s'",
+            "name: \"a\\nb\"",
+            "name: \"open",
+            "tools: [a, b]",
+            "a: &x 1\nb: *x",
+            "a: !tag x",
+            "a: b: c",
+            "a:b",
+            "key : v",
+            "a:\n  b:\n    c: 1",
+            "a:\n  - b\n  -   \n",
+            "a:\n  b: 1\n c: 2",
+            "a:\n  # note\n  b: 1",
+            "a: x\n- b",
+            "a: \u{feff}x",
+            "a: x\u{2028}y",
+            "a: x\u{85}",
+            "a:\tb",
+            "a: b\r\n",
+            "---\na: b",
+            "a: -b",
+            "a: `x`",
+            "- a\n- b",
+        ] {
+            assert!(super::events(src).is_none(), "{src:?} is not the common shape");
+        }
+    }
+
+    /// Values: mostly ones the common shape reads, some it must refuse or read exactly.
+    fn value() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "hello world",
+            "Use for A, B and C.",
+            "C#",
+            "a:b",
+            "100%",
+            "x,y]",
+            "é ü",
+            "~",
+            "null",
+            "1.10",
+            "yes",
+            "true",
+            "0x1F",
+            "'q: # x'",
+            "\"d e\"",
+            "''",
+            "\"\"",
+            "",
+            "a: b",
+            "x #c",
+            "'it''s'",
+            "\"a\\nb\"",
+            "- item",
+            "-",
+            "[a, b]",
+            "{a: 1}",
+            "&a x",
+            "*a",
+            "!t x",
+            "|",
+            ">",
+            "\u{feff}x",
+            "\u{85}",
+            "a :",
+            "%x",
+            "@x",
+            "`x",
+            "#c",
+            "\"open",
+            "'a' b",
+            "?x",
+            ":x",
+            "a\tb",
+            "x\r",
+            "--- x",
+        ])
+    }
+
+    fn key() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec![
+            "name",
+            "description",
+            "metadata",
+            "a.b",
+            "x-y",
+            "_k",
+            "true",
+            "1",
+            "name",
+            "-x",
+            "k ",
+            "é",
+            "",
+        ])
+    }
+
+    /// One top-level entry: `key: value`, `key:` with a nested mapping or list at some
+    /// indent, or a blank, comment or stray line.
+    fn entry() -> impl Strategy<Value = String> {
+        let indent = prop::sample::select(vec![0usize, 1, 2, 2, 4]);
+        let items = prop::collection::vec((key(), value()), 1..4);
+        let header = prop::sample::select(vec!["|", "|-", ">", ">-", "|+", ">2"]);
+        (0u8..11, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
+            let pad = " ".repeat(indent);
+            // Indents that vary from line to line, and empty lines between.
+            let lines = |first: &str| -> Vec<String> {
+                let mut out = vec![first.to_owned()];
+                for (n, (_, v)) in items.iter().enumerate() {
+                    out.push(match n % 3 {
+                        0 => format!("{pad}{v}"),
+                        1 => format!("{pad}  {v}"),
+                        _ => format!("\n{pad}{v}"),
+                    });
+                }
+                out
+            };
+            match form {
+                8 => format!("{key}: {header}\n{}", lines(&format!("{pad}{value}")).join("\n")),
+                9 => format!("{key}: {value}\n{}", lines(&format!("{pad}{value}")).join("\n")),
+                10 => format!("{key}:\n{}", lines(&format!("{pad}{value}")).join("\n")),
+                0..=2 => format!("{key}: {value}"),
+                3 => {
+                    let lines: Vec<_> = items.iter().map(|(k, v)| format!("{pad}{k}: {v}")).collect();
+                    format!("{key}:\n{}", lines.join("\n"))
+                }
+                4 => {
+                    let lines: Vec<_> = items.iter().map(|(_, v)| format!("{pad}- {v}")).collect();
+                    format!("{key}:\n{}", lines.join("\n"))
+                }
+                5 => format!("{key}:"),
+                6 => format!("{pad}#{value}"),
+                _ => format!("{pad}{value}"),
+            }
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        #[test]
+        fn what_is_read_here_reads_the_same_in_the_general_parser(lines in prop::collection::vec(entry(), 1..6)) {
+            let src = lines.join("\n");
+            if let Some((simple, general)) = both(&src) {
+                prop_assert_eq!(simple, general, "{:?}", src);
+            }
+        }
+    }
+}
