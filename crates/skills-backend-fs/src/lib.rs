@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod listing;
+mod queue;
 mod reading;
 mod resolve;
 mod watch;
@@ -42,6 +43,8 @@ use skills_core::{
     Walk, Watch, WatchGuard, path,
 };
 
+use crate::listing::Dir;
+use crate::queue::WorkQueue;
 use crate::resolve::{RootDir, map_io_error};
 pub use crate::watch::DEFAULT_DEBOUNCE;
 
@@ -215,9 +218,10 @@ impl FilesystemBackend {
     }
 
     /// Sets how many threads one large listing or batch of reads may spread over
-    /// (default: the number of cores, at most 8; `0` counts as `1`). A [`walk`] shares
-    /// out the sub-directories of its first level, [`download_files`] its paths, each
-    /// thread taking at least 64; smaller jobs stay on one thread.
+    /// (default: the number of cores, at most 8; `0` counts as `1`). A [`walk`] below its
+    /// first level is shared out directory by directory from one queue;
+    /// [`download_files`] shares out its paths, each thread taking at least 64. Smaller
+    /// jobs stay on one thread.
     ///
     /// [`walk`]: BackendProtocol::walk
     /// [`download_files`]: BackendProtocol::download_files
@@ -271,6 +275,20 @@ impl FilesystemBackend {
 }
 
 impl Inner {
+    /// Splits a job into one share per thread, in order: as many shares as
+    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
+    /// small job, none for an empty one).
+    fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
+        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
+        let per_thread = items.len().div_ceil(threads).max(1);
+        let mut shares = Vec::with_capacity(threads);
+        let mut items = items.into_iter().peekable();
+        while items.peek().is_some() {
+            shares.push(items.by_ref().take(per_thread).collect());
+        }
+        shares
+    }
+
     fn host_path(&self, normalized: &str) -> Result<PathBuf, BackendError> {
         match (&self.root_str, self.virtual_mode) {
             (Some(root), false) => {
@@ -352,20 +370,24 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        self.two_stage(path, max_depth, move |inner, dirs| inner.walk_below(dirs, 1, max_depth))
-            .await
+        self.two_stage(path, max_depth, move |inner, dir, walk, below| {
+            inner.walk_dir(dir, max_depth, walk, below);
+        })
+        .await
     }
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
-        self.two_stage(path, 2, move |inner, dirs| inner.child_files_in(dirs, &name))
-            .await
+        self.two_stage(path, 2, move |inner, (dir_path, dir, _), walk, _| {
+            inner.child_file(&dir_path, &dir, &name, walk);
+        })
+        .await
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
-        self.two_stage(path, max_depth, move |inner, dirs| {
-            inner.find_below(dirs, 1, max_depth, &name)
+        self.two_stage(path, max_depth, move |inner, dir, walk, below| {
+            inner.find_in_dir(dir, max_depth, &name, walk, below);
         })
         .await
     }
@@ -373,13 +395,14 @@ impl BackendProtocol for FilesystemBackend {
 
 impl FilesystemBackend {
     /// Lists the directory at `path` (the first `max_depth` level), then hands its
-    /// sub-directories to `below`, spread over up to [`parallelism`](Self::parallelism)
-    /// threads; the result is sorted by path.
+    /// sub-directories to `visit` on up to [`parallelism`](Self::parallelism) threads,
+    /// which take them, and the sub-directories `visit` finds below, from one queue; the
+    /// result is sorted by path.
     async fn two_stage(
         &self,
         path: &str,
         max_depth: usize,
-        below: impl Fn(&Inner, Vec<(String, PathBuf)>) -> Walk + Clone + Send + 'static,
+        visit: impl Fn(&Inner, Dir, &mut Walk, &mut Vec<Dir>) + Clone + Send + Sync + 'static,
     ) -> Result<Walk, BackendError> {
         let failed = |message| BackendError::Other {
             path: path.to_owned(),
@@ -387,13 +410,29 @@ impl FilesystemBackend {
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
         let (mut walk, dirs) = run_blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
-        let parts = self.inner.shares(dirs).into_iter().map(|share| {
-            let (inner, below) = (Arc::clone(&self.inner), below.clone());
+        // Below the first level the work per directory is unknown: every thread helps
+        // once there are two directories. A lookup in each directory alone is not worth
+        // a thread below `MIN_PER_THREAD` directories each.
+        let threads = if max_depth > 2 {
+            dirs.len().min(self.inner.parallelism)
+        } else {
+            (dirs.len() / MIN_PER_THREAD).clamp(1, self.inner.parallelism)
+        };
+        let queue = Arc::new(WorkQueue::new(dirs));
+        let parts = (0..threads).map(|_| {
+            let (inner, queue, visit) = (Arc::clone(&self.inner), Arc::clone(&queue), visit.clone());
             let failed = |message| Walk {
                 entries: Vec::new(),
                 errors: vec![failed(message)],
             };
-            run_blocking(move || below(&inner, share), failed)
+            run_blocking(
+                move || {
+                    let mut walk = Walk::default();
+                    queue.work(|dir, below| visit(&inner, dir, &mut walk, below));
+                    walk
+                },
+                failed,
+            )
         });
         let parts = join_all(parts).await;
         walk.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());

@@ -1,5 +1,5 @@
-//! Listings: `ls_info`, walks spread over threads, and the `child_files` lookup of one
-//! name per sub-directory, with entries made from `stat` results.
+//! Listings: `ls_info`, the directories of walks, and the lookup of one name per
+//! sub-directory, with entries made from `stat` results.
 
 use std::fs::Metadata;
 use std::io::ErrorKind;
@@ -7,8 +7,12 @@ use std::path::{Path, PathBuf};
 
 use skills_core::{BackendError, FileInfo, Walk, path};
 
+use crate::Inner;
 use crate::resolve::{self, map_io_error};
-use crate::{Inner, MIN_PER_THREAD};
+
+/// A directory of a walk: its backend path, its path on the host, and the level of its
+/// entries (the root's own entries are level 1, so a child of the root is at 2).
+pub(crate) type Dir = (String, PathBuf, usize);
 
 impl Inner {
     pub(crate) fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
@@ -79,11 +83,7 @@ impl Inner {
 
     /// Lists the first level of a walk: the root's entries, and the sub-directories to
     /// descend into when `max_depth` goes deeper.
-    pub(crate) fn walk_first(
-        &self,
-        asked: &str,
-        max_depth: usize,
-    ) -> Result<(Walk, Vec<(String, PathBuf)>), BackendError> {
+    pub(crate) fn walk_first(&self, asked: &str, max_depth: usize) -> Result<(Walk, Vec<Dir>), BackendError> {
         let (normalized, dir) = self.resolve_dir(asked)?;
         let mut walk = Walk::default();
         let mut below = Vec::new();
@@ -92,88 +92,74 @@ impl Inner {
         }
         for entry in self.list_dir(&normalized, &dir)? {
             if entry.info.is_dir && max_depth > 1 {
-                below.push((entry.info.path.clone(), entry.host));
+                below.push((entry.info.path.clone(), entry.host, 2));
             }
             walk.entries.push(entry.info);
         }
         Ok((walk, below))
     }
 
-    /// Walks directories that lie at `depth` (1 = children of the walk's root) down to
-    /// `max_depth`, breadth first; unlisted directories are errors of the walk.
-    pub(crate) fn walk_below(&self, dirs: Vec<(String, PathBuf)>, depth: usize, max_depth: usize) -> Walk {
-        let mut walk = Walk::default();
-        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
-        while let Some((dir_path, dir, depth)) = queue.pop_front() {
-            let entries = match self.list_dir(&dir_path, &dir) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    walk.errors.push(e);
-                    continue;
-                }
-            };
-            for entry in entries {
-                if entry.info.is_dir && depth < max_depth {
-                    queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
-                }
-                walk.entries.push(entry.info);
+    /// Lists one directory of a walk down to `max_depth`: its entries go to `walk`, its
+    /// sub-directories above `max_depth` to `below`; an unlisted directory is an error of
+    /// the walk.
+    pub(crate) fn walk_dir(
+        &self,
+        (dir_path, dir, depth): Dir,
+        max_depth: usize,
+        walk: &mut Walk,
+        below: &mut Vec<Dir>,
+    ) {
+        let entries = match self.list_dir(&dir_path, &dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                walk.errors.push(e);
+                return;
             }
+        };
+        for entry in entries {
+            if entry.info.is_dir && depth < max_depth {
+                below.push((entry.info.path.clone(), entry.host, depth + 1));
+            }
+            walk.entries.push(entry.info);
         }
-        walk
     }
 
-    /// Walks directories that lie at `depth` down to `max_depth` as
-    /// [`walk_below`](Self::walk_below) does, for `BackendProtocol::find_files`: each
-    /// directory is first asked for `<dir>/<file_name>` with one `stat`; one that holds
-    /// it is a skill folder and is not listed, and neither is a hidden directory or
+    /// One directory of a walk for `BackendProtocol::find_files`, down to `max_depth`:
+    /// the directory is first asked for `<dir>/<file_name>` with one `stat`; one that
+    /// holds it is a skill folder and is not listed, and neither is a hidden directory or
     /// `node_modules`; the others are listed for their sub-directories only.
-    pub(crate) fn find_below(
+    pub(crate) fn find_in_dir(
         &self,
-        dirs: Vec<(String, PathBuf)>,
-        depth: usize,
+        (dir_path, dir, depth): Dir,
         max_depth: usize,
         file_name: &str,
-    ) -> Walk {
-        let mut walk = Walk::default();
-        let mut queue: std::collections::VecDeque<_> = dirs.into_iter().map(|(p, h)| (p, h, depth + 1)).collect();
-        while let Some((dir_path, dir, depth)) = queue.pop_front() {
-            let errors = walk.errors.len();
-            let holds = self.child_file(&dir_path, &dir, file_name, &mut walk);
-            // A folder that cannot be looked into is reported once, not listed as well.
-            let unreadable = walk.errors.len() > errors;
-            let name = path::file_name(&dir_path);
-            if holds || unreadable || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
-                continue;
-            }
-            let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
-                Ok(entries) => entries,
-                Err(e) => {
-                    walk.errors.push(e);
-                    continue;
-                }
-            };
-            for entry in entries.into_iter().filter(|e| e.info.is_dir) {
-                queue.push_back((entry.info.path.clone(), entry.host, depth + 1));
-                walk.entries.push(entry.info);
-            }
+        walk: &mut Walk,
+        below: &mut Vec<Dir>,
+    ) {
+        let errors = walk.errors.len();
+        let holds = self.child_file(&dir_path, &dir, file_name, walk);
+        // A folder that cannot be looked into is reported once, not listed as well.
+        let unreadable = walk.errors.len() > errors;
+        let name = path::file_name(&dir_path);
+        if holds || unreadable || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
+            return;
         }
-        walk
-    }
-
-    /// Looks up `<dir>/<file_name>` in each directory: one stat where listing the
-    /// directory would take four calls. Links are followed inside the root only, as in a
-    /// listing; a directory that cannot be looked into is an error under its own path.
-    pub(crate) fn child_files_in(&self, dirs: Vec<(String, PathBuf)>, file_name: &str) -> Walk {
-        let mut walk = Walk::default();
-        for (dir_path, dir) in dirs {
-            self.child_file(&dir_path, &dir, file_name, &mut walk);
+        let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
+            Ok(entries) => entries,
+            Err(e) => {
+                walk.errors.push(e);
+                return;
+            }
+        };
+        for entry in entries.into_iter().filter(|e| e.info.is_dir) {
+            below.push((entry.info.path.clone(), entry.host, depth + 1));
+            walk.entries.push(entry.info);
         }
-        walk
     }
 
     /// Adds `<dir>/<file_name>` to `walk` when it is there (or an error under the
     /// directory's path when the directory cannot be looked into); whether it was there.
-    fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
+    pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
         let entry_path = path::join(dir_path, file_name);
         let host = dir.join(file_name);
         let meta = match std::fs::symlink_metadata(&host) {
@@ -203,20 +189,6 @@ impl Inner {
             return false;
         }
         true
-    }
-
-    /// Splits a job into one share per thread, in order: as many shares as
-    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
-    /// small job, none for an empty one).
-    pub(crate) fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
-        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
-        let per_thread = items.len().div_ceil(threads).max(1);
-        let mut shares = Vec::with_capacity(threads);
-        let mut items = items.into_iter().peekable();
-        while items.peek().is_some() {
-            shares.push(items.by_ref().take(per_thread).collect());
-        }
-        shares
     }
 }
 

@@ -61,8 +61,8 @@ impl DiscoveryLimits {
         self.max_bytes
     }
 
-    /// How many `SKILL.md` files discovery asks the backend for at once. Two batches are
-    /// in flight (one parsing, one reading), so this bounds discovery's memory; a
+    /// How many `SKILL.md` files discovery asks the backend for at once. Three batches
+    /// are in flight (each read, then parsed), so this bounds discovery's memory; a
     /// backend's own concurrency (S3 requests, disk threads) applies within a batch.
     pub fn read_batch(&self) -> usize {
         self.read_batch

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use futures_util::future::join;
+use futures_util::StreamExt as _;
 
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
@@ -136,14 +136,18 @@ pub(crate) async fn read_skills(
     }
     let mut index = NameIndex::with_capacity(candidates.len());
     listing.skills.reserve_exact(candidates.len());
-    let mut chunks = chunks(candidates, limits.read_batch()).into_iter().peekable();
-    let mut responses = download_pending(backend, chunks.peek()).await;
-    while let Some(chunk) = chunks.next() {
-        let download = download_pending(backend, chunks.peek());
-        let parse = parse_chunk(chunk, responses, &mut listing, &mut index, cache.as_deref_mut());
-        // `join` polls the download first, so a backend that hands its reads to other
-        // threads is already reading the next chunk while this one is parsed.
-        (responses, ()) = join(download, parse).await;
+    // Each chunk is downloaded and then parsed by its own future; `CHUNKS_IN_FLIGHT` of
+    // them run at once, so the cores are not left idle while one chunk's download or
+    // parse waits for the other's, and the listing takes the chunks in order.
+    // Collected (futures do nothing until polled): a stream over a mapping closure
+    // makes the caller's future not `Send` (rustc's higher-ranked lifetime limits).
+    let work: Vec<_> = chunks(candidates, limits.read_batch())
+        .into_iter()
+        .map(|chunk| read_chunk(backend, chunk))
+        .collect();
+    let mut work = futures_util::stream::iter(work).buffered(CHUNKS_IN_FLIGHT);
+    while let Some((steps, parsed)) = work.next().await {
+        add_chunk(steps, parsed, &mut listing, &mut index, cache.as_deref_mut());
     }
     // A resource directory only matters when its folder turned out to be a skill.
     for error in resource_errors {
@@ -304,15 +308,10 @@ fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInf
     chunks
 }
 
-/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order
-/// (nothing for no chunk).
-async fn download_pending(
-    backend: &dyn BackendProtocol,
-    chunk: Option<&Vec<(&FileInfo, Read)>>,
-) -> Vec<FileDownloadResponse> {
+/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order.
+async fn download_pending(backend: &dyn BackendProtocol, chunk: &[(&FileInfo, Read)]) -> Vec<FileDownloadResponse> {
     let paths: Vec<String> = chunk
-        .into_iter()
-        .flatten()
+        .iter()
         .filter(|(_, read)| matches!(read, Read::Pending))
         .map(|(entry, _)| entry.path.clone())
         .collect();
@@ -320,6 +319,17 @@ async fn download_pending(
         return Vec::new();
     }
     backend.download_files(&paths).await
+}
+
+/// Downloads and parses one chunk: what became of each file, and one outcome per file
+/// parsed.
+async fn read_chunk<'a>(
+    backend: &dyn BackendProtocol,
+    chunk: Vec<(&'a FileInfo, Read)>,
+) -> (Vec<(&'a FileInfo, Step)>, Vec<Option<ParseOutcome>>) {
+    let responses = download_pending(backend, &chunk).await;
+    let (steps, files) = prepare_chunk(chunk, responses);
+    (steps, parse_files(files).await)
 }
 
 /// What became of one file of a chunk before parsing.
@@ -332,18 +342,16 @@ enum Step {
     Parse,
 }
 
-/// Parses a chunk with its downloads (one response per pending file, in order) into the
-/// listing. The files are parsed on every core; the listing takes them in chunk order.
-async fn parse_chunk(
+/// A chunk's files with their downloads (one response per pending file, in order): what
+/// became of each, and the contents to parse (backend path, bytes).
+#[allow(clippy::type_complexity)]
+fn prepare_chunk(
     chunk: Vec<(&FileInfo, Read)>,
     responses: Vec<FileDownloadResponse>,
-    listing: &mut SkillListing,
-    index: &mut NameIndex,
-    mut cache: Option<&mut ParseCache>,
-) {
+) -> (Vec<(&FileInfo, Step)>, Vec<(String, Vec<u8>)>) {
     let mut responses = responses.into_iter();
-    let mut steps: Vec<(&FileInfo, Step)> = Vec::with_capacity(chunk.len());
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut steps = Vec::with_capacity(chunk.len());
+    let mut files = Vec::new();
     for (entry, read) in chunk {
         let md_path = &entry.path;
         let step = match read {
@@ -372,7 +380,19 @@ async fn parse_chunk(
         };
         steps.push((entry, step));
     }
-    let mut parsed = parse_files(files).await.into_iter();
+    (steps, files)
+}
+
+/// Adds a parsed chunk to the listing, in chunk order: `parsed` holds one outcome per
+/// [`Step::Parse`].
+fn add_chunk(
+    steps: Vec<(&FileInfo, Step)>,
+    parsed: Vec<Option<ParseOutcome>>,
+    listing: &mut SkillListing,
+    index: &mut NameIndex,
+    mut cache: Option<&mut ParseCache>,
+) {
+    let mut parsed = parsed.into_iter();
     for (entry, step) in steps {
         let outcome = match step {
             Step::Problem(diagnostic) => {
@@ -399,6 +419,9 @@ async fn parse_chunk(
         add_skill(listing, index, outcome);
     }
 }
+
+/// How many chunks are downloaded or parsed at once.
+const CHUNKS_IN_FLIGHT: usize = 3;
 
 /// Fewest files worth handing to another thread.
 const PARALLEL_PARSE_MIN: usize = 32;
