@@ -29,6 +29,7 @@ mod listing;
 mod queue;
 mod reading;
 mod resolve;
+mod walks;
 mod watch;
 
 use std::path::{Path, PathBuf};
@@ -43,8 +44,6 @@ use skills_core::{
     Walk, Watch, WatchGuard, path,
 };
 
-use crate::listing::Dir;
-use crate::queue::WorkQueue;
 use crate::resolve::{RootDir, map_io_error};
 pub use crate::watch::DEFAULT_DEBOUNCE;
 
@@ -391,58 +390,9 @@ impl BackendProtocol for FilesystemBackend {
         })
         .await
     }
-}
 
-impl FilesystemBackend {
-    /// Lists the directory at `path` (the first `max_depth` level), then hands its
-    /// sub-directories to `visit` on up to [`parallelism`](Self::parallelism) threads,
-    /// which take them, and the sub-directories `visit` finds below, from one queue; the
-    /// result is sorted by path.
-    async fn two_stage(
-        &self,
-        path: &str,
-        max_depth: usize,
-        visit: impl Fn(&Inner, Dir, &mut Walk, &mut Vec<Dir>) + Clone + Send + Sync + 'static,
-    ) -> Result<Walk, BackendError> {
-        let failed = |message| BackendError::Other {
-            path: path.to_owned(),
-            message,
-        };
-        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let (mut walk, dirs) = run_blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
-        // Below the first level the work per directory is unknown: every thread helps
-        // once there are two directories. A lookup in each directory alone is not worth
-        // a thread below `MIN_PER_THREAD` directories each.
-        let threads = if max_depth > 2 {
-            dirs.len().min(self.inner.parallelism)
-        } else {
-            (dirs.len() / MIN_PER_THREAD).clamp(1, self.inner.parallelism)
-        };
-        let queue = Arc::new(WorkQueue::new(dirs));
-        let parts = (0..threads).map(|_| {
-            let (inner, queue, visit) = (Arc::clone(&self.inner), Arc::clone(&queue), visit.clone());
-            let failed = |message| Walk {
-                entries: Vec::new(),
-                errors: vec![failed(message)],
-            };
-            run_blocking(
-                move || {
-                    let mut walk = Walk::default();
-                    queue.work(|dir, below| visit(&inner, dir, &mut walk, below));
-                    walk
-                },
-                failed,
-            )
-        });
-        let parts = join_all(parts).await;
-        walk.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
-        for part in parts {
-            walk.entries.extend(part.entries);
-            walk.errors.extend(part.errors);
-        }
-        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
-        Ok(walk)
+    async fn walk_each(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
+        self.walk_many(paths, max_depth).await
     }
 }
 

@@ -298,6 +298,25 @@ pub async fn walk_respects_max_depth(b: &dyn BackendProtocol, root: &str) {
     )
 }
 
+/// `walk_each` answers each path, in order, as `walk` of that path alone answers it: a
+/// missing path is its own `NotFound` and does not fail the others.
+pub async fn walk_each_answers_as_one_walk_per_path(b: &dyn BackendProtocol, root: &str) {
+    let paths = paths(root, &["skills/alpha", "nope", "other", "skills/beta", "skills/alpha"]);
+    let each = b.walk_each(&paths, 2).await;
+    ensure_eq(each.len(), paths.len(), "one answer per path");
+    for (path, answer) in paths.iter().zip(each) {
+        let alone = b.walk(path, 2).await;
+        match (answer, alone) {
+            (Ok(answer), Ok(alone)) => ensure_eq(answer, alone, &format!("walk_each of {path}")),
+            (Err(BackendError::NotFound { .. }), Err(BackendError::NotFound { .. })) => {}
+            (answer, alone) => panic!("walk_each of {path}: {answer:?}, walk: {alone:?}"),
+        }
+    }
+    ensure(b.walk_each(&[], 2).await.is_empty(), || {
+        "no paths, no answers".to_owned()
+    });
+}
+
 /// `walk` of a missing root is `NotFound`.
 pub async fn walk_missing_root_is_not_found(b: &dyn BackendProtocol, root: &str) {
     let result = b.walk(&join(root, "nope"), 3).await;

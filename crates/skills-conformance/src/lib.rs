@@ -88,6 +88,7 @@ macro_rules! backend_conformance {
             walk_returns_whole_tree_sorted,
             walk_respects_max_depth,
             walk_missing_root_is_not_found,
+            walk_each_answers_as_one_walk_per_path,
             child_files_is_a_filtered_two_level_walk,
             find_files_finds_what_a_walk_finds,
             list_skills_parses_fixture_source,

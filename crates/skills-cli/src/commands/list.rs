@@ -1,12 +1,12 @@
 //! `skills list`: every skill of the sources, merged (the last source wins).
 
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 use serde::Serialize;
 
 use agent_skills::resources::resources_from_entries;
-use agent_skills::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata, SkillMetadata};
-use futures_util::StreamExt as _;
+use agent_skills::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
 
 use super::{ShadowedJson, SkillJson, flags, print_json, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
@@ -70,8 +70,8 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
 /// How many resources each skill of `snapshot` has, in its order; only the counts are
 /// kept, so a large library costs no more memory than its skills. A source searched one
 /// level deep (the default) is walked once, three levels down: one listing on object
-/// stores, the same folders on disk. Deeper sources have each skill folder walked, 16
-/// at a time.
+/// stores, the same folders on disk. Deeper sources have their skill folders walked
+/// [`WALKS_AT_ONCE`] at a time with one `walk_each`.
 async fn resource_counts(snapshot: &CatalogSnapshot) -> Vec<ResourceCounts> {
     let mut shallow: Vec<Option<Vec<FileInfo>>> = Vec::with_capacity(snapshot.sources().len());
     for source in snapshot.sources() {
@@ -82,34 +82,43 @@ async fn resource_counts(snapshot: &CatalogSnapshot) -> Vec<ResourceCounts> {
         };
         shallow.push(walked);
     }
-    futures_util::stream::iter(snapshot.skills())
-        .map(|skill| count_resources(snapshot, skill, &shallow))
-        .buffered(16)
-        .collect()
-        .await
+    let skills = snapshot.skills();
+    let mut counts = vec![ResourceCounts::default(); skills.len()];
+    // Skill folders of deeper sources, by source: (skill's position, folder).
+    let mut deep: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
+    for (at, skill) in skills.iter().enumerate() {
+        let Some(index) = snapshot.source_of(&skill.name) else {
+            continue;
+        };
+        let dir = skill.dir();
+        match shallow.get(index) {
+            Some(Some(entries)) => {
+                // Entries are sorted by path: the folder's are one run of them.
+                let start = format!("{dir}/");
+                let from = entries.partition_point(|e| e.path.as_str() < start.as_str());
+                let end = from + entries[from..].partition_point(|e| e.path.starts_with(&start));
+                counts[at] = ResourceCounts::of(&resources_from_entries(dir, &skill.name, &entries[from..end]));
+            }
+            _ => deep.entry(index).or_default().push((at, dir)),
+        }
+    }
+    for (index, folders) in deep {
+        let backend = snapshot.sources()[index].backend();
+        for batch in folders.chunks(WALKS_AT_ONCE) {
+            let dirs: Vec<String> = batch.iter().map(|(_, dir)| (*dir).to_owned()).collect();
+            for (&(at, dir), walk) in batch.iter().zip(backend.walk_each(&dirs, 2).await) {
+                if let Ok(walk) = walk {
+                    counts[at] = ResourceCounts::of(&resources_from_entries(dir, &skills[at].name, &walk.entries));
+                }
+            }
+        }
+    }
+    counts
 }
 
-async fn count_resources(
-    snapshot: &CatalogSnapshot,
-    skill: &SkillMetadata,
-    shallow: &[Option<Vec<FileInfo>>],
-) -> ResourceCounts {
-    let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name)) else {
-        return ResourceCounts::default();
-    };
-    let dir = skill.dir();
-    if let Some(Some(entries)) = shallow.get(index) {
-        // Entries are sorted by path: the folder's are one run of them.
-        let start = format!("{dir}/");
-        let from = entries.partition_point(|e| e.path.as_str() < start.as_str());
-        let end = from + entries[from..].partition_point(|e| e.path.starts_with(&start));
-        return ResourceCounts::of(&resources_from_entries(dir, &skill.name, &entries[from..end]));
-    }
-    match source.backend().walk(dir, 2).await {
-        Ok(walk) => ResourceCounts::of(&resources_from_entries(dir, &skill.name, &walk.entries)),
-        Err(_) => ResourceCounts::default(),
-    }
-}
+/// How many skill folders of a deep source one `walk_each` covers: their entries are
+/// held until counted.
+const WALKS_AT_ONCE: usize = 512;
 
 /// A skill as `list --json` prints it: with the copies it hides.
 #[derive(Serialize)]

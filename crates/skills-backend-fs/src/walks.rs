@@ -1,0 +1,152 @@
+//! Walks spread over threads: [`two_stage`](FilesystemBackend::two_stage) for one
+//! directory tree, [`walk_many`](FilesystemBackend::walk_many) for many at once. Both
+//! take directories from one [`WorkQueue`].
+
+use std::sync::Arc;
+
+use futures_util::future::join_all;
+use skills_core::blocking::run_blocking;
+use skills_core::{BackendError, FileInfo, Walk};
+
+use crate::listing::Dir;
+use crate::queue::WorkQueue;
+use crate::{FilesystemBackend, Inner, MIN_PER_THREAD};
+
+impl FilesystemBackend {
+    /// Lists the directory at `path` (the first `max_depth` level), then hands its
+    /// sub-directories to `visit` on up to [`parallelism`](Self::parallelism) threads,
+    /// which take them, and the sub-directories `visit` finds below, from one queue; the
+    /// result is sorted by path.
+    pub(crate) async fn two_stage(
+        &self,
+        path: &str,
+        max_depth: usize,
+        visit: impl Fn(&Inner, Dir, &mut Walk, &mut Vec<Dir>) + Clone + Send + Sync + 'static,
+    ) -> Result<Walk, BackendError> {
+        let failed = |message| BackendError::Other {
+            path: path.to_owned(),
+            message,
+        };
+        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
+        let (mut walk, dirs) = run_blocking(move || inner.walk_first(&owned, max_depth), |m| Err(failed(m))).await?;
+        // Below the first level the work per directory is unknown: every thread helps
+        // once there are two directories. A lookup in each directory alone is not worth
+        // a thread below `MIN_PER_THREAD` directories each.
+        let threads = if max_depth > 2 {
+            dirs.len().min(self.inner.parallelism)
+        } else {
+            (dirs.len() / MIN_PER_THREAD).clamp(1, self.inner.parallelism)
+        };
+        let queue = Arc::new(WorkQueue::new(dirs));
+        let parts = (0..threads).map(|_| {
+            let (inner, queue, visit) = (Arc::clone(&self.inner), Arc::clone(&queue), visit.clone());
+            let failed = |message| Walk {
+                entries: Vec::new(),
+                errors: vec![failed(message)],
+            };
+            run_blocking(
+                move || {
+                    let mut walk = Walk::default();
+                    queue.work(|dir, below| visit(&inner, dir, &mut walk, below));
+                    walk
+                },
+                failed,
+            )
+        });
+        let parts = join_all(parts).await;
+        walk.entries.reserve_exact(parts.iter().map(|p| p.entries.len()).sum());
+        for part in parts {
+            walk.entries.extend(part.entries);
+            walk.errors.extend(part.errors);
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
+        Ok(walk)
+    }
+
+    /// [`BackendProtocol::walk_each`]: the first levels of all the walks, and every
+    /// directory below them, from one queue shared by the threads.
+    pub(crate) async fn walk_many(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
+        let paths: Arc<[String]> = paths.into();
+        let queue = Arc::new(WorkQueue::new((0..paths.len()).map(Job::Root).collect()));
+        let threads = paths.len().clamp(1, self.inner.parallelism);
+        let parts = (0..threads).map(|_| {
+            let (inner, queue, paths) = (Arc::clone(&self.inner), Arc::clone(&queue), Arc::clone(&paths));
+            run_blocking(
+                move || {
+                    let mut found = Found::default();
+                    queue.work(|job, below| inner.walk_job(job, &paths, max_depth, &mut found, below));
+                    Some(found)
+                },
+                |_| None,
+            )
+        });
+        let parts = join_all(parts).await;
+        let mut walks: Vec<Result<Walk, BackendError>> = paths.iter().map(|_| Ok(Walk::default())).collect();
+        for part in parts {
+            let Some(found) = part else {
+                let failed = |path: &String| BackendError::Other {
+                    path: path.clone(),
+                    message: "a thread of the walk did not finish".into(),
+                };
+                return paths.iter().map(|path| Err(failed(path))).collect();
+            };
+            for (i, error) in found.failed {
+                walks[i] = Err(error);
+            }
+            for (i, entry) in found.entries {
+                if let Ok(walk) = &mut walks[i] {
+                    walk.entries.push(entry);
+                }
+            }
+            for (i, error) in found.errors {
+                if let Ok(walk) = &mut walks[i] {
+                    walk.errors.push(error);
+                }
+            }
+        }
+        for walk in walks.iter_mut().flatten() {
+            walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+            walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
+        }
+        walks
+    }
+}
+
+/// One step of [`walk_each`](BackendProtocol::walk_each): the first level of the walk of
+/// one path (by its index), or a directory below it.
+enum Job {
+    Root(usize),
+    Dir(usize, Dir),
+}
+
+/// What one thread of [`walk_each`](BackendProtocol::walk_each) found, by path index.
+#[derive(Default)]
+struct Found {
+    entries: Vec<(usize, FileInfo)>,
+    errors: Vec<(usize, BackendError)>,
+    /// Paths whose walk failed as a whole.
+    failed: Vec<(usize, BackendError)>,
+}
+
+impl Inner {
+    fn walk_job(&self, job: Job, paths: &[String], max_depth: usize, found: &mut Found, below: &mut Vec<Job>) {
+        let (i, walk, dirs) = match job {
+            Job::Root(i) => match self.walk_first(&paths[i], max_depth) {
+                Ok((walk, dirs)) => (i, walk, dirs),
+                Err(error) => {
+                    found.failed.push((i, error));
+                    return;
+                }
+            },
+            Job::Dir(i, dir) => {
+                let (mut walk, mut dirs) = (Walk::default(), Vec::new());
+                self.walk_dir(dir, max_depth, &mut walk, &mut dirs);
+                (i, walk, dirs)
+            }
+        };
+        found.entries.extend(walk.entries.into_iter().map(|e| (i, e)));
+        found.errors.extend(walk.errors.into_iter().map(|e| (i, e)));
+        below.extend(dirs.into_iter().map(|d| Job::Dir(i, d)));
+    }
+}
