@@ -257,7 +257,7 @@ fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
 /// Parses `src` through [`yaml_simple`](crate::yaml_simple) only: `None` when it does
 /// not have the common shape.
 #[cfg(test)]
-pub(crate) fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
+fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
     let events = crate::yaml_simple::events(src)?;
     Some(
         build(events.into_iter().map(Ok))
@@ -268,7 +268,7 @@ pub(crate) fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
 
 /// [`parse_strict`] through the general parser only.
 #[cfg(test)]
-pub(crate) fn parse_general(src: &str) -> Result<Yaml, YamlError> {
+fn parse_general(src: &str) -> Result<Yaml, YamlError> {
     general(src).map(|(yaml, _)| yaml).map_err(|f| f.error)
 }
 

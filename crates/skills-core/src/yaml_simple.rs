@@ -10,8 +10,7 @@
 //! a line break, a flow collection, a block scalar, an anchor, a tab, deeper nesting, a
 //! continuation line, a character YAML does not print) returns `None`, and the general
 //! parser reads the text. The shape is chosen so that every text it accepts is valid YAML
-//! read the one way: the test at the end of `yaml_tests.rs` compares both readers on
-//! generated documents.
+//! read the one way: `yaml_tests.rs` compares both readers on generated documents.
 
 use std::borrow::Cow;
 
@@ -282,38 +281,6 @@ fn printable(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use proptest::prelude::*;
-
-    use crate::yaml::{Yaml, parse_general, parse_simple};
-
-    /// Both readers on `src`: `None` when the common shape refuses it.
-    fn both(src: &str) -> Option<(Yaml, Yaml)> {
-        let simple = parse_simple(src)?;
-        let general = parse_general(src).unwrap_or_else(|e| panic!("{src:?} was read here but is invalid: {e}"));
-        Some((simple.expect("built"), general))
-    }
-
-    #[test]
-    fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
-        for src in [
-            "name: web\ndescription: Browse the web, fast.",
-            "name: web\n\n# a comment\ndescription: 'quoted: yes # not a comment'\nlicense: \"MIT\"",
-            "name: web\nmetadata:\n  version: 1.10\n  author: me\n  empty:\nallowed-tools:\n- Read\n- 'Bash(git status:*)'",
-            "name: web\nallowed-tools:\n    - a\n\n    - b\nnext: ~",
-            "name: web\ndescription:\nlicense: C#, a:b, 100%",
-            "name: web\nname: again\nx: true\n0x1F: int key",
-            "name: web\n  continued here\n\n   and after a break\nnext: x",
-            "description:\n  React patterns that scale.\n  Use when refactoring.\nlicense: MIT",
-            "d: |\n  line one\n    indented # kept\n\n  after: empty\n\nnext: 1",
-            "d: |-\n  a\n  b\n",
-            "d: >\n  folded\n  lines\n\n\n  para two\n\nlicense: MIT",
-            "d: >-\n    deep\n    text",
-        ] {
-            let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
-            assert_eq!(simple, general, "{src:?}");
-        }
-    }
-
     #[test]
     fn anything_else_is_left_to_the_general_parser() {
         for src in [
@@ -356,126 +323,6 @@ mod tests {
             "- a\n- b",
         ] {
             assert!(super::events(src).is_none(), "{src:?} is not the common shape");
-        }
-    }
-
-    /// Values: mostly ones the common shape reads, some it must refuse or read exactly.
-    fn value() -> impl Strategy<Value = &'static str> {
-        prop::sample::select(vec![
-            "hello world",
-            "Use for A, B and C.",
-            "C#",
-            "a:b",
-            "100%",
-            "x,y]",
-            "é ü",
-            "~",
-            "null",
-            "1.10",
-            "yes",
-            "true",
-            "0x1F",
-            "'q: # x'",
-            "\"d e\"",
-            "''",
-            "\"\"",
-            "",
-            "a: b",
-            "x #c",
-            "'it''s'",
-            "\"a\\nb\"",
-            "- item",
-            "-",
-            "[a, b]",
-            "{a: 1}",
-            "&a x",
-            "*a",
-            "!t x",
-            "|",
-            ">",
-            "\u{feff}x",
-            "\u{85}",
-            "a :",
-            "%x",
-            "@x",
-            "`x",
-            "#c",
-            "\"open",
-            "'a' b",
-            "?x",
-            ":x",
-            "a\tb",
-            "x\r",
-            "--- x",
-        ])
-    }
-
-    fn key() -> impl Strategy<Value = &'static str> {
-        prop::sample::select(vec![
-            "name",
-            "description",
-            "metadata",
-            "a.b",
-            "x-y",
-            "_k",
-            "true",
-            "1",
-            "name",
-            "-x",
-            "k ",
-            "é",
-            "",
-        ])
-    }
-
-    /// One top-level entry: `key: value`, `key:` with a nested mapping or list at some
-    /// indent, or a blank, comment or stray line.
-    fn entry() -> impl Strategy<Value = String> {
-        let indent = prop::sample::select(vec![0usize, 1, 2, 2, 4]);
-        let items = prop::collection::vec((key(), value()), 1..4);
-        let header = prop::sample::select(vec!["|", "|-", ">", ">-", "|+", ">2"]);
-        (0u8..11, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
-            let pad = " ".repeat(indent);
-            // Indents that vary from line to line, and empty lines between.
-            let lines = |first: &str| -> Vec<String> {
-                let mut out = vec![first.to_owned()];
-                for (n, (_, v)) in items.iter().enumerate() {
-                    out.push(match n % 3 {
-                        0 => format!("{pad}{v}"),
-                        1 => format!("{pad}  {v}"),
-                        _ => format!("\n{pad}{v}"),
-                    });
-                }
-                out
-            };
-            match form {
-                8 => format!("{key}: {header}\n{}", lines(&format!("{pad}{value}")).join("\n")),
-                9 => format!("{key}: {value}\n{}", lines(&format!("{pad}{value}")).join("\n")),
-                10 => format!("{key}:\n{}", lines(&format!("{pad}{value}")).join("\n")),
-                0..=2 => format!("{key}: {value}"),
-                3 => {
-                    let lines: Vec<_> = items.iter().map(|(k, v)| format!("{pad}{k}: {v}")).collect();
-                    format!("{key}:\n{}", lines.join("\n"))
-                }
-                4 => {
-                    let lines: Vec<_> = items.iter().map(|(_, v)| format!("{pad}- {v}")).collect();
-                    format!("{key}:\n{}", lines.join("\n"))
-                }
-                5 => format!("{key}:"),
-                6 => format!("{pad}#{value}"),
-                _ => format!("{pad}{value}"),
-            }
-        })
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(3000))]
-        #[test]
-        fn what_is_read_here_reads_the_same_in_the_general_parser(lines in prop::collection::vec(entry(), 1..6)) {
-            let src = lines.join("\n");
-            if let Some((simple, general)) = both(&src) {
-                prop_assert_eq!(simple, general, "{:?}", src);
-            }
         }
     }
 }
