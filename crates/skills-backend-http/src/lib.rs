@@ -114,12 +114,7 @@ impl HttpRegistryBackend {
             reason: reason.to_owned(),
         };
         let parsed = Url::parse(url).map_err(|e| fail(&e.to_string()))?;
-        let loopback = match parsed.host() {
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            Some(url::Host::Domain(domain)) => domain == "localhost",
-            None => false,
-        };
+        let loopback = parsed.host_str().is_some_and(skills_core::url::is_loopback_host);
         match parsed.scheme() {
             "https" => {}
             "http" if loopback => {}

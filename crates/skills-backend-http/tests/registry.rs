@@ -128,6 +128,7 @@ fn only_https_or_loopback_http_is_accepted() {
         "https://example.com/.well-known/agent-skills/index.json",
         "http://127.0.0.1:8080/.well-known/agent-skills/",
         "http://localhost:1/",
+        "http://[::1]:1/",
     ] {
         let backend = HttpRegistryBackend::new(ok).unwrap();
         assert!(
@@ -140,6 +141,7 @@ fn only_https_or_loopback_http_is_accepted() {
     }
     for bad in [
         "http://example.com/",
+        "http://127.0.0.1.example.com/",
         "ftp://example.com/",
         "https://user:pw@example.com/",
         "not a url",

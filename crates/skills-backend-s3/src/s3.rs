@@ -317,16 +317,8 @@ fn default_retry() -> RetryConfig {
 
 /// `http://127.0.0.1...`, `http://localhost...`, `http://[::1]...`.
 fn is_loopback_http(endpoint: &str) -> bool {
-    let Ok(url) = url::Url::parse(endpoint) else {
-        return false;
-    };
-    url.scheme() == "http"
-        && match url.host() {
-            Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            None => false,
-        }
+    url::Url::parse(endpoint)
+        .is_ok_and(|url| url.scheme() == "http" && url.host_str().is_some_and(skills_core::url::is_loopback_host))
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Source URLs as people see them: passwords hidden.
+//! Source URLs: as people see them (passwords hidden), and where plain HTTP may go.
 
 /// A URL with the password of its user-info part (`https://user:token@host`) shown as
 /// `***`; anything else is returned as it is. Used wherever a source URL reaches an error,
@@ -21,6 +21,20 @@ pub fn redact_url(url: &str) -> String {
         }
         _ => url.to_owned(),
     }
+}
+
+/// Whether a URL's host (as `url::Url::host_str` gives it) is this machine:
+/// `localhost` in any case, an IPv4 loopback address (`127.0.0.0/8`), or `[::1]`. Remote
+/// sources accept plain `http://` only for such hosts (a test server, a local S3).
+///
+/// ```
+/// use skills_core::url::is_loopback_host;
+/// assert!(is_loopback_host("127.0.0.1") && is_loopback_host("LOCALHOST") && is_loopback_host("[::1]"));
+/// assert!(!is_loopback_host("10.0.0.1") && !is_loopback_host("127.0.0.1.example.com"));
+/// ```
+pub fn is_loopback_host(host: &str) -> bool {
+    let bare = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    host.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(test)]
