@@ -5,10 +5,22 @@
 use std::collections::BTreeMap;
 use std::io::Read;
 
+use skills_core::digest::sha256_text;
 use skills_core::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, path};
 
 /// A skill's files, by path inside its folder.
-pub(crate) type Unpacked = BTreeMap<String, Vec<u8>>;
+pub(crate) type Unpacked = BTreeMap<String, ArchiveFile>;
+
+/// One file of an unpacked archive, with its digest (computed once: every listing of its
+/// folder gives it as the file's etag).
+#[derive(Debug)]
+pub(crate) struct ArchiveFile {
+    pub bytes: Vec<u8>,
+    pub digest: String,
+}
+
+/// Files by path while unpacking.
+type Files = BTreeMap<String, Vec<u8>>;
 
 /// The files of an archive: a gzip-compressed tar or a zip (told by their first bytes).
 /// When every file lies in one top-level folder holding `SKILL.md`, that folder is the
@@ -25,11 +37,17 @@ pub(crate) fn unpack(bytes: &[u8]) -> Result<Unpacked, String> {
     if !files.contains_key(SKILL_FILE) {
         return Err(format!("the archive has no {SKILL_FILE} at its root"));
     }
-    Ok(files)
+    Ok(files
+        .into_iter()
+        .map(|(rel, bytes)| {
+            let digest = sha256_text(&bytes);
+            (rel, ArchiveFile { bytes, digest })
+        })
+        .collect())
 }
 
 /// Checks one entry's path and size against the limits so far; its clean path.
-fn admit(files: &Unpacked, total: &mut u64, name: &str, size: u64) -> Result<String, String> {
+fn admit(files: &Files, total: &mut u64, name: &str, size: u64) -> Result<String, String> {
     let shown: String = name.chars().take(120).collect();
     if name.starts_with('/') || name.contains('\\') {
         return Err(format!("{shown:?} is not a relative path"));
@@ -62,9 +80,9 @@ fn read_limited(reader: impl Read, limit: u64) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-fn unpack_tar_gz(bytes: &[u8]) -> Result<Unpacked, String> {
+fn unpack_tar_gz(bytes: &[u8]) -> Result<Files, String> {
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(bytes));
-    let mut files = Unpacked::new();
+    let mut files = Files::new();
     let mut total = 0u64;
     let entries = archive.entries().map_err(|e| format!("not a tar archive: {e}"))?;
     for entry in entries {
@@ -91,10 +109,10 @@ fn unpack_tar_gz(bytes: &[u8]) -> Result<Unpacked, String> {
     Ok(files)
 }
 
-fn unpack_zip(bytes: &[u8]) -> Result<Unpacked, String> {
+fn unpack_zip(bytes: &[u8]) -> Result<Files, String> {
     let mut archive =
         zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| format!("not a zip archive: {e}"))?;
-    let mut files = Unpacked::new();
+    let mut files = Files::new();
     let mut total = 0u64;
     for i in 0..archive.len() {
         let entry = archive.by_index(i).map_err(|e| format!("cannot unpack: {e}"))?;
@@ -117,7 +135,7 @@ fn unpack_zip(bytes: &[u8]) -> Result<Unpacked, String> {
 }
 
 /// `files` without their common top-level folder, when there is one holding `SKILL.md`.
-fn strip_single_folder(files: Unpacked) -> Unpacked {
+fn strip_single_folder(files: Files) -> Files {
     let mut tops = files.keys().map(|p| p.split('/').next().unwrap_or_default());
     let Some(first) = tops.next() else { return files };
     let single = tops.all(|t| t == first) && files.contains_key(&format!("{first}/{SKILL_FILE}"));

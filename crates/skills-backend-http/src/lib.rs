@@ -242,7 +242,9 @@ impl HttpRegistryBackend {
             .get(reqwest::header::ETAG)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
-        let bytes = read_bounded(response, MAX_INDEX_BYTES).await.map_err(failed)?;
+        let bytes = read_bounded(response, MAX_INDEX_BYTES)
+            .await
+            .map_err(|(_, message)| failed(message))?;
         let (entries, notes) = parse_index(&bytes).map_err(failed)?;
         for note in notes {
             tracing::warn!(registry = %self.index_url, "{note}");
@@ -287,11 +289,7 @@ impl HttpRegistryBackend {
             }
             Err(error) => return Err((FileErrorKind::Other, error.to_string())),
         };
-        let bytes = match read_bounded(response, limit).await {
-            Ok(bytes) => bytes,
-            Err(message) if message.starts_with("over") => return Err((FileErrorKind::TooLarge, message)),
-            Err(message) => return Err((FileErrorKind::Other, message)),
-        };
+        let bytes = read_bounded(response, limit).await?;
         if sha256_text(&bytes) != entry.digest {
             return Err((
                 FileErrorKind::Other,
@@ -325,8 +323,8 @@ impl HttpRegistryBackend {
             }
             ArtifactType::Archive => match self.archive_of(entry).await {
                 Ok(files) => match files.get(inner) {
-                    Some(bytes) => FileDownloadResponse::ok(asked, bytes.clone()),
-                    None if files.keys().any(|p| p.starts_with(&format!("{inner}/"))) => {
+                    Some(file) => FileDownloadResponse::ok(asked, file.bytes.clone()),
+                    None if !archive_listing(&files, name, inner).is_empty() => {
                         FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory")
                     }
                     None => FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the skill's archive"),
@@ -337,15 +335,21 @@ impl HttpRegistryBackend {
     }
 }
 
-/// The body of `response`, at most `limit` bytes.
-async fn read_bounded(mut response: reqwest::Response, limit: u64) -> Result<Vec<u8>, String> {
+/// The body of `response`, at most `limit` bytes: `TooLarge` past it, `Other` when the
+/// body breaks off.
+async fn read_bounded(mut response: reqwest::Response, limit: u64) -> Result<Vec<u8>, (FileErrorKind, String)> {
+    let too_large = || (FileErrorKind::TooLarge, format!("over the {limit}-byte limit"));
     if response.content_length().is_some_and(|n| n > limit) {
-        return Err(format!("over the {limit}-byte limit"));
+        return Err(too_large());
     }
     let mut out = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| e.to_string())? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| (FileErrorKind::Other, e.to_string()))?
+    {
         if (out.len() + chunk.len()) as u64 > limit {
-            return Err(format!("over the {limit}-byte limit"));
+            return Err(too_large());
         }
         out.extend_from_slice(&chunk);
     }
@@ -430,7 +434,7 @@ impl BackendProtocol for HttpRegistryBackend {
 }
 
 /// The entries directly under `inner` (a folder inside skill `name`) of an unpacked
-/// archive: its files, each with its content's digest as fingerprint, and its folders.
+/// archive: its files, each with its content's digest as etag, and its folders.
 fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<FileInfo> {
     let prefix = if inner.is_empty() {
         String::new()
@@ -439,7 +443,7 @@ fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<Fi
     };
     let mut dirs = std::collections::BTreeSet::new();
     let mut listed = Vec::new();
-    for (rel, content) in files
+    for (rel, file) in files
         .range(prefix.clone()..)
         .take_while(|(p, _)| p.starts_with(&prefix))
     {
@@ -451,9 +455,9 @@ fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<Fi
             None => listed.push(FileInfo {
                 path: format!("/{name}/{rel}"),
                 is_dir: false,
-                size: content.len() as u64,
+                size: file.bytes.len() as u64,
                 modified_at: None,
-                etag: Some(sha256_text(content)),
+                etag: Some(file.digest.clone()),
             }),
         }
     }

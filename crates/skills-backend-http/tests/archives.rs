@@ -10,8 +10,8 @@ use std::sync::Arc;
 use skills_backend_http::HttpRegistryBackend;
 use skills_backend_http::test_server::Registry;
 use skills_catalog::{LoadAnswer, SkillCatalog, SkillSource, load_skill};
-use skills_core::DiagnosticKind;
 use skills_core::digest::sha256_text;
+use skills_core::{DiagnosticKind, FileErrorKind};
 
 const PREFIX: &str = "/.well-known/agent-skills";
 
@@ -167,6 +167,18 @@ async fn archives_unpack_into_skill_folders_and_hostile_ones_are_refused() {
         .await
         .unwrap();
     assert_eq!(script, b"echo go\n");
+    // A folder's listing gives each file its content's digest as etag; a folder of the
+    // archive is no file, and a path it does not hold is not found.
+    let listed = backend.ls_info("/deploy/scripts").await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].etag.as_deref(), Some(sha256_text(b"echo go\n").as_str()));
+    let kinds: Vec<FileErrorKind> = backend
+        .download_files(&["/deploy/scripts".to_owned(), "/deploy/nope.sh".to_owned()])
+        .await
+        .into_iter()
+        .map(|answer| answer.into_result().unwrap_err().kind)
+        .collect();
+    assert_eq!(kinds, [FileErrorKind::IsDirectory, FileErrorKind::FileNotFound]);
 }
 
 #[tokio::test]
