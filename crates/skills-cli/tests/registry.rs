@@ -75,6 +75,11 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
     common::write(dir.path(), "lib/notes/SKILL.md", &md("notes", "Take notes"));
     common::write(
         dir.path(),
+        "lib/daily/SKILL.md",
+        &md("Daily log", "A name with a space"),
+    );
+    common::write(
+        dir.path(),
         "lib/ci-cd/SKILL.md",
         &md("CI/CD helper", "No folder can be named so"),
     );
@@ -103,6 +108,7 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
         index.contains("\"type\": \"skill-md\"") && index.contains("\"type\": \"archive\""),
         "{index}"
     );
+    assert!(index.contains("\"url\": \"Daily%20log/SKILL.md\""), "{index}");
     // Deterministic: publishing again writes the same bytes.
     let archive = std::fs::read(site.join(".well-known/agent-skills/web.tar.gz")).unwrap();
     skills(args).await;
@@ -115,12 +121,13 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
     let mut served = Vec::new();
     files_under(&site, &site, &mut served);
     for (path, bytes) in served {
-        registry.put(&path, bytes);
+        // The test server matches request paths as sent: percent-encoded.
+        registry.put(&path.replace(' ', "%20"), bytes);
     }
     let url = registry.start().await;
     let listed = json(&skills(vec!["list".into(), "--json".into(), "--source".into(), url.clone()]).await);
-    assert_eq!(strings(&listed, "name"), ["notes", "web"]);
-    assert_eq!(listed[1]["resources"]["scripts"], 1);
+    assert_eq!(strings(&listed, "name"), ["Daily log", "notes", "web"]);
+    assert_eq!(listed[2]["resources"]["scripts"], 1);
     let loaded = skills(vec!["load".into(), "web".into(), "--source".into(), url]).await;
     assert!(String::from_utf8_lossy(&loaded.stdout).contains("[script] `/web/scripts/fetch.py`"));
 }

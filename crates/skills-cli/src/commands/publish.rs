@@ -97,13 +97,20 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
             .iter()
             .map(|f| format!("{}/{}", skill.dir(), f.rel))
             .collect();
-        let mut files = Vec::with_capacity(paths.len());
-        for (file, answer) in manifest.files.iter().zip(backend.download_files(&paths).await) {
-            files.push((
-                file.rel.clone(),
-                answer.into_result().map_err(|e| anyhow::anyhow!("{e}"))?,
-            ));
-        }
+        let read: Result<Vec<(String, Vec<u8>)>, _> = manifest
+            .files
+            .iter()
+            .zip(backend.download_files(&paths).await)
+            .map(|(file, answer)| answer.into_result().map(|bytes| (file.rel.clone(), bytes)))
+            .collect();
+        let mut files = match read {
+            Ok(files) => files,
+            Err(error) => {
+                eprintln!("error: {}: {error}", skill.name);
+                failed += 1;
+                continue;
+            }
+        };
         let (kind, name, bytes) = if files.len() == 1 {
             ("skill-md", format!("{}/SKILL.md", skill.name), files.remove(0).1)
         } else {
@@ -113,12 +120,9 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
                 tar_gz(&skill.name, &files)?,
             )
         };
-        // The URL relative to the index, each segment percent-encoded (`My Skill` is
-        // `My%20Skill`).
-        let url: Vec<String> = name
-            .split('/')
-            .map(|segment| percent_encoding::utf8_percent_encode(segment, URL_SEGMENT).to_string())
-            .collect();
+        // The URL relative to the index, percent-encoded (`My Skill` is `My%20Skill`).
+        let mut url = String::new();
+        crate::mcp::files::encode_path(&name, &mut url);
         let path = root.join(&name);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
@@ -128,7 +132,7 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
             "name": skill.name,
             "type": kind,
             "description": skill.description,
-            "url": url.join("/"),
+            "url": url,
             "digest": agent_skills::digest::sha256_text(&bytes),
         }));
     }
@@ -142,13 +146,6 @@ pub async fn well_known(location: &str, dir: &Path, discovery: &DiscoveryArgs) -
     println!("published {} skills to {}", entries.len(), index_path.display());
     Ok(ExitCode::from(if failed == 0 { EXIT_OK } else { EXIT_SOURCE_ERROR }))
 }
-
-/// What a URL path segment escapes: everything but letters, digits and `-._~`.
-const URL_SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'.')
-    .remove(b'_')
-    .remove(b'~');
 
 /// A deterministic `.tar.gz` of a skill's files under the folder `name/`.
 fn tar_gz(name: &str, files: &[(String, Vec<u8>)]) -> anyhow::Result<Vec<u8>> {

@@ -39,8 +39,9 @@ const PATH_ESCAPES: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'~')
     .remove(b'/');
 
-/// Percent-encodes every byte but unreserved characters and `/`.
-fn encode_path(rel: &str, out: &mut String) {
+/// Percent-encodes every byte but unreserved characters and `/` (a `skill://` URI's
+/// path, and a registry's URL relative to its index).
+pub(crate) fn encode_path(rel: &str, out: &mut String) {
     out.extend(utf8_percent_encode(rel, PATH_ESCAPES));
 }
 

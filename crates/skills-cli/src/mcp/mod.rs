@@ -1,7 +1,7 @@
 //! `skills serve`: the skills of the sources over the Model Context Protocol, on stdio
 //! or streamable HTTP bound to loopback, following the catalog as the sources change.
 
-mod files;
+pub(crate) mod files;
 mod notify;
 mod resources;
 mod server;
