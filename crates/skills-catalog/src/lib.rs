@@ -74,7 +74,10 @@ pub use catalog::SkillCatalog;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
-pub use read::{ReadFileError, SkillFile, contained_path, read_skill_file};
+pub use read::{
+    READ_SKILL_RESOURCE_DESCRIPTION, ReadFileError, SkillFile, contained_path, read_skill_file,
+    read_skill_resource_schema,
+};
 pub use search::{
     DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SearchHit, SearchRequest, SkillIndex,
     format_search_results,

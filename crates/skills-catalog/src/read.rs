@@ -100,6 +100,33 @@ pub fn contained_path(skill_dir: &str, asked: &str) -> Result<String, String> {
     Ok(normalized)
 }
 
+/// What a `read_skill_resource` tool says it does (MCP's and rig's tools offer it).
+pub const READ_SKILL_RESOURCE_DESCRIPTION: &str =
+    "Read one file of a skill (a script, reference or asset), by its path inside the skill's folder.";
+
+/// The JSON Schema of a `read_skill_resource` tool's arguments: the skill's name under
+/// `name_key` (MCP's tool says `name`, as its other tools do; rig's says `skill_name`, as
+/// its `load_skill` does), and the file's `path`.
+///
+/// ```
+/// let schema = skills_catalog::read_skill_resource_schema("name");
+/// assert_eq!(schema["required"], serde_json::json!(["name", "path"]));
+/// ```
+pub fn read_skill_resource_schema(name_key: &str) -> serde_json::Value {
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            name_key: { "type": "string", "description": "Name of the skill." },
+            "path": {
+                "type": "string",
+                "description": "Path inside the skill's folder, such as references/guide.md, or a resource path as load_skill lists it."
+            }
+        },
+        "required": [name_key, "path"],
+        "additionalProperties": false
+    })
+}
+
 /// Reads `asked` (relative to the folder of skill `name`, or absolute inside it) from
 /// the skill's source, within the backend's file size limit.
 ///

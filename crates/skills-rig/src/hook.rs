@@ -55,6 +55,11 @@ impl AgentHook for SkillsHook {
         let EffectKind::ToolCall { name, args } = event.kind else {
             return DispatchAction::proceed();
         };
+        // Every tool call passes here: with no skill loaded there is no rule to apply,
+        // and the arguments are not parsed.
+        if !self.session.has_loaded() {
+            return DispatchAction::proceed();
+        }
         // Arguments that are not JSON match no argument pattern; the tool rejects them.
         let args = serde_json::from_str(args).unwrap_or(serde_json::Value::Null);
         match self.session.check_tool_call(name, &args).await {

@@ -52,6 +52,11 @@ impl SkillSession {
         self.loaded.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// Whether this conversation has loaded any skill (no clone of the list).
+    pub(crate) fn has_loaded(&self) -> bool {
+        !self.loaded.lock().unwrap_or_else(PoisonError::into_inner).is_empty()
+    }
+
     /// Forgets every loaded skill (a new conversation on the same agent).
     pub fn reset(&self) {
         self.loaded.lock().unwrap_or_else(PoisonError::into_inner).clear();
@@ -130,10 +135,10 @@ impl SkillSession {
     /// a tool outside the loaded skills' `allowed-tools`). See
     /// [`skills_catalog::check_tool_call`].
     pub async fn check_tool_call(&self, tool: &str, args: &serde_json::Value) -> Option<String> {
-        let loaded = self.loaded();
-        if loaded.is_empty() {
+        if !self.has_loaded() {
             return None;
         }
+        let loaded = self.loaded();
         let snapshot = self.snapshot().await;
         let skills = loaded.iter().filter_map(|name| snapshot.get(name));
         check_tool_call(self.library.section.policy(), tool, args, skills)

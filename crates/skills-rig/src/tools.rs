@@ -4,7 +4,6 @@
 
 use rig_core::tool::{Tool, ToolContext, ToolErrorKind, ToolExecutionError};
 use serde::Deserialize;
-use serde_json::json;
 use skills_catalog::{Invoker, LoadAnswer, LoadError, ReadFileError, SearchRequest, SkillArguments};
 
 use crate::session::SkillSession;
@@ -150,22 +149,11 @@ impl Tool for ReadSkillResource {
     type Error = ToolExecutionError;
 
     fn description(&self) -> String {
-        "Read one file of a skill (a script, reference or asset), by its path inside the skill's folder.".to_owned()
+        skills_catalog::READ_SKILL_RESOURCE_DESCRIPTION.to_owned()
     }
 
     fn parameters(&self) -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "skill_name": { "type": "string", "description": "Name of the skill." },
-                "path": {
-                    "type": "string",
-                    "description": "Path inside the skill's folder, such as references/guide.md, or a resource path as load_skill lists it."
-                }
-            },
-            "required": ["skill_name", "path"],
-            "additionalProperties": false
-        })
+        skills_catalog::read_skill_resource_schema("skill_name")
     }
 
     async fn call(&self, _context: &mut ToolContext, args: Self::Args) -> Result<String, ToolExecutionError> {

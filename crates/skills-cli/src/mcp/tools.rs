@@ -101,19 +101,8 @@ impl SkillsServer {
             .with_annotations(read_only.clone()),
             Tool::new(
                 READ_SKILL_RESOURCE,
-                "Read one file of a skill (a script, reference or asset), by its path inside the skill's folder.",
-                schema(json!({
-                    "type": "object",
-                    "properties": {
-                        "name": { "type": "string", "description": "Name of the skill." },
-                        "path": {
-                            "type": "string",
-                            "description": "Path inside the skill's folder, such as references/guide.md, or a resource path as load_skill lists it."
-                        }
-                    },
-                    "required": ["name", "path"],
-                    "additionalProperties": false
-                })),
+                agent_skills::READ_SKILL_RESOURCE_DESCRIPTION,
+                schema(agent_skills::read_skill_resource_schema("name")),
             )
             .with_annotations(read_only),
         ]
