@@ -116,9 +116,10 @@ mod tests {
     fn a_visit_that_panics_does_not_leave_the_others_waiting() {
         let queue = Arc::new(WorkQueue::new(vec![0usize, 1, 2, 3]));
         let visited = Arc::new(AtomicUsize::new(0));
+        let (done, finished) = std::sync::mpsc::channel();
         let threads: Vec<_> = (0..2)
             .map(|_| {
-                let (queue, visited) = (Arc::clone(&queue), Arc::clone(&visited));
+                let (queue, visited, done) = (Arc::clone(&queue), Arc::clone(&visited), done.clone());
                 std::thread::spawn(move || {
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         queue.work(|n, _| {
@@ -126,9 +127,16 @@ mod tests {
                             assert_ne!(n, 2, "this visit fails");
                         });
                     }));
+                    done.send(()).unwrap();
                 })
             })
             .collect();
+        // Without the guard, the other thread would wait for the failed visit forever.
+        for _ in &threads {
+            finished
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("a thread was left waiting");
+        }
         for thread in threads {
             thread.join().unwrap();
         }

@@ -68,19 +68,24 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     assert_eq!(listed[1]["extensions"]["context"], "fork");
     assert!(listed[2].get("extensions").is_none());
 
-    // A deeper source counts each skill folder on its own: the same counts.
+    // A deeper source counts each skill folder on its own: the same counts, skill by
+    // skill.
     let nested = json(&skills(
         dir.path(),
         &["list", "--source", ".", "--depth", "2", "--json"],
     ));
-    let deploy = nested
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == "deploy")
-        .unwrap();
-    assert_eq!(deploy["resources"]["scripts"], 2);
-    assert_eq!(deploy["resources"]["references"], 1);
+    let counts = |listed: &serde_json::Value| -> Vec<(String, serde_json::Value)> {
+        let mut counts: Vec<_> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["resources"].clone()))
+            .collect();
+        counts.sort_by(|a, b| a.0.cmp(&b.0));
+        counts
+    };
+    assert_eq!(counts(&nested), counts(&listed));
+    assert_eq!(counts(&nested)[0].1["scripts"], 2, "deploy's two scripts");
 
     // Without the count, no folder is listed: no column, no key.
     let quick = stdout(&skills(dir.path(), &["list", "--source", "lib", "--no-resources"]));

@@ -96,8 +96,19 @@ mod tests {
 
     #[test]
     fn diff_names_added_changed_and_removed_paths() {
-        let before: Fingerprints = [("/a".into(), "1".into()), ("/b".into(), "1".into())].into();
-        let now: Fingerprints = [("/a".into(), "2".into()), ("/c".into(), "1".into())].into();
+        let before: Fingerprints = [
+            ("/a".into(), "1".into()),
+            ("/b".into(), "1".into()),
+            ("/k".into(), "1".into()),
+        ]
+        .into();
+        let now: Fingerprints = [
+            ("/a".into(), "2".into()),
+            ("/c".into(), "1".into()),
+            ("/k".into(), "1".into()),
+        ]
+        .into();
+        // Changed, removed and added; the unchanged `/k` is not named.
         assert_eq!(diff(&before, &now), ["/a", "/b", "/c"]);
         assert!(diff(&now, &now).is_empty());
     }
