@@ -169,7 +169,9 @@ enum Frame {
     Map {
         entries: Vec<(Yaml, Yaml)>,
         key: Option<Yaml>,
-        seen: HashSet<String>,
+        /// The keys so far, once the mapping has [`LINEAR_KEYS`] of them (smaller
+        /// mappings, nearly all of them, are searched in place).
+        seen: Option<HashSet<String>>,
         anchor: usize,
         nodes: usize,
     },
@@ -339,7 +341,7 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
                 stack.push(Frame::Map {
                     entries: Vec::new(),
                     key: None,
-                    seen: HashSet::new(),
+                    seen: None,
                     anchor,
                     nodes: 1,
                 });
@@ -382,7 +384,7 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
                 match key.take() {
                     None => {
                         if let Yaml::Scalar(s) = &node {
-                            if !seen.insert(s.text.clone()) {
+                            if repeats(entries, seen, &s.text) {
                                 // The last one wins, as in PyYAML: drop the earlier pair.
                                 entries.retain(|(k, _)| !matches!(k, Yaml::Scalar(earlier) if earlier.text == s.text));
                                 duplicates.push(s.text.clone());
@@ -396,6 +398,26 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
         }
     }
     Ok((root.unwrap_or(Yaml::Null), duplicates))
+}
+
+/// From how many keys a mapping's keys are kept in a set to find repeated ones.
+const LINEAR_KEYS: usize = 16;
+
+/// Whether `text` is already a key of `entries` (a mapping being built), with `seen`
+/// taking over from a search in place once the mapping has [`LINEAR_KEYS`] keys; `text`
+/// counts as seen afterwards.
+fn repeats(entries: &[(Yaml, Yaml)], seen: &mut Option<HashSet<String>>, text: &str) -> bool {
+    fn key_text((key, _): &(Yaml, Yaml)) -> Option<&str> {
+        match key {
+            Yaml::Scalar(scalar) => Some(scalar.text.as_str()),
+            _ => None,
+        }
+    }
+    if seen.is_none() && entries.len() < LINEAR_KEYS {
+        return entries.iter().any(|entry| key_text(entry) == Some(text));
+    }
+    let seen = seen.get_or_insert_with(|| entries.iter().filter_map(key_text).map(str::to_owned).collect());
+    !seen.insert(text.to_owned())
 }
 
 /// Takes `nodes` from the document's node budget.

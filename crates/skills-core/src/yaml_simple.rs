@@ -23,7 +23,8 @@ const MAX_KEY: usize = 128;
 pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
     // Tabs and carriage returns have rules of their own; the other characters are
     // refused anywhere, comments included.
-    if !src.chars().all(|c| c == '\n' || printable(c)) {
+    let ascii_printable = |b: u8| b == b'\n' || (b' '..=b'~').contains(&b);
+    if !src.bytes().all(ascii_printable) && !src.chars().all(|c| c == '\n' || printable(c)) {
         return None;
     }
     let mut lines = src.split('\n').peekable();

@@ -119,6 +119,30 @@ fn duplicate_keys_and_syntax_errors_are_errors() {
 }
 
 #[test]
+fn repeated_keys_are_found_in_small_and_large_mappings_alike() {
+    // Keys are searched in place up to `LINEAR_KEYS`, then kept in a set built from
+    // those before: a repeat on either side of that line is found.
+    for keys in [3, LINEAR_KEYS - 1, LINEAR_KEYS, LINEAR_KEYS + 1, 40] {
+        let mut src: String = (0..keys).map(|i| format!("k{i}: {i}\n")).collect();
+        src.push_str("k1: last\n");
+        src.push_str(&format!("k{}: again\n", keys - 1));
+        let read = parse_lenient(&src).unwrap();
+        assert_eq!(
+            read.duplicates,
+            ["k1".to_owned(), format!("k{}", keys - 1)],
+            "{keys} keys"
+        );
+        let Yaml::Map(entries) = read.yaml else {
+            panic!("a mapping")
+        };
+        assert_eq!(entries.len(), keys, "{keys} keys");
+        assert_eq!(value_of(&Yaml::Map(entries.clone()), "k1"), "last");
+        let unique: std::collections::HashSet<String> = entries.iter().map(|(k, _)| k.to_text()).collect();
+        assert_eq!(unique.len(), keys, "{keys} keys: each once");
+    }
+}
+
+#[test]
 fn collections_render_as_flow_text() {
     let node = parse("{a: [1, 'x y', 'true', ''], b: ~, c: 'k: v'}").unwrap();
     assert_eq!(node.to_text(), r#"{a: [1, x y, "true", ""], b: null, c: "k: v"}"#);
