@@ -52,7 +52,11 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             continue;
         }
         if !rest.is_empty() {
-            let first = scalar(rest)?;
+            let Some(first) = scalar(rest) else {
+                // A quoted value that goes on over the next lines, or something else.
+                out.push(quoted_lines(rest, &mut lines)?);
+                continue;
+            };
             let plain_first = matches!(first, Event::Scalar(_, ScalarStyle::Plain, ..));
             let continued = lines.peek().is_some_and(|l| l.starts_with(' ') && !is_blank(l));
             out.push(if plain_first && continued {
@@ -225,6 +229,77 @@ fn plain_lines(first: Option<&str>, lines: &mut Lines<'_>) -> Option<Event<'stat
     Some(Event::Scalar(Cow::Owned(text), ScalarStyle::Plain, 0, None))
 }
 
+/// A quoted scalar that does not close on its key's line: `first` (from its opening
+/// quote) and the indented lines after it up to the closing quote, folded as YAML folds
+/// flow scalars: spaces around a line break dropped, the break read as one space, or as
+/// one line break per empty line after it. In single quotes `''` is a quote; a double
+/// quote, a backslash, a line at column 0 or text after the closing quote leave the
+/// value to the general parser.
+fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
+    let (quote, style) = match first.as_bytes().first() {
+        Some(b'\'') => ('\'', ScalarStyle::SingleQuoted),
+        Some(b'"') => ('"', ScalarStyle::DoubleQuoted),
+        _ => return None,
+    };
+    if quote == '"' && first.contains('\\') {
+        return None;
+    }
+    let mut text = String::new();
+    let mut line = &first[1..];
+    let mut empties = None;
+    loop {
+        let close = closing_quote(line, quote);
+        let content = &line[..close.unwrap_or(line.len())];
+        let content = if empties.is_some() {
+            content.trim_start_matches(' ')
+        } else {
+            content
+        };
+        match empties {
+            Some(0) => text.push(' '),
+            Some(n) => text.extend(std::iter::repeat_n('\n', n)),
+            None => {}
+        }
+        if let Some(close) = close {
+            text.push_str(&content.replace("''", "'"));
+            return line[close + 1..]
+                .trim_matches(' ')
+                .is_empty()
+                .then(|| Event::Scalar(Cow::Owned(text), style, 0, None));
+        }
+        text.push_str(&content.trim_end_matches(' ').replace("''", "'"));
+        let mut blank = 0;
+        line = loop {
+            let next = lines.next()?;
+            if is_blank(next) {
+                blank += 1;
+            } else if next.starts_with(' ') && (quote == '\'' || !next.contains('\\')) {
+                break next;
+            } else {
+                return None;
+            }
+        };
+        empties = Some(blank);
+    }
+}
+
+/// Where the quote closing a quoted scalar is in `line`, if it is there: in single
+/// quotes a doubled quote is a quote; in double quotes (without escapes) the first one
+/// closes.
+fn closing_quote(line: &str, quote: char) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while let Some(found) = line[at..].find(quote) {
+        let i = at + found;
+        if quote == '\'' && bytes.get(i + 1) == Some(&b'\'') {
+            at = i + 2;
+            continue;
+        }
+        return Some(i);
+    }
+    None
+}
+
 fn is_blank(line: &str) -> bool {
     line.bytes().all(|b| b == b' ')
 }
@@ -299,7 +374,10 @@ mod tests {
             "d: >\n  a\n    more indented",
             "d: |\nnot indented",
             "d: |\n    deep\n  shallower",
-            "name: 'it''s'",
+            "name: 'open\nnot indented'",
+            "name: 'open\n  closed' and more",
+            "name: \"open\n  \\t escaped\"",
+            "name: \"open\n  no close",
             "name: \"a\\nb\"",
             "name: \"open",
             "tools: [a, b]",

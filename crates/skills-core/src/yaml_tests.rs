@@ -259,6 +259,11 @@ fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
         "d: |-\n  a\n  b\n",
         "d: >\n  folded\n  lines\n\n\n  para two\n\nlicense: MIT",
         "d: >-\n    deep\n    text",
+        "name: 'it''s'",
+        "description: 'Builds a playbook for ransomware   \n  attacks; it''s ''quoted''\n\n    after a break  '\nlicense: MIT",
+        "description: 'opens\n  # not a comment: x'\n",
+        "description: \"Double quoted\n  over two lines\"\nname: web",
+        "d: '\n  first line empty'",
     ] {
         let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
         assert_eq!(simple, general, "{src:?}");
@@ -308,6 +313,16 @@ fn value() -> impl Strategy<Value = &'static str> {
         "#c",
         "\"open",
         "'a' b",
+        "'opens here",
+        "'opens and '' goes on",
+        "\"opens here",
+        "closes'",
+        "closes'' here'",
+        "'",
+        "still open ''",
+        "closes\" here",
+        "ends\"",
+        "x' y",
         "?x",
         ":x",
         "a\tb",
