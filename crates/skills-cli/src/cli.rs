@@ -57,9 +57,14 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Do not count each skill's resources (one listing of every skill folder): on a
-        /// library of thousands of skills, about half the time of the command.
+        /// Count each skill's resources (scripts, references, assets) in a RESOURCES
+        /// column and in the JSON. It lists every skill folder, which on a library of
+        /// thousands of skills takes as long again as the listing itself.
         #[arg(long)]
+        resources: bool,
+        /// Resources are not counted unless asked: accepted so that scripts written
+        /// when counting was the default keep working.
+        #[arg(long, hide = true, conflicts_with = "resources")]
         no_resources: bool,
     },
     /// Show one skill: metadata, source, and the files in its folder.

@@ -69,7 +69,7 @@ fn default_chain_adds_user_then_project_skills_last_wins() {
 #[test]
 fn list_json_has_exactly_the_skill_metadata_fields_plus_invocation_source_resources_and_shadowed() {
     let dir = tempfile::tempdir().unwrap();
-    let out = skills(dir.path(), &["list", "--json"]);
+    let out = skills(dir.path(), &["list", "--json", "--resources"]);
     assert_eq!(out.status.code(), Some(0));
     let list = json(&out);
     let names: Vec<_> = strings(&list, "name");

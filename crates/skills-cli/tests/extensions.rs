@@ -30,7 +30,7 @@ fn library(root: &std::path::Path) {
 fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     let dir = tempfile::tempdir().unwrap();
     library(dir.path());
-    let out = skills(dir.path(), &["list", "--source", "lib"]);
+    let out = skills(dir.path(), &["list", "--source", "lib", "--resources"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     let rows: Vec<Vec<&str>> = text
@@ -49,7 +49,10 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
         "no flags: an empty column"
     );
 
-    let listed = json(&skills(dir.path(), &["list", "--source", "lib", "--json"]));
+    let listed = json(&skills(
+        dir.path(),
+        &["list", "--source", "lib", "--json", "--resources"],
+    ));
     let deploy = &listed[0];
     assert_eq!(deploy["model_invocable"], false);
     assert_eq!(deploy["user_invocable"], true);
@@ -72,7 +75,7 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     // skill.
     let nested = json(&skills(
         dir.path(),
-        &["list", "--source", ".", "--depth", "2", "--json"],
+        &["list", "--source", ".", "--depth", "2", "--json", "--resources"],
     ));
     let counts = |listed: &serde_json::Value| -> Vec<(String, serde_json::Value)> {
         let mut counts: Vec<_> = listed
@@ -87,15 +90,21 @@ fn list_shows_resource_counts_and_flags_in_the_table_and_json() {
     assert_eq!(counts(&nested), counts(&listed));
     assert_eq!(counts(&nested)[0].1["scripts"], 2, "deploy's two scripts");
 
-    // Without the count, no folder is listed: no column, no key.
-    let quick = stdout(&skills(dir.path(), &["list", "--source", "lib", "--no-resources"]));
-    assert!(quick.starts_with("NAME    DESCRIPTION     FLAGS"), "{quick}");
-    let listed = json(&skills(
+    // Without `--resources` (the default, or the old `--no-resources`), no folder is
+    // listed: no column, no key.
+    for quiet in [&[][..], &["--no-resources"][..]] {
+        let args = [&["list", "--source", "lib"][..], quiet].concat();
+        let quick = stdout(&skills(dir.path(), &args));
+        assert!(quick.starts_with("NAME    DESCRIPTION     FLAGS"), "{quick}");
+        let listed = json(&skills(dir.path(), &[&args[..], &["--json"][..]].concat()));
+        assert!(listed[0].get("resources").is_none());
+        assert_eq!(listed[0]["model_invocable"], false);
+    }
+    let both = skills(
         dir.path(),
-        &["list", "--source", "lib", "--json", "--no-resources"],
-    ));
-    assert!(listed[0].get("resources").is_none());
-    assert_eq!(listed[0]["model_invocable"], false);
+        &["list", "--source", "lib", "--resources", "--no-resources"],
+    );
+    assert_eq!(both.status.code(), Some(2), "the two flags contradict each other");
 }
 
 #[test]

@@ -125,7 +125,16 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
         registry.put(&path.replace(' ', "%20"), bytes);
     }
     let url = registry.start().await;
-    let listed = json(&skills(vec!["list".into(), "--json".into(), "--source".into(), url.clone()]).await);
+    let listed = json(
+        &skills(vec![
+            "list".into(),
+            "--json".into(),
+            "--resources".into(),
+            "--source".into(),
+            url.clone(),
+        ])
+        .await,
+    );
     assert_eq!(strings(&listed, "name"), ["Daily log", "notes", "web"]);
     assert_eq!(listed[2]["resources"]["scripts"], 1);
     let loaded = skills(vec!["load".into(), "web".into(), "--source".into(), url]).await;

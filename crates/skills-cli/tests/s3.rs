@@ -201,7 +201,10 @@ async fn publish_writes_the_index_a_reader_uses() {
     assert_eq!(paths, ["pdf/SKILL.md", "web/SKILL.md", "web/scripts/search.py"]);
     assert_eq!(index.skills[1].frontmatter["description"], "Search the web");
 
-    let listed = json(&skills(&server, &["list", "--json", "--source", "s3://team/lib"]));
+    let listed = json(&skills(
+        &server,
+        &["list", "--json", "--resources", "--source", "s3://team/lib"],
+    ));
     assert_eq!(strings(&listed, "name"), ["pdf", "web"]);
     assert_eq!(listed[1]["resources"]["scripts"], 1);
 

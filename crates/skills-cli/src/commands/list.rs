@@ -64,7 +64,11 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
         };
         print!("{}", table(header, &rows));
     }
-    Ok(ExitCode::from(library.exit(EXIT_OK)))
+    let code = library.exit(EXIT_OK);
+    // The process ends with this command: freeing the library skill by skill (15 ms at
+    // 10,000 skills, after the output) would only delay the exit.
+    std::mem::forget((snapshot, catalog, library));
+    Ok(ExitCode::from(code))
 }
 
 /// How many resources each skill of `snapshot` has, in its order; only the counts are

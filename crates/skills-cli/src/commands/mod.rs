@@ -25,8 +25,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List {
             sources,
             json,
-            no_resources,
-        } => list::list(&sources, json, !no_resources).await,
+            resources,
+            no_resources: _,
+        } => list::list(&sources, json, resources).await,
         Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
         Command::Validate {
             paths,
