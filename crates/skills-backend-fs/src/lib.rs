@@ -41,7 +41,7 @@ use futures_util::future::join_all;
 use skills_core::blocking::run_blocking;
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
-    Walk, Watch, WatchGuard, path,
+    SkillFileRead, Walk, Watch, WatchGuard, path,
 };
 
 use crate::resolve::{RootDir, map_io_error};
@@ -273,6 +273,41 @@ impl FilesystemBackend {
     }
 }
 
+impl FilesystemBackend {
+    /// Reads `paths` on up to [`parallelism`](Self::parallelism) threads, in shares, each
+    /// thread handing what it read to `then` at once: one answer per path, in order.
+    async fn read_shared<T: Send + 'static>(&self, paths: &[String], then: fn(FileDownloadResponse) -> T) -> Vec<T> {
+        let reads = self.inner.shares(paths.to_vec()).into_iter().map(|share| {
+            let share: Arc<[String]> = share.into();
+            let failed_paths = Arc::clone(&share);
+            let failed = move |message: String| {
+                failed_paths
+                    .iter()
+                    .map(|p| {
+                        then(FileDownloadResponse::err(
+                            p.clone(),
+                            FileErrorKind::Other,
+                            message.clone(),
+                        ))
+                    })
+                    .collect()
+            };
+            let inner = Arc::clone(&self.inner);
+            run_blocking(
+                move || {
+                    let root = RootDir::open(&inner.root);
+                    share
+                        .iter()
+                        .map(|p| then(inner.download(p, root.as_ref())))
+                        .collect::<Vec<_>>()
+                },
+                failed,
+            )
+        });
+        join_all(reads).await.into_iter().flatten().collect()
+    }
+}
+
 impl Inner {
     /// Splits a job into one share per thread, in order: as many shares as
     /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
@@ -336,28 +371,12 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        let reads = self.inner.shares(paths.to_vec()).into_iter().map(|share| {
-            let share: Arc<[String]> = share.into();
-            let failed_paths = Arc::clone(&share);
-            let failed = move |message: String| {
-                failed_paths
-                    .iter()
-                    .map(|p| FileDownloadResponse::err(p.clone(), FileErrorKind::Other, message.clone()))
-                    .collect()
-            };
-            let inner = Arc::clone(&self.inner);
-            run_blocking(
-                move || {
-                    let root = RootDir::open(&inner.root);
-                    share
-                        .iter()
-                        .map(|p| inner.download(p, root.as_ref()))
-                        .collect::<Vec<_>>()
-                },
-                failed,
-            )
-        });
-        join_all(reads).await.into_iter().flatten().collect()
+        self.read_shared(paths, |response| response).await
+    }
+
+    /// Each file is parsed by the thread that read it, right after the read.
+    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
+        self.read_shared(paths, skills_core::parse_download).await
     }
 
     fn max_file_size(&self) -> u64 {

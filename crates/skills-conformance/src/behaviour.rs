@@ -6,7 +6,7 @@
 use skills_core::path::join;
 use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, DiagnosticKind, FileErrorKind, FileInfo, SourceError, Walk,
-    list_skills,
+    list_skills, parse_skill_file,
 };
 
 use crate::fixture::{ALPHA_MD, BETA_MD, FIXTURE_DIRS, fixture};
@@ -313,6 +313,39 @@ pub async fn walk_each_answers_as_one_walk_per_path(b: &dyn BackendProtocol, roo
         }
     }
     ensure(b.walk_each(&[], 2).await.is_empty(), || {
+        "no paths, no answers".to_owned()
+    });
+}
+
+/// `read_skill_files` answers each path, in order, as `download_files` of that path and
+/// `parse_skill_file` of its bytes answer: the parsed file, or the download's error kind
+/// (missing, a directory, too large). Asked enough paths to be shared over threads, the
+/// order still holds.
+pub async fn read_skill_files_answers_as_download_then_parse(b: &dyn BackendProtocol, root: &str) {
+    let once = paths(
+        root,
+        &[
+            "skills/beta/SKILL.md",
+            "skills/nope/SKILL.md",
+            "skills/alpha/SKILL.md",
+            "skills/broken/SKILL.md",
+            "skills/alpha",
+            "skills/huge/SKILL.md",
+            "skills/gamma/SKILL.md",
+        ],
+    );
+    let asked: Vec<String> = once.iter().cycle().take(once.len() * 30).cloned().collect();
+    let reads = b.read_skill_files(&asked).await;
+    ensure_eq(reads.len(), asked.len(), "one answer per path");
+    for (path, read) in asked.iter().zip(reads) {
+        let response = b.download_files(std::slice::from_ref(path)).await.remove(0);
+        match (read, response.into_result()) {
+            (Ok(parsed), Ok(content)) => ensure_eq(parsed, parse_skill_file(path, &content), path),
+            (Err(read), Err(download)) => ensure_eq(read.kind, download.kind, path),
+            (read, download) => panic!("{path}: read_skill_files {read:?}, download_files {download:?}"),
+        }
+    }
+    ensure(b.read_skill_files(&[]).await.is_empty(), || {
         "no paths, no answers".to_owned()
     });
 }

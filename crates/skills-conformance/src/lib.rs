@@ -82,6 +82,7 @@ macro_rules! backend_conformance {
             download_files_empty_request_is_empty,
             download_files_directory_is_is_directory,
             download_files_too_large_is_refused,
+            read_skill_files_answers_as_download_then_parse,
             invalid_paths_are_refused,
             lookalike_and_outside_paths_are_not_found,
             files_have_stable_distinct_etags,

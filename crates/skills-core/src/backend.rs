@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use crate::error::BackendError;
 use crate::file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::path;
+use crate::skill_files::SkillFileRead;
 use crate::watch::Watch;
 
 /// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
@@ -46,6 +47,9 @@ pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 ///   by path, plus the errors of sub-directories that could not be listed.
 /// - The provided implementation lists directory by directory; backends that can list a
 ///   whole prefix at once (S3, git) override it, so a remote source costs O(pages).
+///
+/// ## `read_skill_files`
+/// - One answer per path, in order: the parsed file, or the error `download_files` gives.
 ///
 /// ## `child_files`
 /// - The same entries as `walk(path, 2)` filtered to the children and the second-level
@@ -146,6 +150,19 @@ pub trait BackendProtocol: Send + Sync + Debug {
         self.walk(path, max_depth).await
     }
 
+    /// Reads the `SKILL.md` files at `paths` and parses each
+    /// ([`parse_skill_file`](crate::parse_skill_file)): one answer per path, in order,
+    /// with the error [`download_files`](Self::download_files) gives for a file it cannot
+    /// read. Discovery reads every skill through it.
+    ///
+    /// The provided implementation downloads them and parses them over the cores; local
+    /// disk parses each file on the thread that read it, while its bytes are still in
+    /// that core's cache (on a large library, reading and parsing are most of discovery).
+    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
+        let responses = self.download_files(paths).await;
+        crate::skill_files::parse_downloads(responses).await
+    }
+
     /// A [`walk`](Self::walk) of each of `paths`, `max_depth` levels down: one answer per
     /// path, in order. For the resources of many skill folders at once.
     ///
@@ -219,6 +236,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     async fn walk_each(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
         (**self).walk_each(paths, max_depth).await
+    }
+
+    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
+        (**self).read_skill_files(paths).await
     }
 }
 

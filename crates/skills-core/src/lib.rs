@@ -62,6 +62,7 @@ mod read;
 mod recover;
 pub mod resources;
 mod skill;
+mod skill_files;
 mod skill_size;
 mod split;
 pub mod url;
@@ -88,5 +89,6 @@ pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
 };
+pub use skill_files::{SkillFileRead, parse_download, parse_skill_file};
 pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostics};
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

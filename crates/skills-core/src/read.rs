@@ -7,10 +7,10 @@ use futures_util::StreamExt as _;
 
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
-use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
+use crate::file::{FileErrorKind, FileInfo};
 use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
-use crate::parse::{ParseOutcome, parse_skill_md};
+use crate::parse::ParseOutcome;
 use crate::path;
 use crate::skill::{ResourceKind, SKILL_FILE, SkillListing};
 
@@ -136,9 +136,9 @@ pub(crate) async fn read_skills(
     }
     let mut index = NameIndex::with_capacity(candidates.len());
     listing.skills.reserve_exact(candidates.len());
-    // Each chunk is downloaded and then parsed by its own future; `CHUNKS_IN_FLIGHT` of
-    // them run at once, so the cores are not left idle while one chunk's download or
-    // parse waits for the other's, and the listing takes the chunks in order.
+    // Each chunk is read and parsed by its own future; `CHUNKS_IN_FLIGHT` of them run at
+    // once, so the cores are not left idle while one chunk waits, and the listing takes
+    // the chunks in order.
     // Collected (futures do nothing until polled): a stream over a mapping closure
     // makes the caller's future not `Send` (rustc's higher-ranked lifetime limits).
     let work: Vec<_> = chunks(candidates, limits.read_batch())
@@ -146,8 +146,8 @@ pub(crate) async fn read_skills(
         .map(|chunk| read_chunk(backend, chunk))
         .collect();
     let mut work = futures_util::stream::iter(work).buffered(CHUNKS_IN_FLIGHT);
-    while let Some((steps, parsed)) = work.next().await {
-        add_chunk(steps, parsed, &mut listing, &mut index, cache.as_deref_mut());
+    while let Some(steps) = work.next().await {
+        add_chunk(steps, &mut listing, &mut index, cache.as_deref_mut());
     }
     // A resource directory only matters when its folder turned out to be a skill.
     for error in resource_errors {
@@ -287,8 +287,7 @@ impl Budget {
 const READ_CHUNK_BYTES: u64 = 1 << 20;
 
 /// The candidates in chunks of at most `batch` files and [`READ_CHUNK_BYTES`] to
-/// download. Each chunk is parsed while the next one downloads: memory stays bounded by
-/// two chunks of files, not the whole source, and parsing overlaps the backend's I/O.
+/// download: memory stays bounded by the chunks in flight, not the whole source.
 fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInfo, Read)>> {
     let mut chunks = Vec::new();
     let mut current = Vec::new();
@@ -308,160 +307,85 @@ fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInf
     chunks
 }
 
-/// Downloads the `SKILL.md` files of a chunk that are still to read, in chunk order.
-async fn download_pending(backend: &dyn BackendProtocol, chunk: &[(&FileInfo, Read)]) -> Vec<FileDownloadResponse> {
+/// Reads and parses the `SKILL.md` files of a chunk that are still to read
+/// ([`BackendProtocol::read_skill_files`]): what became of each file, in chunk order.
+async fn read_chunk<'a>(backend: &dyn BackendProtocol, chunk: Vec<(&'a FileInfo, Read)>) -> Vec<(&'a FileInfo, Step)> {
     let paths: Vec<String> = chunk
         .iter()
         .filter(|(_, read)| matches!(read, Read::Pending))
         .map(|(entry, _)| entry.path.clone())
         .collect();
-    if paths.is_empty() {
-        return Vec::new();
+    let mut reads = if paths.is_empty() {
+        Vec::new()
+    } else {
+        backend.read_skill_files(&paths).await
     }
-    backend.download_files(&paths).await
-}
-
-/// Downloads and parses one chunk: what became of each file, and one outcome per file
-/// parsed.
-async fn read_chunk<'a>(
-    backend: &dyn BackendProtocol,
-    chunk: Vec<(&'a FileInfo, Read)>,
-) -> (Vec<(&'a FileInfo, Step)>, Vec<Option<ParseOutcome>>) {
-    let responses = download_pending(backend, &chunk).await;
-    let (steps, files) = prepare_chunk(chunk, responses);
-    (steps, parse_files(files).await)
-}
-
-/// What became of one file of a chunk before parsing.
-enum Step {
-    /// Not readable; the diagnostic says why.
-    Problem(Diagnostic),
-    /// Parsed before (the cache).
-    Ready(ParseOutcome),
-    /// Read; parsed with the rest of the chunk.
-    Parse,
-}
-
-/// A chunk's files with their downloads (one response per pending file, in order): what
-/// became of each, and the contents to parse (backend path, bytes).
-#[allow(clippy::type_complexity)]
-fn prepare_chunk(
-    chunk: Vec<(&FileInfo, Read)>,
-    responses: Vec<FileDownloadResponse>,
-) -> (Vec<(&FileInfo, Step)>, Vec<(String, Vec<u8>)>) {
-    let mut responses = responses.into_iter();
+    .into_iter();
     let mut steps = Vec::with_capacity(chunk.len());
-    let mut files = Vec::new();
     for (entry, read) in chunk {
         let md_path = &entry.path;
         let step = match read {
             Read::Problem(diagnostic) => Step::Problem(diagnostic),
-            Read::Parsed(outcome) => Step::Ready(*outcome),
-            Read::Pending => {
-                let response = responses.next().unwrap_or_else(|| {
-                    FileDownloadResponse::err(md_path, FileErrorKind::Other, "backend returned too few responses")
-                });
-                match response.into_result() {
-                    Ok(content) => {
-                        files.push((md_path.clone(), content));
-                        Step::Parse
-                    }
-                    // Deleted between the listing and the read: as if it had never been there.
-                    Err(e) if e.kind == FileErrorKind::FileNotFound => continue,
-                    Err(e) => {
-                        let (kind, message) = match e.kind {
-                            FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
-                            _ => (DiagnosticKind::ReadFailed, e.to_string()),
-                        };
-                        Step::Problem(Diagnostic::new(md_path, kind, message))
-                    }
+            Read::Parsed(outcome) => Step::Cached(*outcome),
+            Read::Pending => match reads.next() {
+                Some(Ok(outcome)) => Step::Parsed(outcome),
+                // Deleted between the listing and the read: as if it had never been there.
+                Some(Err(e)) if e.kind == FileErrorKind::FileNotFound => continue,
+                Some(Err(e)) => {
+                    let (kind, message) = match e.kind {
+                        FileErrorKind::TooLarge => (DiagnosticKind::TooLarge, e.message),
+                        _ => (DiagnosticKind::ReadFailed, e.to_string()),
+                    };
+                    Step::Problem(Diagnostic::new(md_path, kind, message))
                 }
-            }
+                None => {
+                    let msg = "the backend gave no answer for this file";
+                    Step::Problem(Diagnostic::new(md_path, DiagnosticKind::ReadFailed, msg))
+                }
+            },
         };
         steps.push((entry, step));
     }
-    (steps, files)
+    steps
 }
 
-/// Adds a parsed chunk to the listing, in chunk order: `parsed` holds one outcome per
-/// [`Step::Parse`].
+/// What became of one file of a chunk.
+enum Step {
+    /// Not readable; the diagnostic says why.
+    Problem(Diagnostic),
+    /// Parsed before (the cache).
+    Cached(ParseOutcome),
+    /// Read and parsed now.
+    Parsed(ParseOutcome),
+}
+
+/// Adds a read chunk to the listing, in chunk order, and what was parsed now to `cache`.
 fn add_chunk(
     steps: Vec<(&FileInfo, Step)>,
-    parsed: Vec<Option<ParseOutcome>>,
     listing: &mut SkillListing,
     index: &mut NameIndex,
     mut cache: Option<&mut ParseCache>,
 ) {
-    let mut parsed = parsed.into_iter();
     for (entry, step) in steps {
         let outcome = match step {
             Step::Problem(diagnostic) => {
                 listing.diagnostics.push(diagnostic);
                 continue;
             }
-            Step::Ready(outcome) => outcome,
-            Step::Parse => match parsed.next().flatten() {
-                Some(outcome) => {
-                    if let Some(cache) = cache.as_deref_mut() {
-                        cache.store(entry, &outcome);
-                    }
-                    outcome
+            Step::Cached(outcome) => outcome,
+            Step::Parsed(outcome) => {
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.store(entry, &outcome);
                 }
-                None => {
-                    let msg = "the thread parsing this file did not finish";
-                    listing
-                        .diagnostics
-                        .push(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg));
-                    continue;
-                }
-            },
+                outcome
+            }
         };
         add_skill(listing, index, outcome);
     }
 }
 
-/// How many chunks are downloaded or parsed at once.
+/// How many chunks are read at once.
 const CHUNKS_IN_FLIGHT: usize = 3;
-
-/// Fewest files worth handing to another thread.
-const PARALLEL_PARSE_MIN: usize = 32;
-
-/// Parses `SKILL.md` files (backend path, content), split over the cores: once the
-/// files are in memory, parsing (mostly YAML) is the larger part of discovery. One
-/// outcome per file, in order; `None` for the files of a thread that did not finish.
-async fn parse_files(files: Vec<(String, Vec<u8>)>) -> Vec<Option<ParseOutcome>> {
-    let parse = |files: Vec<(String, Vec<u8>)>| -> Vec<Option<ParseOutcome>> {
-        files
-            .into_iter()
-            .map(|(md_path, content)| {
-                Some(parse_skill_md(
-                    &content,
-                    &md_path,
-                    path::file_name(path::parent(&md_path)),
-                ))
-            })
-            .collect()
-    };
-    // Asked once: the answer reads cgroup files on Linux.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
-    let parts = cores.min(files.len() / PARALLEL_PARSE_MIN);
-    if parts <= 1 {
-        return parse(files);
-    }
-    let per_part = files.len().div_ceil(parts);
-    let mut files = files.into_iter();
-    let work = (0..parts).map(|_| {
-        let part: Vec<(String, Vec<u8>)> = files.by_ref().take(per_part).collect();
-        let count = part.len();
-        crate::blocking::run_blocking(move || parse(part), move |_| vec![None; count])
-    });
-    futures_util::future::join_all(work)
-        .await
-        .into_iter()
-        .flatten()
-        .collect()
-}
 
 /// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
 /// earlier file of the source declared the same name (then the later one is kept).

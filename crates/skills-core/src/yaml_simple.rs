@@ -265,7 +265,7 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
             return line[close + 1..]
                 .trim_matches(' ')
                 .is_empty()
-                .then(|| Event::Scalar(Cow::Owned(text), style, 0, None));
+                .then_some(Event::Scalar(Cow::Owned(text), style, 0, None));
         }
         text.push_str(&content.trim_end_matches(' ').replace("''", "'"));
         let mut blank = 0;
