@@ -4,8 +4,22 @@ use agent_skills::{Diagnostic, DiagnosticKind, Limit, Severity};
 
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {
-    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
+    // Only the words that can show are joined: a table of thousands of skills shortens
+    // each description, most of them far longer than a column.
+    let mut one_line = String::new();
+    let mut chars = 0;
+    for word in text.split_whitespace() {
+        if chars > max {
+            break;
+        }
+        if chars > 0 {
+            one_line.push(' ');
+            chars += 1;
+        }
+        one_line.push_str(word);
+        chars += word.chars().count();
+    }
+    if chars <= max {
         return one_line;
     }
     let kept: String = one_line.chars().take(max.saturating_sub(3)).collect();
@@ -25,10 +39,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     for row in std::iter::once(&header).chain(rows) {
         let mut line = String::new();
         for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                line.push_str(&format!("{cell:<width$}  "));
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                let pad = width.saturating_sub(cell.chars().count()) + 2;
+                line.extend(std::iter::repeat_n(' ', pad));
             }
         }
         out.push_str(line.trim_end());
@@ -117,6 +131,28 @@ mod tests {
         assert_eq!(shorten("a  b\nc", 10), "a b c");
         assert_eq!(shorten("abcdefghijkl", 8), "abcde...");
         assert_eq!(shorten(&"\u{e9}".repeat(20), 5), "\u{e9}\u{e9}...");
+        // Against the plain definition (all words joined, then cut), at every length
+        // around the words' edges.
+        let plain = |text: &str, max: usize| {
+            let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            if one_line.chars().count() <= max {
+                return one_line;
+            }
+            let kept: String = one_line.chars().take(max.saturating_sub(3)).collect();
+            format!("{}...", kept.trim_end())
+        };
+        for text in [
+            "ab cd",
+            "ab cd e",
+            "  lead  and\ttrail  ",
+            "\u{e9}t\u{e9} \u{e0} la plage",
+            "one",
+            "",
+        ] {
+            for max in 0..24 {
+                assert_eq!(shorten(text, max), plain(text, max), "{text:?} at {max}");
+            }
+        }
     }
 
     #[test]

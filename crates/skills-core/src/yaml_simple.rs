@@ -262,10 +262,12 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
         }
         if let Some(close) = close {
             text.push_str(&content.replace("''", "'"));
-            return line[close + 1..]
-                .trim_matches(' ')
-                .is_empty()
-                .then_some(Event::Scalar(Cow::Owned(text), style, 0, None));
+            return line[close + 1..].trim_matches(' ').is_empty().then_some(Event::Scalar(
+                Cow::Owned(text),
+                style,
+                0,
+                None,
+            ));
         }
         text.push_str(&content.trim_end_matches(' ').replace("''", "'"));
         let mut blank = 0;
