@@ -1,7 +1,7 @@
 //! [`CatalogBudget`]: the skills list kept within a number of characters, however large
 //! the library, by giving the skills that matter least a shorter entry.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use skills_core::{ResourceKind, ResourceMetadata, SkillMetadata};
 
@@ -152,8 +152,25 @@ impl UseCounts {
     }
 
     /// The counts as they are now.
-    pub fn to_map(&self) -> std::collections::HashMap<String, u64> {
+    pub fn to_map(&self) -> HashMap<String, u64> {
         self.counts.iter().map(|e| (e.key().clone(), *e.value())).collect()
+    }
+}
+
+/// Use counts as a render reads them: a map the caller gives, or a catalog's live
+/// counts, read in place.
+#[derive(Clone, Copy)]
+pub(crate) enum Uses<'a> {
+    Map(Option<&'a HashMap<String, u64>>),
+    Live(&'a UseCounts),
+}
+
+impl Uses<'_> {
+    fn each(self, mut f: impl FnMut(&str, u64)) {
+        match self {
+            Uses::Map(map) => map.into_iter().flatten().for_each(|(name, &count)| f(name, count)),
+            Uses::Live(uses) => uses.counts.iter().for_each(|e| f(e.key(), *e.value())),
+        }
     }
 }
 
@@ -162,7 +179,7 @@ impl UseCounts {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Ranking<'a> {
     /// How often each skill was loaded, by name (missing: never).
-    pub uses: Option<&'a std::collections::HashMap<String, u64>>,
+    pub uses: Option<&'a HashMap<String, u64>>,
     /// The index of the source each skill comes from, parallel to the skills.
     pub sources: &'a [usize],
 }
@@ -183,6 +200,11 @@ pub struct EntryCosts {
     /// Indices into `shown`, earlier source first, then the later place in the catalog:
     /// the order unused skills lose their entry in.
     order: Vec<usize>,
+    /// Indices into `shown`, by the skill's name, and where each name starts among
+    /// them: where a name of the loaded set, the pins or the use counts is, without
+    /// looking at every skill for each render.
+    by_name: Vec<usize>,
+    name_at: HashMap<Box<str>, usize>,
 }
 
 /// The most characters a full entry's resource line takes: a skill holds at most 512
@@ -256,13 +278,31 @@ impl EntryCosts {
         let name = shown.iter().map(|&i| cost(&name_entry(&skills[i]))).collect();
         let mut order: Vec<usize> = (0..shown.len()).collect();
         order.sort_by_key(|&k| (sources.get(shown[k]).copied().unwrap_or(0), std::cmp::Reverse(shown[k])));
+        let mut by_name: Vec<usize> = (0..shown.len()).collect();
+        by_name.sort_by(|&a, &b| skills[shown[a]].name.cmp(&skills[shown[b]].name));
+        let mut name_at = HashMap::with_capacity(by_name.len());
+        for (at, &k) in by_name.iter().enumerate() {
+            name_at.entry(skills[shown[k]].name.as_str().into()).or_insert(at);
+        }
         Self {
             shown,
             full,
             compact,
             name,
             order,
+            by_name,
+            name_at,
         }
+    }
+
+    /// Where the skills called `name` are among the shown ones (one in a catalog, where
+    /// names are unique).
+    fn positions<'s>(&'s self, skills: &'s [SkillMetadata], name: &'s str) -> impl Iterator<Item = usize> + 's {
+        let at = self.name_at.get(name).copied().unwrap_or(self.by_name.len());
+        self.by_name[at..]
+            .iter()
+            .copied()
+            .take_while(move |&k| skills[self.shown[k]].name == name)
     }
 }
 
@@ -274,7 +314,7 @@ pub fn format_budgeted_list(
     ranking: &Ranking<'_>,
 ) -> (String, BudgetReport) {
     let costs = EntryCosts::compute(skills, ctx, budget, ranking.sources, false);
-    let (text, forms) = budgeted_list(skills, ctx, budget, ranking, &costs);
+    let (text, forms) = budgeted_list(skills, ctx, budget, Uses::Map(ranking.uses), ranking.sources, &costs);
     let report = report_of(skills, ctx, budget, &costs, &forms, &text);
     (text, report)
 }
@@ -319,7 +359,8 @@ pub(crate) fn budgeted_list(
     skills: &[SkillMetadata],
     ctx: &ListContext<'_>,
     budget: &CatalogBudget,
-    ranking: &Ranking<'_>,
+    uses: Uses<'_>,
+    sources: &[usize],
     costs: &EntryCosts,
 ) -> (String, Vec<EntryForm>) {
     let shown = &costs.shown;
@@ -327,7 +368,23 @@ pub(crate) fn budgeted_list(
         // The empty-library message.
         return (format_skills_list(skills, ctx), Vec::new());
     }
-    let is_loaded = |k: usize| ctx.loaded.contains(&skills[shown[k]].name);
+    // What this render's loaded set, pins and use counts say of each entry, found by
+    // name: the work per render grows with them, not with the library.
+    let mut loaded = vec![false; shown.len()];
+    let mut protected = vec![false; shown.len()];
+    for (names, is_loaded) in [(ctx.loaded, true), (budget.pinned.as_slice(), false)] {
+        for k in names.iter().flat_map(|name| costs.positions(skills, name)) {
+            loaded[k] |= is_loaded;
+            protected[k] = true;
+        }
+    }
+    let mut use_counts = vec![0u64; shown.len()];
+    uses.each(|name, count| {
+        for k in costs.positions(skills, name) {
+            use_counts[k] = count;
+        }
+    });
+    let is_loaded = |k: usize| loaded[k];
     // Loaded skills' full entries differ from the precomputed ones ([Loaded], no
     // load_skill line): render them now, once.
     let loaded_full: Vec<(usize, String)> = (0..shown.len())
@@ -351,19 +408,13 @@ pub(crate) fn budgeted_list(
         return (lines.join("\n"), vec![EntryForm::Full; shown.len()]);
     }
 
-    let protected = |k: usize| is_loaded(k) || budget.pinned.contains(&skills[shown[k]].name);
-    let uses = |k: usize| {
-        ranking
-            .uses
-            .and_then(|u| u.get(&skills[shown[k]].name))
-            .copied()
-            .unwrap_or(0)
-    };
+    let protected = |k: usize| protected[k];
+    let uses = |k: usize| use_counts[k];
     // The order in which skills lose their entry: least used first (never used ones in
     // the precomputed order), then the earlier source, then the later place.
     let mut used: Vec<usize> = (0..shown.len()).filter(|&k| uses(k) > 0 && !protected(k)).collect();
     used.sort_by_cached_key(|&k| {
-        let source = ranking.sources.get(shown[k]).copied().unwrap_or(0);
+        let source = sources.get(shown[k]).copied().unwrap_or(0);
         (uses(k), source, std::cmp::Reverse(shown[k]))
     });
     let order = costs

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use dashmap::DashMap;
 use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
 
-use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, Ranking, UseCounts, budgeted_list, report_of};
+use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, UseCounts, Uses, budgeted_list, report_of};
 use crate::catalog::SkillCatalog;
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
@@ -122,7 +122,7 @@ impl PromptSection {
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
-        self.list(&Library::of(snapshot), loaded, true)
+        Library::with(snapshot, |library| self.list(library, loaded, true))
             .report
             .unwrap_or_default()
     }
@@ -147,7 +147,9 @@ impl PromptSection {
                 return (entry.1.clone(), entry.2);
             }
         }
-        let (section, complete) = self.render_parts(&Library::of(snapshot), snapshot.diagnostics(), loaded);
+        let (section, complete) = Library::with(snapshot, |library| {
+            self.render_parts(library, snapshot.diagnostics(), loaded)
+        });
         let section: Arc<str> = section.into();
         // A newer version makes every older section dead weight (at 10,000 skills one is
         // over a megabyte): drop them. A thread still on an older snapshot (per-thread
@@ -180,13 +182,13 @@ impl PromptSection {
     /// did to it (for `list_skills`, which says which skills it lists).
     pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (String, BudgetReport) {
         self.fetch_full_resources(snapshot, loaded).await;
-        let listed = self.list(&Library::of(snapshot), loaded, true);
+        let listed = Library::with(snapshot, |library| self.list(library, loaded, true));
         (listed.text, listed.report.unwrap_or_default())
     }
 
     /// The skills that get a full entry in the list for `snapshot` with `loaded`.
     pub fn full_entries(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Vec<String> {
-        self.list(&Library::of(snapshot), loaded, false).full
+        Library::with(snapshot, |library| self.list(library, loaded, false)).full
     }
 
     /// For a lazy snapshot, lists the resources of the skills that get a full entry
@@ -208,7 +210,7 @@ impl PromptSection {
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
-        self.list(&Library::of(snapshot), loaded, false).text
+        Library::with(snapshot, |library| self.list(library, loaded, false)).text
     }
 
     /// The skills list within the budget, whether every skill got its full entry, and
@@ -242,16 +244,11 @@ impl PromptSection {
             None => compute(),
         };
         // Only a list that may not fit needs the counts.
-        let uses = self
-            .uses
-            .as_ref()
-            .filter(|_| self.budget.chars().is_some())
-            .map(|u| u.to_map());
-        let ranking = Ranking {
-            uses: uses.as_ref(),
-            sources: library.sources,
+        let uses = match self.uses.as_deref().filter(|_| self.budget.chars().is_some()) {
+            Some(uses) => Uses::Live(uses),
+            None => Uses::Map(None),
         };
-        let (text, forms) = budgeted_list(library.skills, &ctx, &self.budget, &ranking, &costs);
+        let (text, forms) = budgeted_list(library.skills, &ctx, &self.budget, uses, library.sources, &costs);
         let full: Vec<String> = costs
             .shown()
             .iter()
@@ -330,13 +327,16 @@ struct Library<'a> {
 }
 
 impl<'a> Library<'a> {
-    fn of(snapshot: &'a CatalogSnapshot) -> Self {
-        Self {
-            skills: snapshot.skills(),
-            sources: snapshot.skill_sources(),
-            resources: snapshot.known_resources(),
-            version: Some(snapshot.version()),
-            lazy: snapshot.lazy_resources(),
-        }
+    /// `snapshot` with the resources it knows now (read under its lock, not copied).
+    fn with<R>(snapshot: &'a CatalogSnapshot, f: impl FnOnce(&Library<'_>) -> R) -> R {
+        snapshot.with_known_resources(|resources| {
+            f(&Library {
+                skills: snapshot.skills(),
+                sources: snapshot.skill_sources(),
+                resources: Cow::Borrowed(resources),
+                version: Some(snapshot.version()),
+                lazy: snapshot.lazy_resources(),
+            })
+        })
     }
 }

@@ -212,3 +212,30 @@ async fn a_catalogs_use_counts_rank_its_budgeted_section() {
     catalog.record_use("alpha");
     assert!(Arc::ptr_eq(&first, &section.render(&snapshot, &[])));
 }
+
+#[test]
+fn every_skill_of_a_pinned_or_used_name_counts_as_such() {
+    // Names are unique in a catalog; a list given by hand may repeat one, and each
+    // skill of that name is pinned (or used) alike.
+    let mut skills = library();
+    skills.push(skill("beta", "A second beta, listed last."));
+    let resources = BTreeMap::new();
+    let ctx = ListContext {
+        loaded: &[],
+        resources: &resources,
+        policy: AllowedToolsPolicy::Recommend,
+        source_paths: &["/skills"],
+    };
+    let sources = [0; 5];
+    let uses = HashMap::new();
+    let ranking = Ranking {
+        uses: Some(&uses),
+        sources: &sources,
+    };
+    let budget = CatalogBudget::of_chars(60).with_pinned(["beta"]);
+    let (text, report) = format_budgeted_list(&skills, &ctx, &budget, &ranking);
+    let forms: Vec<EntryForm> = report.entries.iter().map(|(_, form, _)| *form).collect();
+    assert_eq!(forms[1], EntryForm::Full, "{text}");
+    assert_eq!(forms[4], EntryForm::Full, "{text}");
+    assert!(forms.iter().filter(|f| **f == EntryForm::Full).count() == 2, "{text}");
+}
