@@ -184,26 +184,32 @@ fn merge_folders(
         dirs.iter()
             .any(|d| p == d || p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/')))
     };
-    let outside_twin = last
-        .skills
-        .iter()
-        .any(|s| !within(s.dir()) && found.skills.iter().any(|f| f.name == s.name));
-    let gone_count = last.skills.iter().filter(|s| within(s.dir())).count();
-    if outside_twin || last.skills.len() - gone_count + found.skills.len() >= max_skills {
+    // One pass over the source's skills: how many lie in `dirs`, whether a name read
+    // there is held outside them, and which of `dirs` held a SKILL.md (with the
+    // diagnostics, for one that did not load).
+    let files: Vec<String> = dirs.iter().map(|d| path::join(d, SKILL_FILE)).collect();
+    let mut held = vec![false; dirs.len()];
+    let mut gone_count = 0;
+    for skill in &last.skills {
+        if within(skill.dir()) {
+            gone_count += 1;
+            if let Some(i) = files.iter().position(|f| *f == skill.path) {
+                held[i] = true;
+            }
+        } else if found.skills.iter().any(|f| f.name == skill.name) {
+            return Err(Some(last));
+        }
+    }
+    if last.skills.len() - gone_count + found.skills.len() >= max_skills {
         return Err(Some(last));
     }
-    // The folders among `dirs` that held a SKILL.md before: loaded, or reported.
-    let held = dirs
-        .iter()
-        .filter(|d| {
-            let file = path::join(d, SKILL_FILE);
-            last.skills.iter().any(|s| s.path == file) || last.diagnostics.iter().any(|x| x.path == file)
-        })
-        .count();
-    let (gone_skills, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut last.skills)
-        .into_iter()
-        .partition(|s| within(s.dir()));
-    last.skills = kept;
+    for diagnostic in &last.diagnostics {
+        if let Some(i) = files.iter().position(|f| *f == diagnostic.path) {
+            held[i] = true;
+        }
+    }
+    let held = held.iter().filter(|h| **h).count();
+    let gone_skills: Vec<_> = last.skills.extract_if(.., |s| within(s.dir())).collect();
     let mut gone = SkillListing::default();
     let mut names: BTreeSet<String> = found.skills.iter().map(|s| s.name.clone()).collect();
     for skill in gone_skills {
@@ -215,8 +221,15 @@ fn merge_folders(
     }
     last.diagnostics.retain(|d| !within(&d.path));
     last.folders = last.folders.saturating_sub(held) + found.folders;
-    last.skills.extend(found.skills);
-    last.diagnostics.extend(found.diagnostics);
+    // Each in its place by path, so the listing stays sorted without sorting it again.
+    for skill in found.skills {
+        let at = last.skills.partition_point(|s| s.path < skill.path);
+        last.skills.insert(at, skill);
+    }
+    for diagnostic in found.diagnostics {
+        let at = last.diagnostics.partition_point(|d| d.path <= diagnostic.path);
+        last.diagnostics.insert(at, diagnostic);
+    }
     last.resources.extend(found.resources);
     Ok((last, gone, names))
 }

@@ -258,6 +258,23 @@ pub(crate) fn build_snapshot(
     listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
     lazy: bool,
 ) -> CatalogSnapshot {
+    let mut listings = listings;
+    if let [(listing, _)] = listings.as_mut_slice() {
+        let skills = listing.as_ref().map_or(&[][..], |l| l.skills.as_slice());
+        if let Some(index) = unique_names(skills) {
+            let (listing, error) = listings.pop().unwrap_or_default();
+            return one_source(sources, listing.unwrap_or_default(), error, index, lazy);
+        }
+    }
+    merged(sources, listings, lazy)
+}
+
+/// [`build_snapshot`] of any number of sources: merged, last wins.
+fn merged(
+    sources: &Arc<[SkillSource]>,
+    listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
+    lazy: bool,
+) -> CatalogSnapshot {
     let mut diagnostics = Vec::new();
     let mut per_source = Vec::with_capacity(listings.len());
     let mut resources = Vec::with_capacity(listings.len());
@@ -295,6 +312,52 @@ pub(crate) fn build_snapshot(
         skill_sources,
         shadowed,
         resources: Arc::new(served_resources),
+        diagnostics: diagnostics.into(),
+        lazy,
+        fetched: Arc::default(),
+        lock: None,
+    }
+}
+
+/// The index of `skills` by name, if no two share one (a source's listing never
+/// repeats a name).
+fn unique_names(skills: &[SkillMetadata]) -> Option<NameIndex> {
+    let mut index = NameIndex::with_capacity(skills.len());
+    for (i, skill) in skills.iter().enumerate() {
+        if index.get(&skill.name, |i| skills[i].name.as_str()).is_some() {
+            return None;
+        }
+        index.insert(i, |i| skills[i].name.as_str());
+    }
+    Some(index)
+}
+
+/// [`build_snapshot`] of one source whose names are unique (`index`): nothing is merged
+/// or hidden, so the listing's skills and resources move in whole, in their order.
+fn one_source(
+    sources: &Arc<[SkillSource]>,
+    found: SkillListing,
+    error: Option<Diagnostic>,
+    index: NameIndex,
+    lazy: bool,
+) -> CatalogSnapshot {
+    let SkillListing {
+        skills,
+        mut diagnostics,
+        mut resources,
+        ..
+    } = found;
+    diagnostics.extend(error);
+    // As the merge does: only the resources of skills served.
+    resources.retain(|name, _| index.get(name, |i| skills[i].name.as_str()).is_some());
+    CatalogSnapshot {
+        version: 0,
+        sources: Arc::clone(sources),
+        skill_sources: vec![0; skills.len()],
+        skills: skills.into(),
+        index,
+        shadowed: BTreeMap::new(),
+        resources: Arc::new(resources),
         diagnostics: diagnostics.into(),
         lazy,
         fetched: Arc::default(),
@@ -374,4 +437,47 @@ pub(crate) fn diff(
         }
     }
     changes
+}
+
+#[cfg(test)]
+mod tests {
+    use skills_core::{MemoryBackend, ResourceKind};
+
+    use super::*;
+
+    fn listing(names: &[&str]) -> SkillListing {
+        let mut listing = SkillListing::default();
+        for name in names {
+            let path = format!("/s/{name}/SKILL.md");
+            listing.skills.push(SkillMetadata::new(*name, "d", &path));
+            let resource = ResourceMetadata {
+                path: format!("/s/{name}/scripts/run.sh"),
+                kind: ResourceKind::Script,
+                skill_name: (*name).to_owned(),
+            };
+            listing.resources.insert((*name).to_owned(), vec![resource]);
+        }
+        listing.resources.insert("not-served".into(), Vec::new());
+        listing
+            .diagnostics
+            .push(Diagnostic::new("/s/x/SKILL.md", DiagnosticKind::NoFrontmatter, "x"));
+        listing
+    }
+
+    #[test]
+    fn one_source_is_built_as_the_merge_builds_it() {
+        let sources: Arc<[SkillSource]> = vec![SkillSource::new(Arc::new(MemoryBackend::new()), "/s")].into();
+        for lazy in [false, true] {
+            let error = Some(Diagnostic::new("/s", DiagnosticKind::ListingFailed, "e"));
+            let whole = || vec![(Some(listing(&["web", "pdf", "sql"])), error.clone())];
+            let fast = build_snapshot(&sources, whole(), lazy);
+            assert_eq!(fast, merged(&sources, whole(), lazy));
+            assert_eq!(fast.get("pdf").map(|s| s.path.as_str()), Some("/s/pdf/SKILL.md"));
+            assert!(!fast.resources.contains_key("not-served"));
+        }
+        // A listing that repeats a name (never made by discovery) takes the merge.
+        let twice = || vec![(Some(listing(&["web", "web"])), None)];
+        assert_eq!(build_snapshot(&sources, twice(), false).skills().len(), 1);
+        assert_eq!(build_snapshot(&sources, vec![(None, None)], false).skills().len(), 0);
+    }
 }
