@@ -209,7 +209,15 @@ fn merge_folders(
         }
     }
     let held = held.iter().filter(|h| **h).count();
-    let gone_skills: Vec<_> = last.skills.extract_if(.., |s| within(s.dir())).collect();
+    // In place: the few skills of `dirs` are copied out, the others stay where they are.
+    let mut gone_skills = Vec::with_capacity(gone_count);
+    last.skills.retain(|s| {
+        let gone = within(s.dir());
+        if gone {
+            gone_skills.push(s.clone());
+        }
+        !gone
+    });
     let mut gone = SkillListing::default();
     let mut names: BTreeSet<String> = found.skills.iter().map(|s| s.name.clone()).collect();
     for skill in gone_skills {
