@@ -493,12 +493,8 @@ pub(crate) fn keep_last_good(
         found.diagnostics.push(note);
         found.skills.push(skill);
     }
-    // Most often already in order (a narrowed reload keeps it): checked before sorting.
-    if !found.skills.is_sorted_by(|a, b| a.path <= b.path) {
-        found.skills.sort_by(|a, b| a.path.cmp(&b.path));
-    }
-    if !found.diagnostics.is_sorted_by(|a, b| a.path <= b.path) {
-        found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    }
+    // Stable sorts: a listing already in order (a narrowed reload keeps it) is one pass.
+    found.skills.sort_by(|a, b| a.path.cmp(&b.path));
+    found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     found
 }

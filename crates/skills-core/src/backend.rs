@@ -7,13 +7,10 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use crate::error::BackendError;
-use crate::file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
+use crate::file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::path;
 use crate::skill_files::SkillFileRead;
 use crate::watch::Watch;
-
-/// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
-pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
 
 /// Read access to a tree of files: local disk, object storage, a git tree, memory.
 ///

@@ -5,6 +5,9 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
+/// The default size limit of a file a backend will read: 10 MiB, as in deepagents.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 10 * 1024 * 1024;
+
 /// One entry of a backend listing.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileInfo {

@@ -71,13 +71,13 @@ mod yaml;
 mod yaml_simple;
 
 pub use async_trait::async_trait;
-pub use backend::{BackendExt, BackendProtocol, DEFAULT_MAX_FILE_SIZE, Walk};
+pub use backend::{BackendExt, BackendProtocol, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
 pub use extensions::{HookAction, HookEvent, SkillContext, SkillExtensions, SkillHook};
 pub use fields::FieldMap;
-pub use file::{FileDownloadResponse, FileError, FileErrorKind, FileInfo};
+pub use file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
 pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};

@@ -8,8 +8,9 @@ use std::time::SystemTime;
 
 use async_trait::async_trait;
 
-use crate::backend::{BackendProtocol, DEFAULT_MAX_FILE_SIZE};
+use crate::backend::BackendProtocol;
 use crate::error::BackendError;
+use crate::file::DEFAULT_MAX_FILE_SIZE;
 use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
 use crate::path;
 

@@ -2,10 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::backend::DEFAULT_MAX_FILE_SIZE;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
+use crate::file::DEFAULT_MAX_FILE_SIZE;
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
 use crate::recover;
 use crate::skill::{FrontmatterValue, SkillMetadata};

@@ -169,8 +169,7 @@ enum Frame {
     Map {
         entries: Vec<(Yaml, Yaml)>,
         key: Option<Yaml>,
-        /// The keys so far, once the mapping has [`LINEAR_KEYS`] of them (smaller
-        /// mappings, nearly all of them, are searched in place).
+        /// The keys so far, once there are [`LINEAR_KEYS`] (see [`repeats`]).
         seen: Option<HashSet<String>>,
         anchor: usize,
         nodes: usize,
@@ -197,8 +196,7 @@ const MAX_REPAIRS: usize = 64;
 pub(crate) struct Lenient {
     /// The document.
     pub yaml: Yaml,
-    /// Keys that appeared more than once in a mapping: as PyYAML does, the last one is
-    /// kept.
+    /// Keys that appeared more than once in a mapping (the last one is kept, as PyYAML).
     pub duplicates: Vec<String>,
     /// What was repaired to read it (see [`forgive`](crate::forgive)), one note per
     /// repair, in the order made.
@@ -402,10 +400,8 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
 
 /// From how many keys a mapping's keys are kept in a set to find repeated ones.
 const LINEAR_KEYS: usize = 16;
-
-/// Whether `text` is already a key of `entries` (a mapping being built), with `seen`
-/// taking over from a search in place once the mapping has [`LINEAR_KEYS`] keys; `text`
-/// counts as seen afterwards.
+/// Whether `text` is already a key of `entries` (a mapping being built; searched in
+/// place below [`LINEAR_KEYS`] keys, then in `seen`); `text` counts as seen afterwards.
 fn repeats(entries: &[(Yaml, Yaml)], seen: &mut Option<HashSet<String>>, text: &str) -> bool {
     fn key_text((key, _): &(Yaml, Yaml)) -> Option<&str> {
         match key {
