@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use skills_catalog::prompt::{ListContext, format_skills_list};
 use skills_catalog::{AllowedToolsPolicy, CatalogBudget, EntryForm, Ranking, format_budgeted_list};
-use skills_core::SkillMetadata;
+use skills_core::{ResourceMetadata, SkillMetadata};
 
 fn skill(name: &str, description: &str) -> SkillMetadata {
     SkillMetadata {
@@ -39,14 +39,19 @@ fn library() -> Vec<SkillMetadata> {
     ]
 }
 
-fn render(loaded: &[String], budget: &CatalogBudget, uses: &HashMap<String, u64>) -> (String, Vec<EntryForm>) {
-    let resources = BTreeMap::new();
-    let ctx = ListContext {
+/// The list context of these tests: no resources, one source path.
+fn context<'a>(loaded: &'a [String], resources: &'a BTreeMap<String, Vec<ResourceMetadata>>) -> ListContext<'a> {
+    ListContext {
         loaded,
-        resources: &resources,
+        resources,
         policy: AllowedToolsPolicy::Recommend,
         source_paths: &["/skills"],
-    };
+    }
+}
+
+fn render(loaded: &[String], budget: &CatalogBudget, uses: &HashMap<String, u64>) -> (String, Vec<EntryForm>) {
+    let resources = BTreeMap::new();
+    let ctx = context(loaded, &resources);
     let sources = [0, 0, 1, 1];
     let ranking = Ranking {
         uses: Some(uses),
@@ -83,13 +88,7 @@ fn within_the_budget_the_list_is_the_v2_list() {
         assert_eq!(forms, [EntryForm::Full; 4]);
     }
     let resources = BTreeMap::new();
-    let ctx = ListContext {
-        loaded: &[],
-        resources: &resources,
-        policy: AllowedToolsPolicy::Recommend,
-        source_paths: &["/skills"],
-    };
-    assert_eq!(format_skills_list(&library(), &ctx), FULL);
+    assert_eq!(format_skills_list(&library(), &context(&[], &resources)), FULL);
 }
 
 #[test]
@@ -220,12 +219,7 @@ fn every_skill_of_a_pinned_or_used_name_counts_as_such() {
     let mut skills = library();
     skills.push(skill("beta", "A second beta, listed last."));
     let resources = BTreeMap::new();
-    let ctx = ListContext {
-        loaded: &[],
-        resources: &resources,
-        policy: AllowedToolsPolicy::Recommend,
-        source_paths: &["/skills"],
-    };
+    let ctx = context(&[], &resources);
     let sources = [0; 5];
     let uses = HashMap::new();
     let ranking = Ranking {
