@@ -346,8 +346,19 @@ impl Inner {
         Ok((normalized, resolved))
     }
 
-    /// Resolves a backend path that must be a directory.
+    /// Resolves a backend path that must be a directory: where the kernel can decide,
+    /// the host path as it is, once `openat2` found it a directory beneath the root.
     fn resolve_dir(&self, asked: &str) -> Result<(String, PathBuf), BackendError> {
+        #[cfg(target_os = "linux")]
+        {
+            let normalized = path::normalize(asked)?;
+            let host = self.host_path(&normalized)?;
+            if let Some(rel) = host.strip_prefix(&self.root).ok().filter(|r| !r.as_os_str().is_empty()) {
+                if let Some(found) = resolve::dir_beneath(&self.root, rel, &normalized) {
+                    return found.map(|()| (normalized, host));
+                }
+            }
+        }
         let (normalized, dir) = self.resolve(asked)?;
         let meta = std::fs::metadata(&dir).map_err(|e| map_io_error(e, &normalized))?;
         if !meta.is_dir() {
