@@ -28,11 +28,13 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
         return None;
     }
     let mut lines = src.split('\n').peekable();
-    let mut out = vec![
+    // About two events a line, and the six around them: sized once, not grown.
+    let mut out = Vec::with_capacity(2 * line_breaks(src) + 8);
+    out.extend([
         Event::StreamStart,
         Event::DocumentStart(false),
         Event::MappingStart(0, None),
-    ];
+    ]);
     let mut keys = 0usize;
     while let Some(line) = lines.next() {
         if is_blank(line) || line.starts_with('#') {
@@ -300,6 +302,11 @@ fn closing_quote(line: &str, quote: char) -> Option<usize> {
         return Some(i);
     }
     None
+}
+
+/// How many lines `src` has past its first.
+fn line_breaks(src: &str) -> usize {
+    src.bytes().filter(|&b| b == b'\n').count()
 }
 
 fn is_blank(line: &str) -> bool {
