@@ -246,6 +246,11 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
     if quote == '"' && first.contains('\\') {
         return None;
     }
+    // In single quotes `''` is a quote; in double quotes, two quotes.
+    let unquote = |content: &str| match quote {
+        '\'' => content.replace("''", "'"),
+        _ => content.to_owned(),
+    };
     let mut text = String::new();
     let mut line = &first[1..];
     let mut empties = None;
@@ -263,7 +268,7 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
             None => {}
         }
         if let Some(close) = close {
-            text.push_str(&content.replace("''", "'"));
+            text.push_str(&unquote(content));
             return line[close + 1..].trim_matches(' ').is_empty().then_some(Event::Scalar(
                 Cow::Owned(text),
                 style,
@@ -271,7 +276,7 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
                 None,
             ));
         }
-        text.push_str(&content.trim_end_matches(' ').replace("''", "'"));
+        text.push_str(&unquote(content.trim_end_matches(' ')));
         let mut blank = 0;
         line = loop {
             let next = lines.next()?;

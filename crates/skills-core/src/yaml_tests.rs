@@ -264,6 +264,7 @@ fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
         "description: 'opens\n  # not a comment: x'\n",
         "description: \"Double quoted\n  over two lines\"\nname: web",
         "d: '\n  first line empty'",
+        "d: \"two '' quotes\n  stay two ''\"",
     ] {
         let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
         assert_eq!(simple, general, "{src:?}");
@@ -321,6 +322,7 @@ fn value() -> impl Strategy<Value = &'static str> {
         "'",
         "still open ''",
         "closes\" here",
+        "it'' goes on\"",
         "ends\"",
         "x' y",
         "?x",
