@@ -69,58 +69,58 @@ impl RootDir {
     }
 }
 
-/// The fast path of a read: opens `rel` (relative to the resolved root) with one
+/// `rel` (relative to the resolved root `dir`) opened with `flags` by one
 /// `openat2(RESOLVE_BENEATH)`, which the kernel keeps beneath the root while following
 /// links, instead of resolving every component first (about eight `readlink` calls per
-/// file). `None` when it cannot decide and the caller must resolve the path itself: a
+/// path). `None` when it cannot decide and the caller must resolve the path itself: a
 /// kernel without `openat2` (before 5.6), a link the kernel will not follow beneath the
 /// root (an absolute one, or one leading out: the slow path refuses those with the
-/// usual message), or a final component that is a link (`O_NOFOLLOW`).
+/// usual message), or a final component that is a link under `O_NOFOLLOW`.
+#[cfg(target_os = "linux")]
+fn openat2_beneath(
+    dir: &RootDir,
+    rel: &Path,
+    flags: rustix::fs::OFlags,
+    path: &str,
+) -> Option<Result<std::os::fd::OwnedFd, BackendError>> {
+    use rustix::fs::{Mode, ResolveFlags};
+    use rustix::io::Errno;
+
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(&dir.0, rel, flags | rustix::fs::OFlags::CLOEXEC, Mode::empty(), resolve) {
+        Ok(fd) => Some(Ok(fd)),
+        Err(Errno::NOSYS | Errno::XDEV | Errno::LOOP | Errno::AGAIN | Errno::PERM) => None,
+        Err(errno) => Some(Err(map_io_error(io::Error::from(errno), path))),
+    }
+}
+
+/// The fast path of a read ([`openat2_beneath`]): the file, not following a final link
+/// and without blocking on a FIFO, with its metadata.
 #[cfg(target_os = "linux")]
 pub(crate) fn open_beneath(
     root: Option<&RootDir>,
     rel: &Path,
     path: &str,
 ) -> Option<Result<(File, Metadata), BackendError>> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
-    use rustix::io::Errno;
+    use rustix::fs::OFlags;
 
-    let dir = &root?.0;
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(dir, rel, flags, Mode::empty(), resolve) {
-        Ok(fd) => {
-            let file = File::from(fd);
-            Some(
-                file.metadata()
-                    .map(|meta| (file, meta))
-                    .map_err(|e| map_io_error(e, path)),
-            )
-        }
-        Err(Errno::NOSYS | Errno::XDEV | Errno::LOOP | Errno::AGAIN | Errno::PERM) => None,
-        Err(errno) => Some(Err(map_io_error(io::Error::from(errno), path))),
-    }
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK;
+    Some(openat2_beneath(root?, rel, flags, path)?.and_then(|fd| {
+        let file = File::from(fd);
+        let meta = file.metadata().map_err(|e| map_io_error(e, path))?;
+        Ok((file, meta))
+    }))
 }
 
-/// The fast path of resolving a directory to list: whether `rel` (relative to the
-/// resolved `root`) is a directory beneath it, asked with one `openat2(O_PATH |
-/// O_DIRECTORY, RESOLVE_BENEATH)` instead of resolving every component by hand (about
-/// eight `readlink` calls per folder: a walk of thousands of skill folders made tens of
-/// thousands). `None` when the kernel cannot decide, as for [`open_beneath`].
+/// The fast path of resolving a directory to list ([`openat2_beneath`]): whether `rel`
+/// is a directory beneath the resolved `root` (a walk of thousands of skill folders
+/// resolved by hand made tens of thousands of `readlink` calls).
 #[cfg(target_os = "linux")]
 pub(crate) fn dir_beneath(root: &Path, rel: &Path, path: &str) -> Option<Result<(), BackendError>> {
-    use rustix::fs::{Mode, OFlags, ResolveFlags};
-    use rustix::io::Errno;
+    use rustix::fs::OFlags;
 
     let dir = RootDir::open(root)?;
-    let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(&dir.0, rel, flags, Mode::empty(), resolve) {
-        Ok(_) => Some(Ok(())),
-        Err(Errno::NOTDIR) => Some(Err(BackendError::NotADirectory { path: path.to_owned() })),
-        Err(Errno::NOSYS | Errno::XDEV | Errno::LOOP | Errno::AGAIN | Errno::PERM) => None,
-        Err(errno) => Some(Err(map_io_error(io::Error::from(errno), path))),
-    }
+    Some(openat2_beneath(&dir, rel, OFlags::PATH | OFlags::DIRECTORY, path)?.map(drop))
 }
 
 /// Maps an I/O error on `path` to the backend error kinds.

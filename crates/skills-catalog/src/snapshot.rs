@@ -146,8 +146,6 @@ impl CatalogSnapshot {
         }
     }
 
-    /// The resources to render the skills list with: everything discovered, or what a
-    /// lazy snapshot listed so far.
     /// Calls `f` with the resources known now (see [`known_resources`](Self::known_resources)),
     /// without copying a lazy snapshot's: a rendering reads them under the lock.
     pub(crate) fn with_known_resources<R>(&self, f: impl FnOnce(&BTreeMap<String, Vec<ResourceMetadata>>) -> R) -> R {
@@ -159,6 +157,8 @@ impl CatalogSnapshot {
         }
     }
 
+    /// The resources to render the skills list with: everything discovered, or what a
+    /// lazy snapshot listed so far.
     pub(crate) fn known_resources(&self) -> std::borrow::Cow<'_, BTreeMap<String, Vec<ResourceMetadata>>> {
         if self.lazy {
             let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -23,8 +23,8 @@ pub fn parse_skill_file(path: &str, content: &[u8]) -> ParseOutcome {
 }
 
 /// One answer per download, in order: the parsed file or the download's error.
-pub fn parse_download(response: FileDownloadResponse) -> SkillFileRead {
-    let path = response.path.clone();
+pub fn parse_download(mut response: FileDownloadResponse) -> SkillFileRead {
+    let path = std::mem::take(&mut response.path);
     response.into_result().map(|content| parse_skill_file(&path, &content))
 }
 
