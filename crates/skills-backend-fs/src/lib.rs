@@ -37,8 +37,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use futures_util::future::join_all;
-use skills_core::blocking::run_blocking;
+use skills_core::blocking::{run_blocking, run_in_shares};
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
     SkillFileRead, Walk, Watch, WatchGuard, path,
@@ -280,57 +279,26 @@ impl FilesystemBackend {
 const READ_THEN_BATCH: usize = 32;
 
 impl FilesystemBackend {
-    /// Reads `paths` on up to [`parallelism`](Self::parallelism) threads, in shares, each
-    /// thread handing what it read to `then` at once: one answer per path, in order.
+    /// Reads `paths` on up to [`parallelism`](Self::parallelism) threads, in shares of at
+    /// least [`MIN_PER_THREAD`], each thread handing what it read to `then` in batches of
+    /// [`READ_THEN_BATCH`]: one answer per path, in order.
     async fn read_shared<T: Send + 'static>(&self, paths: &[String], then: fn(FileDownloadResponse) -> T) -> Vec<T> {
-        let reads = self.inner.shares(paths.to_vec()).into_iter().map(|share| {
-            let share: Arc<[String]> = share.into();
-            let failed_paths = Arc::clone(&share);
-            let failed = move |message: String| {
-                failed_paths
-                    .iter()
-                    .map(|p| {
-                        then(FileDownloadResponse::err(
-                            p.clone(),
-                            FileErrorKind::Other,
-                            message.clone(),
-                        ))
-                    })
-                    .collect()
-            };
-            let inner = Arc::clone(&self.inner);
-            run_blocking(
-                move || {
-                    let root = RootDir::open(&inner.root);
-                    let mut answers = Vec::with_capacity(share.len());
-                    for batch in share.chunks(READ_THEN_BATCH) {
-                        let read: Vec<_> = batch.iter().map(|p| inner.download(p, root.as_ref())).collect();
-                        answers.extend(read.into_iter().map(then));
-                    }
-                    answers
-                },
-                failed,
-            )
-        });
-        join_all(reads).await.into_iter().flatten().collect()
+        let inner = Arc::clone(&self.inner);
+        let read = move |share: &[String]| {
+            let root = RootDir::open(&inner.root);
+            let mut answers = Vec::with_capacity(share.len());
+            for batch in share.chunks(READ_THEN_BATCH) {
+                let read: Vec<_> = batch.iter().map(|p| inner.download(p, root.as_ref())).collect();
+                answers.extend(read.into_iter().map(then));
+            }
+            answers
+        };
+        let failed = move |path: &String, why: &str| then(FileDownloadResponse::err(path, FileErrorKind::Other, why));
+        run_in_shares(paths.to_vec(), self.inner.parallelism, MIN_PER_THREAD, read, failed).await
     }
 }
 
 impl Inner {
-    /// Splits a job into one share per thread, in order: as many shares as
-    /// `parallelism` allows with at least [`MIN_PER_THREAD`] items each (one share for a
-    /// small job, none for an empty one).
-    fn shares<T>(&self, items: Vec<T>) -> Vec<Vec<T>> {
-        let threads = (items.len() / MIN_PER_THREAD).clamp(1, self.parallelism);
-        let per_thread = items.len().div_ceil(threads).max(1);
-        let mut shares = Vec::with_capacity(threads);
-        let mut items = items.into_iter().peekable();
-        while items.peek().is_some() {
-            shares.push(items.by_ref().take(per_thread).collect());
-        }
-        shares
-    }
-
     fn host_path(&self, normalized: &str) -> Result<PathBuf, BackendError> {
         match (&self.root_str, self.virtual_mode) {
             (Some(root), false) => {
@@ -395,7 +363,8 @@ impl BackendProtocol for FilesystemBackend {
 
     /// Each file is parsed by the thread that read it, right after the read.
     async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
-        self.read_shared(paths, skills_core::parse_download).await
+        self.read_shared(paths, |response| skills_core::parse_download(&response))
+            .await
     }
 
     fn max_file_size(&self) -> u64 {
@@ -442,30 +411,5 @@ impl Watch for FilesystemBackend {
     fn watch(&self, path: &str, sink: ChangeSink) -> Result<WatchGuard, BackendError> {
         let (normalized, dir) = self.inner.resolve_dir(path)?;
         watch::start(dir, normalized, self.inner.debounce, sink)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn backend(threads: usize) -> FilesystemBackend {
-        let root = std::env::temp_dir();
-        FilesystemBackend::new(root).unwrap().with_parallelism(threads)
-    }
-
-    #[test]
-    fn large_jobs_are_shared_out_in_order_and_small_ones_are_not() {
-        let sizes = |threads: usize, items: usize| -> Vec<usize> {
-            let shares = backend(threads).inner.shares((0..items).collect::<Vec<_>>());
-            assert_eq!(shares.concat(), (0..items).collect::<Vec<_>>(), "order kept");
-            shares.iter().map(Vec::len).collect()
-        };
-        assert_eq!(sizes(4, 300), [75, 75, 75, 75]);
-        assert_eq!(sizes(2, 10_000), [5_000, 5_000]);
-        assert_eq!(sizes(4, 130), [65, 65]); // at least 64 each
-        assert_eq!(sizes(4, 100), [100]);
-        assert_eq!(sizes(1, 10_000), [10_000]);
-        assert!(sizes(4, 0).is_empty());
     }
 }

@@ -74,12 +74,16 @@ impl FileDownloadResponse {
     /// The content, or why there is none (an answer with neither is an `Other` error).
     pub fn into_result(self) -> Result<Vec<u8>, FileError> {
         match (self.content, self.error) {
-            (_, Some(error)) => Err(error),
             (Some(content), None) => Ok(content),
-            (None, None) => Err(FileError {
-                kind: FileErrorKind::Other,
-                message: "the backend returned no content".into(),
-            }),
+            (_, error) => Err(error.unwrap_or_else(FileError::no_content)),
+        }
+    }
+
+    /// [`into_result`](Self::into_result), borrowing the content.
+    pub fn content(&self) -> Result<&[u8], FileError> {
+        match (&self.content, &self.error) {
+            (Some(content), None) => Ok(content),
+            (_, error) => Err(error.clone().unwrap_or_else(FileError::no_content)),
         }
     }
 }
@@ -91,6 +95,16 @@ pub struct FileError {
     pub kind: FileErrorKind,
     /// The backend's own explanation.
     pub message: String,
+}
+
+impl FileError {
+    /// The error of an answer that has neither content nor an error.
+    fn no_content() -> Self {
+        Self {
+            kind: FileErrorKind::Other,
+            message: "the backend returned no content".into(),
+        }
+    }
 }
 
 impl std::fmt::Display for FileError {
