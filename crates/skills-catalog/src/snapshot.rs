@@ -258,23 +258,6 @@ pub(crate) fn build_snapshot(
     listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
     lazy: bool,
 ) -> CatalogSnapshot {
-    let mut listings = listings;
-    if let [(listing, _)] = listings.as_mut_slice() {
-        let skills = listing.as_ref().map_or(&[][..], |l| l.skills.as_slice());
-        if let Some(index) = unique_names(skills) {
-            let (listing, error) = listings.pop().unwrap_or_default();
-            return one_source(sources, listing.unwrap_or_default(), error, index, lazy);
-        }
-    }
-    merged(sources, listings, lazy)
-}
-
-/// [`build_snapshot`] of any number of sources: merged, last wins.
-fn merged(
-    sources: &Arc<[SkillSource]>,
-    listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
-    lazy: bool,
-) -> CatalogSnapshot {
     let mut diagnostics = Vec::new();
     let mut per_source = Vec::with_capacity(listings.len());
     let mut resources = Vec::with_capacity(listings.len());
@@ -288,21 +271,26 @@ fn merged(
     let merged = merge_last_wins(per_source);
     let mut skills = Vec::with_capacity(merged.len());
     let mut skill_sources = Vec::with_capacity(merged.len());
-    let mut served_resources = BTreeMap::new();
     let mut shadowed = BTreeMap::new();
     let mut index = NameIndex::with_capacity(merged.len());
     for entry in merged {
-        let name = &entry.skill.name;
-        let found = resources.get_mut(entry.source).and_then(|r| r.remove(name));
-        if let Some(found) = found {
-            served_resources.insert(name.clone(), found);
-        }
         if !entry.shadowed.is_empty() {
-            shadowed.insert(name.clone(), entry.shadowed);
+            shadowed.insert(entry.skill.name.clone(), entry.shadowed);
         }
         skills.push(entry.skill);
         index.insert(skills.len() - 1, |i| skills[i].name.as_str());
         skill_sources.push(entry.source);
+    }
+    // Each source's resources of the skills it serves, moved over whole (one source's
+    // map is the snapshot's as it is).
+    let mut served_resources = BTreeMap::new();
+    for (source, mut found) in resources.into_iter().enumerate() {
+        found.retain(|name, _| {
+            index
+                .get(name, |i| skills[i].name.as_str())
+                .is_some_and(|i| skill_sources[i] == source)
+        });
+        served_resources.append(&mut found);
     }
     CatalogSnapshot {
         version: 0,
@@ -312,52 +300,6 @@ fn merged(
         skill_sources,
         shadowed,
         resources: Arc::new(served_resources),
-        diagnostics: diagnostics.into(),
-        lazy,
-        fetched: Arc::default(),
-        lock: None,
-    }
-}
-
-/// The index of `skills` by name, if no two share one (a source's listing never
-/// repeats a name).
-fn unique_names(skills: &[SkillMetadata]) -> Option<NameIndex> {
-    let mut index = NameIndex::with_capacity(skills.len());
-    for (i, skill) in skills.iter().enumerate() {
-        if index.get(&skill.name, |i| skills[i].name.as_str()).is_some() {
-            return None;
-        }
-        index.insert(i, |i| skills[i].name.as_str());
-    }
-    Some(index)
-}
-
-/// [`build_snapshot`] of one source whose names are unique (`index`): nothing is merged
-/// or hidden, so the listing's skills and resources move in whole, in their order.
-fn one_source(
-    sources: &Arc<[SkillSource]>,
-    found: SkillListing,
-    error: Option<Diagnostic>,
-    index: NameIndex,
-    lazy: bool,
-) -> CatalogSnapshot {
-    let SkillListing {
-        skills,
-        mut diagnostics,
-        mut resources,
-        ..
-    } = found;
-    diagnostics.extend(error);
-    // As the merge does: only the resources of skills served.
-    resources.retain(|name, _| index.get(name, |i| skills[i].name.as_str()).is_some());
-    CatalogSnapshot {
-        version: 0,
-        sources: Arc::clone(sources),
-        skill_sources: vec![0; skills.len()],
-        skills: skills.into(),
-        index,
-        shadowed: BTreeMap::new(),
-        resources: Arc::new(resources),
         diagnostics: diagnostics.into(),
         lazy,
         fetched: Arc::default(),
@@ -445,39 +387,53 @@ mod tests {
 
     use super::*;
 
-    fn listing(names: &[&str]) -> SkillListing {
+    /// A source's listing of `names`, each with one script under `root`, and resources
+    /// of a name it does not list.
+    fn listing(root: &str, names: &[&str]) -> SkillListing {
         let mut listing = SkillListing::default();
         for name in names {
-            let path = format!("/s/{name}/SKILL.md");
-            listing.skills.push(SkillMetadata::new(*name, "d", &path));
+            listing
+                .skills
+                .push(SkillMetadata::new(*name, "d", format!("{root}/{name}/SKILL.md")));
             let resource = ResourceMetadata {
-                path: format!("/s/{name}/scripts/run.sh"),
+                path: format!("{root}/{name}/scripts/run.sh"),
                 kind: ResourceKind::Script,
                 skill_name: (*name).to_owned(),
             };
             listing.resources.insert((*name).to_owned(), vec![resource]);
         }
-        listing.resources.insert("not-served".into(), Vec::new());
-        listing
-            .diagnostics
-            .push(Diagnostic::new("/s/x/SKILL.md", DiagnosticKind::NoFrontmatter, "x"));
+        listing.resources.insert("not-listed".into(), Vec::new());
         listing
     }
 
     #[test]
-    fn one_source_is_built_as_the_merge_builds_it() {
-        let sources: Arc<[SkillSource]> = vec![SkillSource::new(Arc::new(MemoryBackend::new()), "/s")].into();
-        for lazy in [false, true] {
-            let error = Some(Diagnostic::new("/s", DiagnosticKind::ListingFailed, "e"));
-            let whole = || vec![(Some(listing(&["web", "pdf", "sql"])), error.clone())];
-            let fast = build_snapshot(&sources, whole(), lazy);
-            assert_eq!(fast, merged(&sources, whole(), lazy));
-            assert_eq!(fast.get("pdf").map(|s| s.path.as_str()), Some("/s/pdf/SKILL.md"));
-            assert!(!fast.resources.contains_key("not-served"));
-        }
-        // A listing that repeats a name (never made by discovery) takes the merge.
-        let twice = || vec![(Some(listing(&["web", "web"])), None)];
-        assert_eq!(build_snapshot(&sources, twice(), false).skills().len(), 1);
-        assert_eq!(build_snapshot(&sources, vec![(None, None)], false).skills().len(), 0);
+    fn each_skill_is_served_with_the_resources_of_the_source_that_serves_it() {
+        let backend = Arc::new(MemoryBackend::new());
+        let sources: Arc<[SkillSource]> =
+            vec![SkillSource::new(backend.clone(), "/a"), SkillSource::new(backend, "/b")].into();
+        let error = Diagnostic::new("/b", DiagnosticKind::ListingFailed, "e");
+        let listings = vec![
+            (Some(listing("/a", &["web", "pdf"])), None),
+            (Some(listing("/b", &["web", "sql"])), Some(error.clone())),
+        ];
+        let snapshot = build_snapshot(&sources, listings, false);
+        let names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["web", "pdf", "sql"], "the place a name first appeared");
+        assert_eq!(snapshot.skill_sources, [1, 0, 1]);
+        let script = |name: &str| snapshot.resources[name][0].path.clone();
+        assert_eq!(script("web"), "/b/web/scripts/run.sh", "the later source's");
+        assert_eq!(script("pdf"), "/a/pdf/scripts/run.sh");
+        assert_eq!(script("sql"), "/b/sql/scripts/run.sh");
+        assert!(!snapshot.resources.contains_key("not-listed"));
+        assert_eq!(snapshot.shadowed("web")[0].path, "/a/web/SKILL.md");
+        assert_eq!(*snapshot.diagnostics(), [error]);
+        // One source: its skills and resources as they are.
+        let one = build_snapshot(
+            &sources[..1].to_vec().into(),
+            vec![(Some(listing("/a", &["web"])), None)],
+            true,
+        );
+        assert_eq!(one.get("web").map(|s| s.path.as_str()), Some("/a/web/SKILL.md"));
+        assert_eq!(one.resources.keys().collect::<Vec<_>>(), ["web"]);
     }
 }
