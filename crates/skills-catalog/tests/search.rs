@@ -60,17 +60,18 @@ fn the_synthetic_requests_find_their_skill() {
         );
         first += usize::from(query.expect.contains(&found[0]));
     }
-    // 58 of 60 today (hit@1 0.967); plain BM25 gets 54.
-    assert!(first >= 58, "{first} of {} first", queries.query.len());
+    // 59 of 60 today (hit@1 0.983); plain BM25 gets 54.
+    assert!(first >= 59, "{first} of {} first", queries.query.len());
 }
 
 #[test]
 fn rankings_stay_as_they_are() {
     let index = SkillIndex::build(&synthetic());
-    // Stems: "deploying" and "cluster" meet "Deploy" and "cluster".
+    // Stems: "deploying" and "cluster" meet "Deploy" and "cluster"; `k8s` also looks
+    // for `kubernetes`, which Helm's description has.
     assert_eq!(
         top(&index, "deploying my service to k8s cluster", 3),
-        ["kubernetes-deploy"]
+        ["kubernetes-deploy", "helm-charts"]
     );
     // A misspelt word is read as the closest known one.
     assert_eq!(top(&index, "provision aws with terrafrom", 1), ["terraform-aws"]);
@@ -79,6 +80,32 @@ fn rankings_stay_as_they_are() {
     assert_eq!(top(&index, "PDF-Forms", 1), ["pdf-forms"]);
     // Only common words: nothing to go on.
     assert!(top(&index, "how do I use this", 5).is_empty());
+}
+
+#[test]
+fn other_words_for_the_same_thing_and_run_together_words_are_found() {
+    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
+    let index = SkillIndex::build(&[
+        skill("notes-migration", "Migrate notes between apps, keeping tags"),
+        skill("notes-search", "Search your notes quickly"),
+        skill("file-mover", "Move files between folders"),
+        skill("file-migration", "Migrate files between servers"),
+        skill("vastai-rate-limits", "Handle 429 errors from the GPU cloud API"),
+        skill("bulk-storage", "Store vast amounts of data cheaply"),
+        skill("mysql-admin", "Administer MySQL servers"),
+        skill("sql-lint", "Lint SQL files"),
+    ]);
+    // `move` also looks for `migrate`...
+    assert_eq!(top(&index, "move my notes out of the old app", 1), ["notes-migration"]);
+    // ...but a skill in the request's own words comes first.
+    assert_eq!(top(&index, "move files", 2), ["file-mover", "file-migration"]);
+    // `vast.ai` is also the `vastai` of a name.
+    assert_eq!(
+        top(&index, "vast.ai returns 429", 2),
+        ["vastai-rate-limits", "bulk-storage"]
+    );
+    // A stop word is not joined: `my sql` is not `mysql`.
+    assert_eq!(top(&index, "check my sql", 5), ["sql-lint"]);
 }
 
 #[test]

@@ -9,7 +9,10 @@
 //! - a match in the name weighs more than one in the description;
 //! - a request that names a skill (`pdf processing` for `pdf-processing`) puts it first;
 //! - a word that no skill has (`kubernets`) is read as the known word closest to it by
-//!   character trigrams.
+//!   character trigrams;
+//! - a request word also looks for the other words and abbreviations skills use for the
+//!   same thing (`move` finds `migrate`, `k8s` finds `kubernetes`), at half weight;
+//! - two request words a skill runs together (`vast.ai` for `vastai`) count as that word.
 
 mod answer;
 mod text;
@@ -36,6 +39,9 @@ const NAME_WEIGHT: f32 = 0.3;
 const LENGTH_NORMALIZATION: f32 = 0.5;
 /// What naming a skill adds to its score: more than any sum of word scores.
 const NAMED_BONUS: f32 = 1_000.0;
+/// What a word found through [`text`]'s list of other words for the same thing weighs,
+/// against the request's own words.
+const EXPANSION_WEIGHT: f32 = 0.5;
 /// How alike by trigrams a misspelt word and the known word read for it must be.
 const NEAR_MISS_SIMILARITY: f32 = 0.5;
 /// Characters of a request that count; the rest is ignored.
@@ -379,12 +385,45 @@ impl SkillIndex {
         let mut forms = self.words.forms(query);
         forms.sort_unstable();
         forms.dedup();
-        for forms in forms {
+        let mut add = |word: &str, each: f32| {
+            let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
+            *weight = weight.max(each);
+        };
+        for forms in &forms {
             let known: Vec<&str> = forms.iter().filter_map(|w| self.vocabulary.known(w)).collect();
             let each = if known.len() == 1 { 2.0 } else { 1.0 };
             for word in known {
-                let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
-                *weight = weight.max(each);
+                add(word, each);
+            }
+        }
+        // Two request words that a skill writes as one (`vast ai`, `set up`) count as
+        // that word, as written only.
+        for join in self.words.joined(query) {
+            for forms in self.words.forms(&join) {
+                if forms
+                    .first()
+                    .is_some_and(|w| self.vocabulary.ids.contains_key(w.as_str()))
+                {
+                    for word in forms.iter().filter(|w| self.vocabulary.ids.contains_key(w.as_str())) {
+                        add(word, 1.0);
+                    }
+                }
+            }
+        }
+        // Other words for the same thing count for less, and only as written: a word
+        // no skill uses is not read as a near one.
+        for forms in &forms {
+            let also = forms.last().map(|stem| self.words.also(stem)).unwrap_or_default();
+            for other in self.words.forms(&also.join(" ")) {
+                let known: Vec<&str> = other
+                    .iter()
+                    .filter(|w| self.vocabulary.ids.contains_key(w.as_str()))
+                    .map(String::as_str)
+                    .collect();
+                let each = if known.len() == 1 { 2.0 } else { 1.0 };
+                for word in known {
+                    add(word, each * EXPANSION_WEIGHT);
+                }
             }
         }
         let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();

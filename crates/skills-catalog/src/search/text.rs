@@ -3,7 +3,7 @@
 //! `pdf-processing` is `pdf processing`), without the words too common to tell skills
 //! apart, each with its stem (`deploying`, `deploys` and `deploy` share `deploy`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
 
@@ -17,6 +17,130 @@ const STOP_WORDS: &[&str] = &[
     "which", "while", "who", "why", "will", "with", "would", "you", "your",
 ];
 
+/// What a request word also looks for: the other words and abbreviations skill
+/// descriptions use for the same thing (`move` finds `migrate`, `word` finds `docx`,
+/// `k8s` finds `kubernetes`). Keyed by the request word's stem; each word found this way
+/// weighs [`super::EXPANSION_WEIGHT`] of the request's own words, so a skill that uses
+/// the request's own words still comes first. Single words only: a phrase would be
+/// matched word by word, and words like `client` alone say little.
+const ALSO: &[(&str, &[&str])] = &[
+    // Doing the same thing, in other words.
+    ("move", &["migrate", "migration"]),
+    ("port", &["migrate", "migration"]),
+    ("transfer", &["migrate", "migration"]),
+    ("migrate", &["move"]),
+    ("upgrade", &["migrate", "migration", "update"]),
+    ("update", &["upgrade"]),
+    ("purge", &["remove", "delete", "clean"]),
+    ("erase", &["remove", "delete"]),
+    ("delete", &["remove"]),
+    ("remove", &["delete"]),
+    ("restructure", &["refactor", "refactoring"]),
+    ("reformat", &["format", "formatter", "formatting"]),
+    ("format", &["formatter", "formatting"]),
+    ("lint", &["linter", "linting"]),
+    ("scrape", &["crawl", "scraping"]),
+    ("crawl", &["scrape"]),
+    ("summarize", &["summary"]),
+    ("summary", &["summarize"]),
+    ("ship", &["deploy", "release"]),
+    ("install", &["setup"]),
+    ("setup", &["install", "configure"]),
+    ("configure", &["setup", "configuration"]),
+    ("translate", &["translation", "localization", "i18n"]),
+    ("localize", &["localization", "translation", "i18n"]),
+    ("i18n", &["localization", "translation"]),
+    ("transcribe", &["transcription", "speech"]),
+    // Money, speed, failure.
+    ("bill", &["cost", "billing"]),
+    ("billing", &["cost"]),
+    ("expensive", &["cost"]),
+    ("cheaper", &["cost"]),
+    ("spend", &["cost"]),
+    ("cost", &["billing", "spend"]),
+    ("price", &["pricing", "cost"]),
+    ("slow", &["performance", "latency"]),
+    ("speed", &["performance"]),
+    ("latency", &["performance"]),
+    ("crash", &["error", "debug"]),
+    ("bug", &["error", "debug"]),
+    ("broken", &["error", "fix"]),
+    // Secrets and access.
+    ("password", &["credential", "secret"]),
+    ("secret", &["credential", "password"]),
+    ("credential", &["secret", "password"]),
+    ("token", &["credential", "key"]),
+    ("leak", &["exposed", "sensitive"]),
+    ("login", &["authentication", "auth", "sso"]),
+    ("auth", &["authentication"]),
+    ("authentication", &["auth"]),
+    ("permission", &["rbac", "role", "access"]),
+    ("role", &["rbac", "permission"]),
+    ("rbac", &["role", "permission"]),
+    ("privacy", &["gdpr", "pii"]),
+    ("gdpr", &["privacy"]),
+    ("pii", &["personal", "privacy"]),
+    ("vulnerability", &["vuln", "cve"]),
+    ("vuln", &["vulnerability"]),
+    ("cve", &["vulnerability"]),
+    ("pentest", &["penetration"]),
+    ("penetration", &["pentest"]),
+    ("desktop", &["thick"]),
+    ("alert", &["alarm", "monitor", "monitoring"]),
+    ("alarm", &["alert"]),
+    // Abbreviations and their words.
+    ("app", &["application"]),
+    ("application", &["app"]),
+    ("docs", &["documentation"]),
+    ("repo", &["repository"]),
+    ("repository", &["repo"]),
+    ("db", &["database"]),
+    ("database", &["db"]),
+    ("k8s", &["kubernetes"]),
+    ("kubernetes", &["k8s"]),
+    ("js", &["javascript"]),
+    ("javascript", &["js"]),
+    ("ts", &["typescript"]),
+    ("typescript", &["ts"]),
+    ("py", &["python"]),
+    ("postgres", &["postgresql"]),
+    ("postgresql", &["postgres"]),
+    ("pg", &["postgres", "postgresql"]),
+    ("env", &["environment"]),
+    ("environment", &["env"]),
+    ("prod", &["production"]),
+    ("production", &["prod"]),
+    ("dev", &["development"]),
+    ("perf", &["performance"]),
+    ("config", &["configuration"]),
+    ("configuration", &["config"]),
+    // Office files and media.
+    ("word", &["docx"]),
+    ("docx", &["word"]),
+    ("powerpoint", &["pptx", "presentation", "slides"]),
+    ("slides", &["pptx", "presentation"]),
+    ("presentation", &["pptx", "slides"]),
+    ("pptx", &["powerpoint", "presentation"]),
+    ("excel", &["xlsx", "spreadsheet"]),
+    ("spreadsheet", &["xlsx", "excel"]),
+    ("xlsx", &["excel", "spreadsheet"]),
+    ("chart", &["graph", "plot", "visualization"]),
+    ("graph", &["chart"]),
+    ("plot", &["chart"]),
+    ("picture", &["image"]),
+    ("photo", &["image"]),
+    ("image", &["picture", "photo"]),
+    ("mail", &["email"]),
+    ("email", &["mail"]),
+    ("container", &["docker"]),
+    ("docker", &["container"]),
+    ("website", &["site", "web"]),
+    ("site", &["website"]),
+    ("chatbot", &["ai", "llm", "assistant"]),
+    ("heading", &["outline"]),
+    ("outline", &["heading"]),
+];
+
 /// Longer words are not words (hashes, base64, run-together junk) and are not indexed.
 const MAX_WORD_CHARS: usize = 40;
 
@@ -24,6 +148,8 @@ const MAX_WORD_CHARS: usize = 40;
 pub(crate) struct Words {
     stemmer: Stemmer,
     stop: HashSet<&'static str>,
+    /// [`ALSO`], by the stem of the request word.
+    also: HashMap<String, &'static [&'static str]>,
 }
 
 impl std::fmt::Debug for Words {
@@ -34,9 +160,15 @@ impl std::fmt::Debug for Words {
 
 impl Default for Words {
     fn default() -> Self {
+        let stemmer = Stemmer::create(Algorithm::English);
+        let also = ALSO
+            .iter()
+            .map(|&(word, also)| (stemmer.stem(word).into_owned(), also))
+            .collect();
         Self {
-            stemmer: Stemmer::create(Algorithm::English),
+            stemmer,
             stop: STOP_WORDS.iter().copied().collect(),
+            also,
         }
     }
 }
@@ -47,6 +179,12 @@ impl Words {
     /// one in another form on the stem alone.
     pub(crate) fn words(&self, text: &str) -> Vec<String> {
         self.forms(text).into_iter().flatten().collect()
+    }
+
+    /// The words a request word also looks for, by the word's stem (the last of its
+    /// [`forms`](Self::forms)).
+    pub(crate) fn also(&self, stem: &str) -> &'static [&'static str] {
+        self.also.get(stem).copied().unwrap_or_default()
     }
 
     /// The indexed forms of each word of `text`: the word and its stem, or the word
@@ -105,6 +243,26 @@ pub(crate) fn similarity(shared: usize, a: usize, b: usize) -> f32 {
     2.0 * shared as f32 / (a + b) as f32
 }
 
+impl Words {
+    /// Each two neighbouring words of `text` written as one (`vast.ai` as `vastai`,
+    /// `type script` as `typescript`), for the names and words that run them together.
+    /// Pairs with a stop word are not joined (`my sql` is not `mysql`, `a na` not `ana`),
+    /// nor are joins longer than a word.
+    pub(crate) fn joined(&self, text: &str) -> Vec<String> {
+        let lower = text.to_lowercase();
+        let words: Vec<&str> = lower
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .collect();
+        words
+            .windows(2)
+            .filter(|pair| !pair.iter().any(|w| self.stop.contains(w)))
+            .map(|pair| pair.concat())
+            .filter(|w| w.chars().count() <= MAX_WORD_CHARS)
+            .collect()
+    }
+}
+
 /// The words of `text` joined by one space, for matching a name inside a request.
 pub(crate) fn plain(text: &str) -> String {
     text.to_lowercase()
@@ -152,6 +310,15 @@ mod tests {
         assert!(alike("kubernets", "kubernetes") > 0.6);
         assert!(alike("terraform", "kubernetes") < 0.2);
         assert_eq!(trigrams("ab"), ["^ab", "ab$"]);
+    }
+
+    #[test]
+    fn neighbouring_words_are_joined_in_pairs() {
+        let words = Words::default();
+        assert_eq!(words.joined("Vast.ai rate-limits"), ["vastai", "airate", "ratelimits"]);
+        assert_eq!(words.joined("check my SQL"), Vec::<String>::new());
+        assert_eq!(words.joined("one"), Vec::<String>::new());
+        assert_eq!(words.joined(&format!("{} b", "x".repeat(40))), Vec::<String>::new());
     }
 
     #[test]
