@@ -2,6 +2,7 @@
 //! the library, by giving the skills that matter least a shorter entry.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use skills_core::{ResourceKind, ResourceMetadata, SkillMetadata};
 
@@ -256,7 +257,7 @@ impl EntryCosts {
     /// `lazy_resources`, resources are not known yet: every full entry is counted with
     /// room for the longest resource line instead of its own.
     pub fn compute(
-        skills: &[SkillMetadata],
+        skills: &[Arc<SkillMetadata>],
         ctx: &ListContext<'_>,
         budget: &CatalogBudget,
         sources: &[usize],
@@ -297,7 +298,7 @@ impl EntryCosts {
 
     /// Where the skills called `name` are among the shown ones (one in a catalog, where
     /// names are unique).
-    fn positions<'s>(&'s self, skills: &'s [SkillMetadata], name: &'s str) -> impl Iterator<Item = usize> + 's {
+    fn positions<'s>(&'s self, skills: &'s [Arc<SkillMetadata>], name: &'s str) -> impl Iterator<Item = usize> + 's {
         let at = self.name_at.get(name).copied().unwrap_or(self.by_name.len());
         self.by_name[at..]
             .iter()
@@ -308,7 +309,7 @@ impl EntryCosts {
 
 /// The skills list within `budget`, and what the budget did.
 pub fn format_budgeted_list(
-    skills: &[SkillMetadata],
+    skills: &[Arc<SkillMetadata>],
     ctx: &ListContext<'_>,
     budget: &CatalogBudget,
     ranking: &Ranking<'_>,
@@ -321,7 +322,7 @@ pub fn format_budgeted_list(
 
 /// What a budgeted rendering did, from the forms it gave the shown skills.
 pub(crate) fn report_of(
-    skills: &[SkillMetadata],
+    skills: &[Arc<SkillMetadata>],
     ctx: &ListContext<'_>,
     budget: &CatalogBudget,
     costs: &EntryCosts,
@@ -356,7 +357,7 @@ pub(crate) fn report_of(
 /// The list within `budget` from precomputed `costs` of the same skills, and the form
 /// each shown skill got (parallel to the shown skills; empty for an empty library).
 pub(crate) fn budgeted_list(
-    skills: &[SkillMetadata],
+    skills: &[Arc<SkillMetadata>],
     ctx: &ListContext<'_>,
     budget: &CatalogBudget,
     uses: Uses<'_>,

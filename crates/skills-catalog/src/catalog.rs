@@ -14,6 +14,7 @@ use tracing::{debug, warn};
 
 use crate::budget::UseCounts;
 use crate::frozen;
+use crate::listing::Listing;
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
 use crate::search::{SearchError, SearchHit, SkillIndex};
@@ -26,7 +27,7 @@ use crate::source::SkillSource;
 #[derive(Debug, Default)]
 pub(crate) struct SourceWork {
     pub(crate) cache: ParseCache,
-    pub(crate) last: Option<SkillListing>,
+    pub(crate) last: Option<Listing>,
     /// Why the last discovery of the source failed, as a diagnostic and as the error.
     pub(crate) error: Option<(Diagnostic, SourceError)>,
 }
@@ -313,7 +314,8 @@ impl SkillCatalog {
         let listings = work
             .iter_mut()
             .map(|w| {
-                // Without incremental reloads the listing moves into the snapshot.
+                // Without incremental reloads the listing moves into the snapshot; with
+                // them, the snapshot shares each skill with it.
                 let listing = if self.incremental {
                     w.last.clone()
                 } else {
@@ -443,18 +445,18 @@ pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<SkillListin
     };
     state.error = None;
     let last = state.last.take().unwrap_or_default();
-    state.last = Some(keep_last_good(found, &last.skills, &last.resources));
+    state.last = Some(keep_last_good(found.into(), &last.skills, &last.resources));
 }
 
 /// `found` (a new listing) with the last good version of each skill whose file it now
 /// skips, from `last_skills`: a broken edit keeps being served as it was, with a
 /// `kept-last-good` diagnostic. Skills and diagnostics come out sorted by path.
 pub(crate) fn keep_last_good(
-    mut found: SkillListing,
-    last_skills: &[SkillMetadata],
-    last_resources: &BTreeMap<String, Vec<ResourceMetadata>>,
-) -> SkillListing {
-    let kept: Vec<(SkillMetadata, Diagnostic)> = {
+    mut found: Listing,
+    last_skills: &[Arc<SkillMetadata>],
+    last_resources: &BTreeMap<String, Arc<[ResourceMetadata]>>,
+) -> Listing {
+    let kept: Vec<(Arc<SkillMetadata>, Diagnostic)> = {
         let skipped: Vec<&Diagnostic> = found
             .diagnostics
             .iter()
@@ -464,7 +466,8 @@ pub(crate) fn keep_last_good(
         if skipped.is_empty() {
             Vec::new()
         } else {
-            let by_path: HashMap<&str, &SkillMetadata> = last_skills.iter().map(|s| (s.path.as_str(), s)).collect();
+            let by_path: HashMap<&str, &Arc<SkillMetadata>> =
+                last_skills.iter().map(|s| (s.path.as_str(), s)).collect();
             let names: HashSet<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
             skipped
                 .into_iter()
@@ -478,7 +481,7 @@ pub(crate) fn keep_last_good(
                         good.name, diagnostic.message
                     );
                     let note = Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg);
-                    Some(((*good).clone(), note))
+                    Some((Arc::clone(good), note))
                 })
                 .collect()
         }

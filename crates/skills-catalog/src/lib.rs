@@ -51,6 +51,7 @@ mod budget;
 mod catalog;
 mod escape;
 mod frozen;
+mod listing;
 mod load;
 pub mod lock;
 pub mod manifest;
@@ -83,6 +84,6 @@ pub use search::{
     format_search_results,
 };
 pub use section::PromptSection;
-pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
+pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, SharedResources};
 pub use source::{SkillSource, SourcePathError};
 pub use watch::{WatchError, WatchHandle};

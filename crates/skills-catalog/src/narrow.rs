@@ -5,10 +5,11 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
-use skills_core::{DiagnosticKind, Discovery, SKILL_FILE, SkillListing, path};
+use skills_core::{DiagnosticKind, Discovery, SKILL_FILE, path};
 use tracing::debug;
 
 use crate::catalog::{SkillCatalog, keep_last_good};
+use crate::listing::Listing;
 use crate::snapshot::CatalogEvent;
 
 /// More changed paths than this in one source reload the whole source: past it, one
@@ -19,7 +20,7 @@ const MAX_NARROWED_PATHS: usize = 256;
 /// change may reach beyond known skill folders (a new folder that could hold skills
 /// deeper down, a `SKILL.md` above known skills) or the last walk said something of
 /// the source as a whole: then only a walk is right.
-fn touched_folders(last: &SkillListing, root: &str, depth: usize, paths: &[String]) -> Option<BTreeSet<String>> {
+fn touched_folders(last: &Listing, root: &str, depth: usize, paths: &[String]) -> Option<BTreeSet<String>> {
     // What the last walk said of the source as a whole (no skill folder at all, a hint
     // to look deeper, a limit, a listing that failed, a stale backend) only a walk can
     // say again.
@@ -136,7 +137,7 @@ impl SkillCatalog {
         self.files_read
             .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
         let merged = match (found, state.last.take()) {
-            (Ok(found), Some(last)) => merge_folders(last, found, &dirs, self.limits.max_skills()),
+            (Ok(found), Some(last)) => merge_folders(last, found.into(), &dirs, self.limits.max_skills()),
             (_, last) => Err(last),
         };
         let (merged, gone, names) = match merged {
@@ -168,18 +169,18 @@ impl SkillCatalog {
 }
 
 /// The skills, resources and names a narrowed reload took out of a listing.
-type Merged = (SkillListing, SkillListing, BTreeSet<String>);
+type Merged = (Listing, Listing, BTreeSet<String>);
 
 /// `last` with the folders `dirs` replaced by what reading them `found`, in place;
 /// with the listing of what was there before (for the last-good rule) and every name
 /// the change touched. Gives `last` back when a full reload must decide (a name now
 /// held by a folder outside `dirs`, or the source's skill limit reached).
 fn merge_folders(
-    mut last: SkillListing,
-    found: SkillListing,
+    mut last: Listing,
+    found: Listing,
     dirs: &[String],
     max_skills: usize,
-) -> Result<Merged, Option<SkillListing>> {
+) -> Result<Merged, Option<Listing>> {
     let within = |p: &str| {
         dirs.iter()
             .any(|d| p == d || p.strip_prefix(d.as_str()).is_some_and(|r| r.starts_with('/')))
@@ -214,11 +215,11 @@ fn merge_folders(
     last.skills.retain(|s| {
         let gone = within(s.dir());
         if gone {
-            gone_skills.push(s.clone());
+            gone_skills.push(std::sync::Arc::clone(s));
         }
         !gone
     });
-    let mut gone = SkillListing::default();
+    let mut gone = Listing::default();
     let mut names: BTreeSet<String> = found.skills.iter().map(|s| s.name.clone()).collect();
     for skill in gone_skills {
         if let Some(resources) = last.resources.remove(&skill.name) {

@@ -1,12 +1,14 @@
 //! The skills section of the system prompt (the V2 template and list format), and the
 //! escaping that keeps untrusted skill text from changing the section's structure.
 
+use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use skills_core::{Diagnostic, DiagnosticKind, ResourceKind, ResourceMetadata, Severity, SkillMetadata};
 
 use crate::policy::AllowedToolsPolicy;
+use crate::snapshot::SharedResources;
 
 /// The slot for the source locations.
 pub const LOCATIONS_SLOT: &str = "{skills_locations}";
@@ -163,7 +165,7 @@ pub struct ListContext<'a> {
     /// Names of the loaded skills.
     pub loaded: &'a [String],
     /// Resources by skill name.
-    pub resources: &'a BTreeMap<String, Vec<ResourceMetadata>>,
+    pub resources: &'a BTreeMap<String, SharedResources>,
     /// How `allowed-tools` is enforced (changes the wording of the tools line).
     pub policy: AllowedToolsPolicy,
     /// Source paths, named when the library is empty.
@@ -184,8 +186,12 @@ pub struct ListContext<'a> {
 /// Every value that comes from a skill file passes through [`escape_untrusted`]; a skill
 /// whose name is not [prompt-safe](skills_core::name::is_prompt_safe_name) is left out
 /// (discovery already skips those; this guards a hand-built state).
-pub fn format_skills_list(skills: &[SkillMetadata], ctx: &ListContext<'_>) -> String {
-    let skills: Vec<&SkillMetadata> = skills.iter().filter(|s| listed_for_model(s)).collect();
+pub fn format_skills_list<S: Borrow<SkillMetadata>>(skills: &[S], ctx: &ListContext<'_>) -> String {
+    let skills: Vec<&SkillMetadata> = skills
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|s| listed_for_model(s))
+        .collect();
     if skills.is_empty() {
         let paths: Vec<String> = ctx.source_paths.iter().map(|p| code_span(p)).collect();
         return format!(

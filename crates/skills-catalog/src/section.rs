@@ -8,13 +8,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use dashmap::DashMap;
-use skills_core::{Diagnostic, ResourceMetadata, SkillMetadata, SkillsState};
+use skills_core::{Diagnostic, SkillMetadata, SkillsState};
 
 use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, UseCounts, Uses, budgeted_list, report_of};
 use crate::catalog::SkillCatalog;
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
-use crate::snapshot::CatalogSnapshot;
+use crate::snapshot::{CatalogSnapshot, SharedResources};
 use crate::source::SkillSource;
 
 /// Loaded sets whose section is kept at most; more clear the cache.
@@ -318,9 +318,9 @@ struct Listed {
 /// What a skills list is rendered from: a snapshot's parts (with its version, so entry
 /// costs are cached) or a thread's state (without).
 struct Library<'a> {
-    skills: &'a [SkillMetadata],
+    skills: &'a [Arc<SkillMetadata>],
     sources: &'a [usize],
-    resources: Cow<'a, BTreeMap<String, Vec<ResourceMetadata>>>,
+    resources: Cow<'a, BTreeMap<String, SharedResources>>,
     version: Option<u64>,
     /// Resources are listed lazily: entry costs leave room for any resource line.
     lazy: bool,

@@ -5,11 +5,15 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::Arc;
 
 use skills_core::{
-    Diagnostic, DiagnosticKind, NameIndex, ResourceMetadata, Severity, ShadowedSkill, SkillListing, SkillMetadata,
-    SkillsState, merge_last_wins, resources::resources_from_entries,
+    Diagnostic, DiagnosticKind, NameIndex, ResourceMetadata, Severity, ShadowedSkill, SkillMetadata, SkillsState,
+    merge_last_wins, resources::resources_from_entries,
 };
 
+use crate::listing::Listing;
 use crate::source::SkillSource;
+
+/// A skill's resource files, shared by every snapshot and thread that has them.
+pub type SharedResources = Arc<[ResourceMetadata]>;
 
 /// One consistent view of the catalog. Readers hold it behind an `Arc`; a reload builds a
 /// new one and swaps it in, so nobody ever sees half a reload.
@@ -18,19 +22,20 @@ pub struct CatalogSnapshot {
     pub(crate) version: u64,
     /// The catalog's sources, in priority order (shared by every snapshot).
     sources: Arc<[SkillSource]>,
-    /// Shared with the [`SkillsState`] of every thread on this snapshot.
-    skills: Arc<[SkillMetadata]>,
+    /// Shared with the [`SkillsState`] of every thread on this snapshot, and each skill
+    /// with the next snapshots a change leaves it in.
+    skills: Arc<[Arc<SkillMetadata>]>,
     /// Position in `skills` by name.
     index: NameIndex,
     /// The source of each skill, parallel to `skills`.
     skill_sources: Vec<usize>,
     shadowed: BTreeMap<String, Vec<ShadowedSkill>>,
-    resources: Arc<BTreeMap<String, Vec<ResourceMetadata>>>,
+    resources: Arc<BTreeMap<String, SharedResources>>,
     diagnostics: Arc<[Diagnostic]>,
     /// Whether resources are listed when a skill needs them instead of at discovery.
     lazy: bool,
     /// Resources listed so far, for a lazy snapshot.
-    fetched: Arc<std::sync::RwLock<BTreeMap<String, Vec<ResourceMetadata>>>>,
+    fetched: Arc<std::sync::RwLock<BTreeMap<String, SharedResources>>>,
     /// The lock of a frozen catalog.
     pub(crate) lock: Option<Arc<crate::lock::Lock>>,
 }
@@ -46,8 +51,9 @@ impl CatalogSnapshot {
         self.version
     }
 
-    /// The merged skills (last source wins), in first-seen order.
-    pub fn skills(&self) -> &[SkillMetadata] {
+    /// The merged skills (last source wins), in first-seen order. Each is shared: with
+    /// the threads on this snapshot and with the next snapshots that keep it.
+    pub fn skills(&self) -> &[Arc<SkillMetadata>] {
         &self.skills
     }
 
@@ -58,7 +64,7 @@ impl CatalogSnapshot {
 
     /// The skill called `name`.
     pub fn get(&self, name: &str) -> Option<&SkillMetadata> {
-        self.position(name).map(|i| &self.skills[i])
+        self.position(name).map(|i| &*self.skills[i])
     }
 
     /// The index of each skill's source, parallel to [`skills`](Self::skills).
@@ -89,7 +95,7 @@ impl CatalogSnapshot {
 
     /// Resources of every skill, by name, as discovery found them (empty when the
     /// catalog lists resources lazily: see [`resources_of`](Self::resources_of)).
-    pub fn resources(&self) -> &BTreeMap<String, Vec<ResourceMetadata>> {
+    pub fn resources(&self) -> &BTreeMap<String, SharedResources> {
         &self.resources
     }
 
@@ -103,10 +109,10 @@ impl CatalogSnapshot {
     /// [`fetch_resources`](Self::fetch_resources).
     pub fn resources_of(&self, name: &str) -> Option<Vec<ResourceMetadata>> {
         if !self.lazy {
-            return self.resources.get(name).cloned();
+            return self.resources.get(name).map(|r| r.to_vec());
         }
         let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        fetched.get(name).cloned()
+        fetched.get(name).map(|r| r.to_vec())
     }
 
     /// Lists the resources of the skills `names` that a lazy snapshot has not listed
@@ -130,7 +136,7 @@ impl CatalogSnapshot {
                 Err(_) => Vec::new(),
             };
             let mut fetched = self.fetched.write().unwrap_or_else(std::sync::PoisonError::into_inner);
-            fetched.insert(name.to_owned(), found);
+            fetched.insert(name.to_owned(), found.into());
         }
     }
 
@@ -148,7 +154,7 @@ impl CatalogSnapshot {
 
     /// Calls `f` with the resources known now (see [`known_resources`](Self::known_resources)),
     /// without copying a lazy snapshot's: a rendering reads them under the lock.
-    pub(crate) fn with_known_resources<R>(&self, f: impl FnOnce(&BTreeMap<String, Vec<ResourceMetadata>>) -> R) -> R {
+    pub(crate) fn with_known_resources<R>(&self, f: impl FnOnce(&BTreeMap<String, SharedResources>) -> R) -> R {
         if self.lazy {
             let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
             f(&fetched)
@@ -159,7 +165,7 @@ impl CatalogSnapshot {
 
     /// The resources to render the skills list with: everything discovered, or what a
     /// lazy snapshot listed so far.
-    pub(crate) fn known_resources(&self) -> std::borrow::Cow<'_, BTreeMap<String, Vec<ResourceMetadata>>> {
+    pub(crate) fn known_resources(&self) -> std::borrow::Cow<'_, BTreeMap<String, SharedResources>> {
         if self.lazy {
             let fetched = self.fetched.read().unwrap_or_else(std::sync::PoisonError::into_inner);
             std::borrow::Cow::Owned(fetched.clone())
@@ -255,7 +261,7 @@ impl PartialEq for CatalogSnapshot {
 /// listing error, if any, follows its listing's diagnostics.
 pub(crate) fn build_snapshot(
     sources: &Arc<[SkillSource]>,
-    listings: Vec<(Option<SkillListing>, Option<Diagnostic>)>,
+    listings: Vec<(Option<Listing>, Option<Diagnostic>)>,
     lazy: bool,
 ) -> CatalogSnapshot {
     let mut diagnostics = Vec::new();
@@ -323,7 +329,7 @@ pub(crate) fn diff(
 ) -> Vec<CatalogChange> {
     let mut changes = Vec::new();
     // The skills to compare, in the new catalog's order, and the old ones to look for.
-    let (new_skills, old_skills): (Vec<&SkillMetadata>, Vec<&SkillMetadata>) = match touched {
+    let (new_skills, old_skills): (Vec<&Arc<SkillMetadata>>, Vec<&Arc<SkillMetadata>>) = match touched {
         Some(names) => {
             let mut at: Vec<usize> = names.iter().filter_map(|n| new.position(n)).collect();
             at.sort_unstable();
@@ -340,8 +346,9 @@ pub(crate) fn diff(
         let name = &skill.name;
         match old.get(name) {
             None => changes.push(CatalogChange::Added { name: name.clone() }),
+            // A skill no change touched is the same allocation in both.
             Some(before)
-                if before != skill
+                if !(std::ptr::eq(before, &**skill) || *before == **skill)
                     || old.source_of(name) != new.source_of(name)
                     || old.resources.get(name) != new.resources.get(name) =>
             {
@@ -389,8 +396,8 @@ mod tests {
 
     /// A source's listing of `names`, each with one script under `root`, and resources
     /// of a name it does not list.
-    fn listing(root: &str, names: &[&str]) -> SkillListing {
-        let mut listing = SkillListing::default();
+    fn listing(root: &str, names: &[&str]) -> Listing {
+        let mut listing = skills_core::SkillListing::default();
         for name in names {
             listing
                 .skills
@@ -403,7 +410,7 @@ mod tests {
             listing.resources.insert((*name).to_owned(), vec![resource]);
         }
         listing.resources.insert("not-listed".into(), Vec::new());
-        listing
+        listing.into()
     }
 
     #[test]

@@ -7,8 +7,8 @@
 use std::collections::{BTreeMap, HashMap};
 
 use skills_catalog::prompt::{ListContext, format_skills_list};
-use skills_catalog::{AllowedToolsPolicy, CatalogBudget, EntryForm, Ranking, format_budgeted_list};
-use skills_core::{ResourceMetadata, SkillMetadata};
+use skills_catalog::{AllowedToolsPolicy, CatalogBudget, EntryForm, Ranking, SharedResources, format_budgeted_list};
+use skills_core::SkillMetadata;
 
 fn skill(name: &str, description: &str) -> SkillMetadata {
     SkillMetadata {
@@ -24,8 +24,8 @@ fn skill(name: &str, description: &str) -> SkillMetadata {
     }
 }
 
-fn library() -> Vec<SkillMetadata> {
-    vec![
+fn library() -> Vec<std::sync::Arc<SkillMetadata>> {
+    [
         skill("alpha", "Writes release notes. Reads the merged pull requests first."),
         skill(
             "beta",
@@ -37,10 +37,12 @@ fn library() -> Vec<SkillMetadata> {
             "Plans database migrations; checks locks and long transactions before running.",
         ),
     ]
+    .map(std::sync::Arc::new)
+    .into()
 }
 
 /// The list context of these tests: no resources, one source path.
-fn context<'a>(loaded: &'a [String], resources: &'a BTreeMap<String, Vec<ResourceMetadata>>) -> ListContext<'a> {
+fn context<'a>(loaded: &'a [String], resources: &'a BTreeMap<String, SharedResources>) -> ListContext<'a> {
     ListContext {
         loaded,
         resources,
@@ -217,7 +219,7 @@ fn every_skill_of_a_pinned_or_used_name_counts_as_such() {
     // Names are unique in a catalog; a list given by hand may repeat one, and each
     // skill of that name is pinned (or used) alike.
     let mut skills = library();
-    skills.push(skill("beta", "A second beta, listed last."));
+    skills.push(std::sync::Arc::new(skill("beta", "A second beta, listed last.")));
     let resources = BTreeMap::new();
     let ctx = context(&[], &resources);
     let sources = [0; 5];

@@ -26,7 +26,7 @@ fn library() -> Arc<MemoryBackend> {
 
 /// What a catalog discovering `backend` from scratch serves: skills, resources and
 /// diagnostics.
-async fn fresh(backend: &Arc<MemoryBackend>) -> (Vec<skills_core::SkillMetadata>, String, usize) {
+async fn fresh(backend: &Arc<MemoryBackend>) -> (Vec<Arc<skills_core::SkillMetadata>>, String, usize) {
     let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
     let snapshot = catalog.ensure_loaded().await;
     (
@@ -44,11 +44,21 @@ async fn a_one_file_edit_reads_one_file() {
     let read = |c: &SkillCatalog| c.stats().files_read;
     let start = read(&catalog);
     assert_eq!(start, 50);
+    let before = catalog.snapshot();
 
     backend
         .insert("/s/skill-07/SKILL.md", md("skill-07", "Does task seven, better"))
         .unwrap();
     let event = catalog.reload_paths(0, &["/s/skill-07/SKILL.md".into()]).await.unwrap();
+    // The new version shares every skill the edit left alone with the last one (and
+    // their resource lists): nothing but the edited skill was copied.
+    let after = catalog.snapshot();
+    for (old, new) in before.skills().iter().zip(after.skills()) {
+        assert_eq!(Arc::ptr_eq(old, new), old.name != "skill-07", "{}", old.name);
+        if let (Some(a), Some(b)) = (before.resources().get(&old.name), after.resources().get(&old.name)) {
+            assert_eq!(Arc::ptr_eq(a, b), old.name != "skill-07", "resources of {}", old.name);
+        }
+    }
     assert_eq!(
         event.changes,
         [CatalogChange::Changed {

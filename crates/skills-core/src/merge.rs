@@ -1,14 +1,17 @@
 //! Last-wins merge of several sources.
 
+use std::borrow::Borrow;
+
 use crate::name_index::NameIndex;
 
 use crate::skill::SkillMetadata;
 
-/// A skill after merging sources, with the copies it hides.
+/// A skill after merging sources, with the copies it hides. `S` is how the skill is
+/// held: itself, or shared (`Arc<SkillMetadata>`) by whoever keeps several versions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergedSkill {
+pub struct MergedSkill<S = SkillMetadata> {
     /// The winning skill.
-    pub skill: SkillMetadata,
+    pub skill: S,
     /// Index of the source it comes from.
     pub source: usize,
     /// Copies from earlier sources that this one hides, earliest first.
@@ -40,21 +43,21 @@ pub struct ShadowedSkill {
 /// assert_eq!(merged[0].shadowed[0].path, "/base/web/SKILL.md");
 /// assert_eq!(merged[1].source, 0);
 /// ```
-pub fn merge_last_wins(sources: impl IntoIterator<Item = Vec<SkillMetadata>>) -> Vec<MergedSkill> {
-    let sources: Vec<Vec<SkillMetadata>> = sources.into_iter().collect();
+pub fn merge_last_wins<S: Borrow<SkillMetadata>>(sources: impl IntoIterator<Item = Vec<S>>) -> Vec<MergedSkill<S>> {
+    let sources: Vec<Vec<S>> = sources.into_iter().collect();
     // Exact: a library of 100,000 skills would otherwise hold up to twice their size.
     let total = sources.iter().map(Vec::len).sum();
-    let mut merged: Vec<MergedSkill> = Vec::with_capacity(total);
+    let mut merged: Vec<MergedSkill<S>> = Vec::with_capacity(total);
     let mut index = NameIndex::with_capacity(total);
     for (source, skills) in sources.into_iter().enumerate() {
         for skill in skills {
-            match index.get(&skill.name, |i| merged[i].skill.name.as_str()) {
+            match index.get(&skill.borrow().name, |i| merged[i].skill.borrow().name.as_str()) {
                 Some(i) => {
                     let slot = &mut merged[i];
                     let hidden = std::mem::replace(&mut slot.skill, skill);
                     slot.shadowed.push(ShadowedSkill {
                         source: slot.source,
-                        path: hidden.path,
+                        path: hidden.borrow().path.clone(),
                     });
                     slot.source = source;
                 }
@@ -64,7 +67,7 @@ pub fn merge_last_wins(sources: impl IntoIterator<Item = Vec<SkillMetadata>>) ->
                         source,
                         shadowed: Vec::new(),
                     });
-                    index.insert(merged.len() - 1, |i| merged[i].skill.name.as_str());
+                    index.insert(merged.len() - 1, |i| merged[i].skill.borrow().name.as_str());
                 }
             }
         }

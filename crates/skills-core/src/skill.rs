@@ -179,14 +179,15 @@ pub struct ResourceMetadata {
 pub struct SkillsState {
     /// The discovered skills; `None` until discovery ran (setting it back to `None` asks
     /// for a new discovery). Shared with the catalog snapshot they come from, so a new
-    /// thread or a `load_skill` copies no skill.
-    pub skills_metadata: Option<Arc<[SkillMetadata]>>,
+    /// thread or a `load_skill` copies no skill; each skill is shared in turn with the
+    /// catalog's next versions, which a change to other skills leaves it in.
+    pub skills_metadata: Option<Arc<[Arc<SkillMetadata>]>>,
     /// Names of the skills loaded with `load_skill`, in load order.
     #[serde(default)]
     pub skills_loaded: Vec<String>,
     /// Resource files by skill name (shared as the skills are; `Arc::make_mut` to edit).
     #[serde(default)]
-    pub skill_resources: Arc<BTreeMap<String, Vec<ResourceMetadata>>>,
+    pub skill_resources: Arc<BTreeMap<String, Arc<[ResourceMetadata]>>>,
     /// What went wrong or looked wrong during discovery.
     #[serde(default)]
     pub skills_load_errors: Arc<[Diagnostic]>,

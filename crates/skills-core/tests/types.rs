@@ -36,7 +36,7 @@ where
 #[test]
 fn skills_state_round_trips() {
     let state = SkillsState {
-        skills_metadata: Some(vec![skill()].into()),
+        skills_metadata: Some(vec![std::sync::Arc::new(skill())].into()),
         skills_loaded: vec!["web".into()],
         skill_resources: std::sync::Arc::new(BTreeMap::from([(
             "web".into(),
@@ -44,7 +44,8 @@ fn skills_state_round_trips() {
                 path: "/skills/web/scripts/run.sh".into(),
                 kind: ResourceKind::Script,
                 skill_name: "web".into(),
-            }],
+            }]
+            .into(),
         )])),
         skills_load_errors: vec![Diagnostic::new(
             "/skills/x/SKILL.md",

@@ -97,9 +97,10 @@ fn state() -> impl Strategy<Value = SkillsState> {
                     path: format!("/skills/user/s{i}/references/{resource}"),
                     kind: ResourceKind::Reference,
                     skill_name: name.clone(),
-                }],
+                }]
+                .into(),
             );
-            metadata.push(skill(i, name, description, license, tools));
+            metadata.push(std::sync::Arc::new(skill(i, name, description, license, tools)));
         }
         state.skills_metadata = Some(metadata.into());
         state.skills_load_errors = diagnostics

@@ -123,7 +123,7 @@ async fn test_before_agent_initializes_new_state() {
     assert_eq!(names, ["notes", "sql", "web"]);
     assert!(s.skills_loaded.is_empty());
     assert_eq!(s.skill_resources["web"].len(), 5);
-    assert!(s.skill_resources.get("notes").is_none_or(Vec::is_empty));
+    assert!(s.skill_resources.get("notes").is_none_or(|r| r.is_empty()));
     assert!(s.skills_load_errors.is_empty(), "{:?}", s.skills_load_errors);
 }
 

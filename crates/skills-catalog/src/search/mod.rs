@@ -17,6 +17,7 @@
 mod answer;
 mod text;
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 
 use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
@@ -280,7 +281,8 @@ impl std::fmt::Debug for SkillIndex {
 impl SkillIndex {
     /// The index of `skills` (names are unique in a catalog; a repeated name keeps the
     /// last).
-    pub fn build(skills: &[SkillMetadata]) -> Self {
+    pub fn build<S: Borrow<SkillMetadata>>(skills: &[S]) -> Self {
+        let skills: Vec<&SkillMetadata> = skills.iter().map(Borrow::borrow).collect();
         let words = Words::default();
         // Average lengths in words, for BM25; the skills are split again as they are
         // added (a copy of every word list would double the peak).

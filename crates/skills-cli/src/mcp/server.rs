@@ -139,7 +139,7 @@ impl SkillsServer {
 
     /// The skills that have `skill://` URIs.
     pub(super) fn servable(snapshot: &CatalogSnapshot) -> impl Iterator<Item = &SkillMetadata> {
-        snapshot.skills().iter().filter(|s| servable(s))
+        snapshot.skills().iter().map(|s| &**s).filter(|s| servable(s))
     }
 
     /// The skill `name`, if it has `skill://` URIs.
