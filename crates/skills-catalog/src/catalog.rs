@@ -1,20 +1,17 @@
 //! [`SkillCatalog`]: the live catalog of a list of sources, shared by every face (agent
 //! threads, the MCP server, the CLI), reloaded incrementally and swapped atomically.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use skills_core::{
-    Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, ParseCache, ResourceMetadata, Severity, SkillListing,
-    SkillMetadata, SourceError,
-};
+use skills_core::{Diagnostic, Discovery, DiscoveryLimits, ParseCache, Severity, SkillListing, SourceError};
 use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
 
 use crate::budget::UseCounts;
 use crate::frozen;
-use crate::listing::Listing;
+use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
 use crate::search::{SearchError, SearchHit, SkillIndex};
@@ -446,58 +443,4 @@ pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<SkillListin
     state.error = None;
     let last = state.last.take().unwrap_or_default();
     state.last = Some(keep_last_good(found.into(), &last.skills, &last.resources));
-}
-
-/// `found` (a new listing) with the last good version of each skill whose file it now
-/// skips, from `last_skills`: a broken edit keeps being served as it was, with a
-/// `kept-last-good` diagnostic. Skills and diagnostics come out sorted by path.
-pub(crate) fn keep_last_good(
-    mut found: Listing,
-    last_skills: &[Arc<SkillMetadata>],
-    last_resources: &BTreeMap<String, Arc<[ResourceMetadata]>>,
-) -> Listing {
-    let kept: Vec<(Arc<SkillMetadata>, Diagnostic)> = {
-        let skipped: Vec<&Diagnostic> = found
-            .diagnostics
-            .iter()
-            // A skill the lock withholds is not an edit to get over: never serve it.
-            .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
-            .collect();
-        if skipped.is_empty() {
-            Vec::new()
-        } else {
-            let by_path: HashMap<&str, &Arc<SkillMetadata>> =
-                last_skills.iter().map(|s| (s.path.as_str(), s)).collect();
-            let names: HashSet<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
-            skipped
-                .into_iter()
-                .filter_map(|diagnostic| {
-                    let good = by_path.get(diagnostic.path.as_str())?;
-                    if names.contains(good.name.as_str()) {
-                        return None;
-                    }
-                    let msg = format!(
-                        "serving the last good version of '{}': {}",
-                        good.name, diagnostic.message
-                    );
-                    let note = Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg);
-                    Some((Arc::clone(good), note))
-                })
-                .collect()
-        }
-    };
-    for (skill, note) in kept {
-        if let Some(resources) = last_resources.get(&skill.name) {
-            found
-                .resources
-                .entry(skill.name.clone())
-                .or_insert_with(|| resources.clone());
-        }
-        found.diagnostics.push(note);
-        found.skills.push(skill);
-    }
-    // Stable sorts: a listing already in order (a narrowed reload keeps it) is one pass.
-    found.skills.sort_by(|a, b| a.path.cmp(&b.path));
-    found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
-    found
 }

@@ -72,6 +72,7 @@ pub use budget::{
     format_budgeted_list,
 };
 pub use catalog::SkillCatalog;
+pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
@@ -84,6 +85,6 @@ pub use search::{
     format_search_results,
 };
 pub use section::PromptSection;
-pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, SharedResources};
+pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
 pub use source::{SkillSource, SourcePathError};
 pub use watch::{WatchError, WatchHandle};

@@ -1,9 +1,12 @@
 //! [`Listing`]: one source's skills as the catalog keeps them between reloads.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use skills_core::{Diagnostic, ResourceMetadata, SkillListing, SkillMetadata};
+use skills_core::{Diagnostic, DiagnosticKind, ResourceMetadata, Severity, SkillListing, SkillMetadata};
+
+/// A skill's resource files, shared by every snapshot and thread that has them.
+pub type SharedResources = Arc<[ResourceMetadata]>;
 
 /// A source's skills, diagnostics and resources as the catalog keeps them: each skill
 /// and each skill's resource list behind its own `Arc`, so a new snapshot shares every
@@ -19,7 +22,7 @@ pub(crate) struct Listing {
     /// Skill folders seen (see [`SkillListing::folders`]).
     pub(crate) folders: usize,
     /// Resource files of each listed skill, by skill name.
-    pub(crate) resources: BTreeMap<String, Arc<[ResourceMetadata]>>,
+    pub(crate) resources: BTreeMap<String, SharedResources>,
 }
 
 impl From<SkillListing> for Listing {
@@ -35,4 +38,58 @@ impl From<SkillListing> for Listing {
                 .collect(),
         }
     }
+}
+
+/// `found` (a new listing) with the last good version of each skill whose file it now
+/// skips, from `last_skills`: a broken edit keeps being served as it was, with a
+/// `kept-last-good` diagnostic. Skills and diagnostics come out sorted by path.
+pub(crate) fn keep_last_good(
+    mut found: Listing,
+    last_skills: &[Arc<SkillMetadata>],
+    last_resources: &BTreeMap<String, SharedResources>,
+) -> Listing {
+    let kept: Vec<(Arc<SkillMetadata>, Diagnostic)> = {
+        let skipped: Vec<&Diagnostic> = found
+            .diagnostics
+            .iter()
+            // A skill the lock withholds is not an edit to get over: never serve it.
+            .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
+            .collect();
+        if skipped.is_empty() {
+            Vec::new()
+        } else {
+            let by_path: HashMap<&str, &Arc<SkillMetadata>> =
+                last_skills.iter().map(|s| (s.path.as_str(), s)).collect();
+            let names: HashSet<&str> = found.skills.iter().map(|s| s.name.as_str()).collect();
+            skipped
+                .into_iter()
+                .filter_map(|diagnostic| {
+                    let good = by_path.get(diagnostic.path.as_str())?;
+                    if names.contains(good.name.as_str()) {
+                        return None;
+                    }
+                    let msg = format!(
+                        "serving the last good version of '{}': {}",
+                        good.name, diagnostic.message
+                    );
+                    let note = Diagnostic::new(&diagnostic.path, DiagnosticKind::KeptLastGood, msg);
+                    Some((Arc::clone(good), note))
+                })
+                .collect()
+        }
+    };
+    for (skill, note) in kept {
+        if let Some(resources) = last_resources.get(&skill.name) {
+            found
+                .resources
+                .entry(skill.name.clone())
+                .or_insert_with(|| resources.clone());
+        }
+        found.diagnostics.push(note);
+        found.skills.push(skill);
+    }
+    // Stable sorts: a listing already in order (a narrowed reload keeps it) is one pass.
+    found.skills.sort_by(|a, b| a.path.cmp(&b.path));
+    found.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    found
 }

@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 use skills_core::{DiagnosticKind, Discovery, SKILL_FILE, path};
 use tracing::debug;
 
-use crate::catalog::{SkillCatalog, keep_last_good};
-use crate::listing::Listing;
+use crate::catalog::SkillCatalog;
+use crate::listing::{Listing, keep_last_good};
 use crate::snapshot::CatalogEvent;
 
 /// More changed paths than this in one source reload the whole source: past it, one

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use skills_core::{Diagnostic, DiagnosticKind, ResourceKind, ResourceMetadata, Severity, SkillMetadata};
 
+use crate::listing::SharedResources;
 use crate::policy::AllowedToolsPolicy;
-use crate::snapshot::SharedResources;
 
 /// The slot for the source locations.
 pub const LOCATIONS_SLOT: &str = "{skills_locations}";

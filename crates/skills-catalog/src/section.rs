@@ -12,9 +12,10 @@ use skills_core::{Diagnostic, SkillMetadata, SkillsState};
 
 use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, UseCounts, Uses, budgeted_list, report_of};
 use crate::catalog::SkillCatalog;
+use crate::listing::SharedResources;
 use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
-use crate::snapshot::{CatalogSnapshot, SharedResources};
+use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
 /// Loaded sets whose section is kept at most; more clear the cache.

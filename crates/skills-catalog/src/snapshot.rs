@@ -10,10 +10,8 @@ use skills_core::{
 };
 
 use crate::listing::Listing;
+use crate::listing::SharedResources;
 use crate::source::SkillSource;
-
-/// A skill's resource files, shared by every snapshot and thread that has them.
-pub type SharedResources = Arc<[ResourceMetadata]>;
 
 /// One consistent view of the catalog. Readers hold it behind an `Arc`; a reload builds a
 /// new one and swaps it in, so nobody ever sees half a reload.
