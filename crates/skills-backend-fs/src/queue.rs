@@ -15,6 +15,8 @@ pub(crate) struct WorkQueue<T> {
 struct State<T> {
     waiting: VecDeque<T>,
     busy: usize,
+    /// Threads waiting for an item or for the end of the walk.
+    sleeping: usize,
 }
 
 /// Marks one taken item done when dropped, even when its visit panicked, so the other
@@ -27,10 +29,17 @@ struct Taken<'a, T> {
 impl<T> Drop for Taken<'_, T> {
     fn drop(&mut self) {
         let mut state = self.queue.lock();
+        let found = !self.found.is_empty();
         state.waiting.extend(self.found.drain(..));
         state.busy -= 1;
+        // A sleeping thread waits for new items or for the end; anything else would wake
+        // it for nothing (a wake is a system call even when nobody sleeps: one per
+        // skill folder of a walk, before).
+        let wake = state.sleeping > 0 && (found || state.busy == 0);
         drop(state);
-        self.queue.changed.notify_all();
+        if wake {
+            self.queue.changed.notify_all();
+        }
     }
 }
 
@@ -40,6 +49,7 @@ impl<T> WorkQueue<T> {
             state: Mutex::new(State {
                 waiting: items.into(),
                 busy: 0,
+                sleeping: 0,
             }),
             changed: Condvar::new(),
         }
@@ -63,10 +73,13 @@ impl<T> WorkQueue<T> {
                     if state.busy == 0 {
                         break None;
                     }
+                    state.sleeping += 1;
                     state = self.changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+                    state.sleeping -= 1;
                 }
             };
             let Some(item) = item else {
+                // Nothing left and nobody busy: whoever still sleeps is done too.
                 self.changed.notify_all();
                 return;
             };
@@ -110,6 +123,38 @@ mod tests {
         let counts: Vec<usize> = seen.iter().map(|c| c.load(Ordering::Relaxed)).collect();
         assert!(counts[..2_001].iter().all(|&c| c == 1), "each visited once");
         assert!(counts[2_001..].iter().all(|&c| c == 0));
+    }
+
+    #[test]
+    fn sleeping_threads_wake_for_items_found_late_and_for_the_end() {
+        // A chain: each item finds the next, so all but one thread sleep most of the
+        // time and must be woken for each new item and at the end.
+        let queue = Arc::new(WorkQueue::new(vec![0usize]));
+        let visited = Arc::new(AtomicUsize::new(0));
+        let (done, finished) = std::sync::mpsc::channel();
+        let threads: Vec<_> = (0..3)
+            .map(|_| {
+                let (queue, visited, done) = (Arc::clone(&queue), Arc::clone(&visited), done.clone());
+                std::thread::spawn(move || {
+                    queue.work(|n, found| {
+                        visited.fetch_add(1, Ordering::Relaxed);
+                        if n < 500 {
+                            found.push(n + 1);
+                        }
+                    });
+                    done.send(()).unwrap();
+                })
+            })
+            .collect();
+        for _ in &threads {
+            finished
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("a thread was left sleeping");
+        }
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        assert_eq!(visited.load(Ordering::Relaxed), 501);
     }
 
     #[test]
