@@ -15,6 +15,9 @@ const STOP_WORDS: &[&str] = &[
     "our", "so", "some", "than", "that", "the", "their", "them", "then", "there", "these", "this", "those", "to", "up",
     "us", "use", "used", "uses", "using", "via", "want", "wants", "was", "we", "were", "what", "when", "where",
     "which", "while", "who", "why", "will", "with", "would", "you", "your",
+    // What is left of a possessive or a contraction split at its apostrophe
+    // (`gateway's`, `don't`, `we'll`).
+    "s", "t", "d", "ll", "re", "ve",
 ];
 
 /// What a request word also looks for: the other words and abbreviations skill
@@ -284,6 +287,9 @@ mod tests {
             ["pdf", "processing", "process", "deploys", "deploy", "apps", "app"]
         );
         assert_eq!(words.words("Use when you want to"), Vec::<String>::new());
+        // A possessive is its word alone, not the word and an `s` (nor `gateways`).
+        assert_eq!(words.words("the gateway's MAC"), ["gateway", "mac"]);
+        assert_eq!(words.joined("the gateway's MAC"), Vec::<String>::new());
         assert_eq!(words.words(&"x".repeat(41)), Vec::<String>::new());
     }
 
