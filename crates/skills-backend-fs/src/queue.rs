@@ -125,58 +125,36 @@ mod tests {
         assert!(counts[2_001..].iter().all(|&c| c == 0));
     }
 
-    #[test]
-    fn sleeping_threads_wake_for_items_found_late_and_for_the_end() {
-        // A chain: each item finds the next, so all but one thread sleep most of the
-        // time and must be woken for each new item and at the end.
-        let queue = Arc::new(WorkQueue::new(vec![0usize]));
-        let visited = Arc::new(AtomicUsize::new(0));
+    /// Works `items` off on `threads` threads with `visit` (a visit may panic: its thread
+    /// stops), waiting for every thread to finish (a thread left waiting fails the test
+    /// after 30 s instead of hanging it); how many visits began.
+    fn visits_on_threads(
+        items: Vec<usize>,
+        threads: usize,
+        visit: impl Fn(usize, &mut Vec<usize>) + Send + Sync + 'static,
+    ) -> usize {
+        let queue = Arc::new(WorkQueue::new(items));
+        let (visited, visit) = (Arc::new(AtomicUsize::new(0)), Arc::new(visit));
         let (done, finished) = std::sync::mpsc::channel();
-        let threads: Vec<_> = (0..3)
+        let threads: Vec<_> = (0..threads)
             .map(|_| {
-                let (queue, visited, done) = (Arc::clone(&queue), Arc::clone(&visited), done.clone());
-                std::thread::spawn(move || {
-                    queue.work(|n, found| {
-                        visited.fetch_add(1, Ordering::Relaxed);
-                        if n < 500 {
-                            found.push(n + 1);
-                        }
-                    });
-                    done.send(()).unwrap();
-                })
-            })
-            .collect();
-        for _ in &threads {
-            finished
-                .recv_timeout(std::time::Duration::from_secs(30))
-                .expect("a thread was left sleeping");
-        }
-        for thread in threads {
-            thread.join().unwrap();
-        }
-        assert_eq!(visited.load(Ordering::Relaxed), 501);
-    }
-
-    #[test]
-    fn a_visit_that_panics_does_not_leave_the_others_waiting() {
-        let queue = Arc::new(WorkQueue::new(vec![0usize, 1, 2, 3]));
-        let visited = Arc::new(AtomicUsize::new(0));
-        let (done, finished) = std::sync::mpsc::channel();
-        let threads: Vec<_> = (0..2)
-            .map(|_| {
-                let (queue, visited, done) = (Arc::clone(&queue), Arc::clone(&visited), done.clone());
+                let (queue, visited, visit, done) = (
+                    Arc::clone(&queue),
+                    Arc::clone(&visited),
+                    Arc::clone(&visit),
+                    done.clone(),
+                );
                 std::thread::spawn(move || {
                     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        queue.work(|n, _| {
+                        queue.work(|n, found| {
                             visited.fetch_add(1, Ordering::Relaxed);
-                            assert_ne!(n, 2, "this visit fails");
+                            visit(n, found);
                         });
                     }));
                     done.send(()).unwrap();
                 })
             })
             .collect();
-        // Without the guard, the other thread would wait for the failed visit forever.
         for _ in &threads {
             finished
                 .recv_timeout(std::time::Duration::from_secs(30))
@@ -185,7 +163,26 @@ mod tests {
         for thread in threads {
             thread.join().unwrap();
         }
+        visited.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn sleeping_threads_wake_for_items_found_late_and_for_the_end() {
+        // A chain: each item finds the next, so all but one thread sleep most of the
+        // time and must be woken for each new item and at the end.
+        let visited = visits_on_threads(vec![0], 3, |n, found| {
+            if n < 500 {
+                found.push(n + 1);
+            }
+        });
+        assert_eq!(visited, 501);
+    }
+
+    #[test]
+    fn a_visit_that_panics_does_not_leave_the_others_waiting() {
+        // Without the guard, the other thread would wait for the failed visit forever.
+        let visited = visits_on_threads(vec![0, 1, 2, 3], 2, |n, _| assert_ne!(n, 2, "this visit fails"));
         // The thread whose visit panicked stopped; the other finished the queue.
-        assert_eq!(visited.load(Ordering::Relaxed), 4);
+        assert_eq!(visited, 4);
     }
 }
