@@ -151,8 +151,9 @@ const MAX_WORD_CHARS: usize = 40;
 pub(crate) struct Words {
     stemmer: Stemmer,
     stop: HashSet<&'static str>,
-    /// [`ALSO`], by the stem of the request word.
-    also: HashMap<String, &'static [&'static str]>,
+    /// [`ALSO`], by the stem of the request word (entries whose words share a stem,
+    /// `bill` and `billing`, merged).
+    also: HashMap<String, Vec<&'static str>>,
 }
 
 impl std::fmt::Debug for Words {
@@ -164,10 +165,15 @@ impl std::fmt::Debug for Words {
 impl Default for Words {
     fn default() -> Self {
         let stemmer = Stemmer::create(Algorithm::English);
-        let also = ALSO
-            .iter()
-            .map(|&(word, also)| (stemmer.stem(word).into_owned(), also))
-            .collect();
+        let mut also: HashMap<String, Vec<&'static str>> = HashMap::new();
+        for &(word, words) in ALSO {
+            let merged = also.entry(stemmer.stem(word).into_owned()).or_default();
+            for other in words {
+                if !merged.contains(other) {
+                    merged.push(other);
+                }
+            }
+        }
         Self {
             stemmer,
             stop: STOP_WORDS.iter().copied().collect(),
@@ -186,8 +192,8 @@ impl Words {
 
     /// The words a request word also looks for, by the word's stem (the last of its
     /// [`forms`](Self::forms)).
-    pub(crate) fn also(&self, stem: &str) -> &'static [&'static str] {
-        self.also.get(stem).copied().unwrap_or_default()
+    pub(crate) fn also(&self, stem: &str) -> &[&'static str] {
+        self.also.get(stem).map_or(&[], Vec::as_slice)
     }
 
     /// The indexed forms of each word of `text`: the word and its stem, or the word
@@ -316,6 +322,21 @@ mod tests {
         assert!(alike("kubernets", "kubernetes") > 0.6);
         assert!(alike("terraform", "kubernetes") < 0.2);
         assert_eq!(trigrams("ab"), ["^ab", "ab$"]);
+    }
+
+    #[test]
+    fn every_entry_of_the_list_of_other_words_is_looked_for() {
+        // Entries whose request words share a stem (`configure` and `configuration`)
+        // must all count, not the last one alone.
+        let words = Words::default();
+        for &(word, also) in ALSO {
+            let stem = words.forms(word).remove(0).pop().unwrap();
+            for other in also {
+                assert!(words.also(&stem).contains(other), "{word} -> {other}");
+            }
+        }
+        assert!(words.also("configur").contains(&"setup"));
+        assert!(words.also("configur").contains(&"config"));
     }
 
     #[test]
