@@ -86,8 +86,8 @@ fn rankings_stay_as_they_are() {
 fn other_words_for_the_same_thing_and_run_together_words_are_found() {
     let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     let index = SkillIndex::build(&[
-        skill("notes-migration", "Migrate notes between apps, keeping tags"),
-        skill("notes-search", "Search your notes quickly"),
+        skill("notes-archive", "Archive notes between devices"),
+        skill("notes-migration", "Migrate notes between devices"),
         skill("file-mover", "Move files between folders"),
         skill("file-migration", "Migrate files between servers"),
         skill("vastai-rate-limits", "Handle 429 errors from the GPU cloud API"),
@@ -95,15 +95,16 @@ fn other_words_for_the_same_thing_and_run_together_words_are_found() {
         skill("mysql-admin", "Administer MySQL servers"),
         skill("sql-lint", "Lint SQL files"),
     ]);
-    // `move` also looks for `migrate`...
-    assert_eq!(top(&index, "move my notes out of the old app", 1), ["notes-migration"]);
+    // `move` also looks for `migrate` (on `notes` alone the two tie, and the archive
+    // comes first by name)...
+    assert_eq!(top(&index, "move my notes", 2), ["notes-migration", "notes-archive"]);
     // ...but a skill in the request's own words comes first.
     assert_eq!(top(&index, "move files", 2), ["file-mover", "file-migration"]);
-    // `vast.ai` is also the `vastai` of a name.
-    assert_eq!(
-        top(&index, "vast.ai returns 429", 2),
-        ["vastai-rate-limits", "bulk-storage"]
-    );
+    // `vast.ai` is also the `vastai` of a name (as `vast` and `ai` alone it finds the
+    // storage skill only).
+    let mut found = top(&index, "vast.ai", 5);
+    found.sort();
+    assert_eq!(found, ["bulk-storage", "vastai-rate-limits"]);
     // A stop word is not joined: `my sql` is not `mysql`.
     assert_eq!(top(&index, "check my sql", 5), ["sql-lint"]);
 }

@@ -204,6 +204,15 @@ impl Vocabulary {
         }
     }
 
+    /// The `forms` of a word that a skill has, as written (no near ones).
+    fn as_written<'a>(&self, forms: &'a [String]) -> Vec<&'a str> {
+        forms
+            .iter()
+            .map(String::as_str)
+            .filter(|w| self.ids.contains_key(*w))
+            .collect()
+    }
+
     /// `word` if a skill has it, else the known word closest to it, if one is close.
     fn known<'a>(&'a self, word: &'a str) -> Option<&'a str> {
         if self.ids.contains_key(word) {
@@ -387,28 +396,25 @@ impl SkillIndex {
         let mut forms = self.words.forms(query);
         forms.sort_unstable();
         forms.dedup();
-        let mut add = |word: &str, each: f32| {
-            let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
-            *weight = weight.max(each);
+        // A word's known forms, each weighing 2 x `scale` when the word is its own stem
+        // and `scale` when it comes with its stem.
+        let mut add = |known: Vec<&str>, scale: f32| {
+            let each = if known.len() == 1 { 2.0 } else { 1.0 } * scale;
+            for word in known {
+                let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
+                *weight = weight.max(each);
+            }
         };
         for forms in &forms {
-            let known: Vec<&str> = forms.iter().filter_map(|w| self.vocabulary.known(w)).collect();
-            let each = if known.len() == 1 { 2.0 } else { 1.0 };
-            for word in known {
-                add(word, each);
-            }
+            add(forms.iter().filter_map(|w| self.vocabulary.known(w)).collect(), 1.0);
         }
-        // Two request words that a skill writes as one (`vast ai`, `set up`) count as
-        // that word, as written only.
+        // Two request words that a skill writes as one (`vast ai`, `type script`) count
+        // as that word, at half weight, when a skill has it as written.
         for join in self.words.joined(query) {
             for forms in self.words.forms(&join) {
-                if forms
-                    .first()
-                    .is_some_and(|w| self.vocabulary.ids.contains_key(w.as_str()))
-                {
-                    for word in forms.iter().filter(|w| self.vocabulary.ids.contains_key(w.as_str())) {
-                        add(word, 1.0);
-                    }
+                let known = self.vocabulary.as_written(&forms);
+                if known.first().copied() == forms.first().map(String::as_str) {
+                    add(known, 0.5);
                 }
             }
         }
@@ -416,16 +422,8 @@ impl SkillIndex {
         // no skill uses is not read as a near one.
         for forms in &forms {
             let also = forms.last().map(|stem| self.words.also(stem)).unwrap_or_default();
-            for other in self.words.forms(&also.join(" ")) {
-                let known: Vec<&str> = other
-                    .iter()
-                    .filter(|w| self.vocabulary.ids.contains_key(w.as_str()))
-                    .map(String::as_str)
-                    .collect();
-                let each = if known.len() == 1 { 2.0 } else { 1.0 };
-                for word in known {
-                    add(word, each * EXPANSION_WEIGHT);
-                }
+            for other in also.iter().flat_map(|word| self.words.forms(word)) {
+                add(self.vocabulary.as_written(&other), EXPANSION_WEIGHT);
             }
         }
         let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();
