@@ -9,8 +9,7 @@ use skills_core::{
     merge_last_wins, resources::resources_from_entries,
 };
 
-use crate::listing::Listing;
-use crate::listing::SharedResources;
+use crate::listing::{Listing, SharedResources};
 use crate::source::SkillSource;
 
 /// One consistent view of the catalog. Readers hold it behind an `Arc`; a reload builds a
