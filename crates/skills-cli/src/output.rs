@@ -1,6 +1,7 @@
 //! Text output helpers.
 
 use agent_skills::{Diagnostic, DiagnosticKind, Limit, Severity};
+use std::io::Write;
 
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {
@@ -26,18 +27,23 @@ pub fn shorten(text: &str, max: usize) -> String {
     format!("{}...", kept.trim_end())
 }
 
-/// Renders rows as left-aligned columns separated by two spaces.
-pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+/// Writes rows as left-aligned columns separated by two spaces, making each row twice
+/// (once to size the columns, once to write it) instead of holding them all: a table of
+/// 100,000 skills costs the memory of one row.
+pub fn write_table<I>(out: &mut impl Write, header: &[&str], rows: impl Fn() -> I) -> std::io::Result<()>
+where
+    I: Iterator<Item = Vec<String>>,
+{
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
+    for row in rows() {
+        for (w, cell) in widths.iter_mut().zip(&row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let mut out = String::new();
     let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
-    for row in std::iter::once(&header).chain(rows) {
-        let mut line = String::new();
+    let mut line = String::new();
+    for row in std::iter::once(header).chain(rows()) {
+        line.clear();
         for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
             line.push_str(cell);
             if i + 1 < row.len() {
@@ -45,10 +51,9 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
                 line.extend(std::iter::repeat_n(' ', pad));
             }
         }
-        out.push_str(line.trim_end());
-        out.push('\n');
+        writeln!(out, "{}", line.trim_end())?;
     }
-    out
+    Ok(())
 }
 
 /// Warnings of one kind printed before the rest are counted in one line: a real library
@@ -60,7 +65,6 @@ const WARNINGS_PER_KIND: usize = 20;
 /// [`WARNINGS_PER_KIND`] warnings of each kind with a count of the rest. A limit's cut is
 /// left out: the command said it already, in the command line's words ([`cut_line`]).
 pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    use std::io::Write;
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
     // Warnings seen, by kind.
     let mut warnings: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
@@ -161,8 +165,10 @@ mod tests {
             vec!["a".into(), "long".into(), "x".into()],
             vec!["bbb".into(), "s".into(), "y".into()],
         ];
+        let mut out = Vec::new();
+        write_table(&mut out, &["N", "D", "S"], || rows.iter().cloned()).unwrap();
         assert_eq!(
-            table(&["N", "D", "S"], &rows),
+            String::from_utf8(out).unwrap(),
             "N    D     S\na    long  x\nbbb  s     y\n"
         );
     }

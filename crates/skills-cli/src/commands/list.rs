@@ -8,10 +8,10 @@ use serde::Serialize;
 use agent_skills::resources::resources_from_entries;
 use agent_skills::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
 
-use super::{ShadowedJson, SkillJson, flags, print_json, shadowed_of};
+use super::{ShadowedJson, SkillJson, Streamed, flags, print_json, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need};
-use crate::output::{print_diagnostics, shorten, table};
+use crate::output::{print_diagnostics, shorten, write_table};
 
 pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
     let library = library::catalog(specs, Need::Listing, json).await?;
@@ -19,32 +19,26 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
-    let counts: Vec<Option<ResourceCounts>> = if resources {
-        resource_counts(&snapshot).await.into_iter().map(Some).collect()
+    let counts: Option<Vec<ResourceCounts>> = if resources {
+        Some(resource_counts(&snapshot).await)
     } else {
-        vec![None; snapshot.skills().len()]
+        None
     };
+    let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
     if json {
-        let skills: Vec<_> = snapshot
-            .skills()
-            .iter()
-            .zip(counts)
-            .map(|(skill, resources)| ListJson {
+        print_json(&Streamed(|| {
+            snapshot.skills().iter().enumerate().map(|(i, skill)| ListJson {
                 skill: SkillJson::new(skill, label(&skill.name)),
-                resources,
+                resources: count(i),
                 shadowed: shadowed_of(&snapshot, &skill.name),
             })
-            .collect();
-        print_json(&skills)?;
+        }))?;
     } else if snapshot.skills().is_empty() {
         let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
         eprintln!("no skills found in: {}", searched.join(", "));
     } else {
-        let rows: Vec<_> = snapshot
-            .skills()
-            .iter()
-            .zip(counts)
-            .map(|(skill, resources)| {
+        let rows = || {
+            snapshot.skills().iter().enumerate().map(|(i, skill)| {
                 let mut source = label(&skill.name).to_owned();
                 let hidden = shadowed_of(&snapshot, &skill.name);
                 if !hidden.is_empty() {
@@ -52,17 +46,19 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
                     source = format!("{source} (hides {})", hidden.join(", "));
                 }
                 let mut row = vec![skill.name.clone(), shorten(&skill.description, 60)];
-                row.extend(resources.map(|r| r.short()));
+                row.extend(count(i).map(|r| r.short()));
                 row.extend([flags(skill).join(","), source]);
                 row
             })
-            .collect();
+        };
         let header: &[&str] = if resources {
             &["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"]
         } else {
             &["NAME", "DESCRIPTION", "FLAGS", "SOURCE"]
         };
-        print!("{}", table(header, &rows));
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        write_table(&mut out, header, rows)?;
+        std::io::Write::flush(&mut out)?;
     }
     let code = library.exit(EXIT_OK);
     // The process ends with this command: freeing the library skill by skill (15 ms at

@@ -153,6 +153,22 @@ fn print_json(value: &impl Serialize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A JSON array whose items are made one at a time while it is written: `list --json`
+/// of 100,000 skills never holds 100,000 items at once. The closure is called once per
+/// serialization.
+struct Streamed<F>(F);
+
+impl<F, I> Serialize for Streamed<F>
+where
+    F: Fn() -> I,
+    I: IntoIterator,
+    I::Item: Serialize,
+{
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((self.0)())
+    }
+}
+
 /// The copies a skill of `snapshot` hides, earliest source first.
 fn shadowed_of<'a>(snapshot: &'a CatalogSnapshot, name: &str) -> Vec<ShadowedJson<'a>> {
     snapshot
