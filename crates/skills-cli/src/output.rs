@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn table_aligns_columns() {
-        let rows = vec![
+        let rows: [Vec<String>; 2] = [
             vec!["a".into(), "long".into(), "x".into()],
             vec!["bbb".into(), "s".into(), "y".into()],
         ];
