@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use skills_catalog::{MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SkillCatalog, SkillIndex, SkillSource};
-use skills_core::{MemoryBackend, SkillMetadata};
+use skills_core::{FrontmatterValue, MemoryBackend, SkillMetadata};
 
 #[derive(Deserialize)]
 struct Library {
@@ -107,6 +107,36 @@ fn other_words_for_the_same_thing_and_run_together_words_are_found() {
     assert_eq!(found, ["bulk-storage", "vastai-rate-limits"]);
     // A stop word is not joined: `my sql` is not `mysql`.
     assert_eq!(top(&index, "check my sql", 5), ["sql-lint"]);
+}
+
+#[test]
+fn the_words_an_author_tagged_a_skill_with_find_it() {
+    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
+    let text = |t: &str| FrontmatterValue::Text(t.to_owned());
+    // Top-level `tags:` (a list, kept in `extra`) and `keywords` under `metadata`.
+    let mut arp = skill("arp-watch", "Detect poisoned address tables on a network");
+    arp.extra.insert(
+        "tags".into(),
+        FrontmatterValue::List(vec![text("mitm"), text("spoofing")]),
+    );
+    let mut deck = skill("board-deck-builder", "Assemble board meeting decks");
+    deck.metadata.insert("keywords".into(), "investors, fundraising".into());
+    let index = SkillIndex::build(&[
+        arp,
+        deck,
+        skill("email-spoofing-check", "Check a domain's mail records against spoofing"),
+        skill("investor-crm", "Track investors and their commitments in a CRM"),
+        skill("network-inventory", "List the devices on a network"),
+    ]);
+    // Each request finds the tagged skill among the others it shares words with; with
+    // the tags left out, `spoofing` finds only the mail skill and `investors` the CRM.
+    let mut found = top(&index, "mitm spoofing", 5);
+    found.sort();
+    assert_eq!(found, ["arp-watch", "email-spoofing-check"]);
+    assert_eq!(top(&index, "mitm", 5), ["arp-watch"]);
+    assert_eq!(top(&index, "fundraising deck for investors", 1), ["board-deck-builder"]);
+    // A tag is found as a word of the description: its stem and its other words too.
+    assert_eq!(top(&index, "fundraise", 1), ["board-deck-builder"]);
 }
 
 #[test]

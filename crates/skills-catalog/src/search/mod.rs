@@ -6,7 +6,8 @@
 //! evaluation, `cargo xtask bench search`):
 //! - words are stemmed and stop words dropped ([`text`]), and names are split at
 //!   hyphens, so `deploying` finds `deploy-app`;
-//! - a match in the name weighs more than one in the description;
+//! - a match in the name weighs more than one in the description, and the words an
+//!   author listed under `tags` or `keywords` count as description;
 //! - a request that names a skill (`pdf processing` for `pdf-processing`) puts it first;
 //! - a word that no skill has (`kubernets`) is read as the known word closest to it by
 //!   character trigrams;
@@ -24,7 +25,7 @@ use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
-use text::{Split, Words, plain, similarity, trigrams};
+use text::{Split, Words, plain, similarity, tag_text, trigrams};
 
 /// Results a search gives when no limit is asked for.
 pub const DEFAULT_SEARCH_RESULTS: usize = 8;
@@ -298,7 +299,7 @@ impl SkillIndex {
         let name_words: usize = skills.iter().map(|s| words.words(&s.name).len()).sum();
         let all_words: usize = skills
             .iter()
-            .map(|s| words.words(&s.listing_description()).len())
+            .map(|s| words.words(&s.listing_description()).len() + words.words(&tag_text(s)).len())
             .sum::<usize>()
             + name_words;
         let mut index = Self {
@@ -343,6 +344,7 @@ impl SkillIndex {
         let name = self.words.words(&skill.name);
         let mut both = name.clone();
         both.extend(self.words.words(&skill.listing_description()));
+        both.extend(self.words.words(&tag_text(skill)));
         self.names.upsert(slot, &name);
         self.descriptions.upsert(slot, &both);
         both.sort_unstable();

@@ -6,6 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use rust_stemmers::{Algorithm, Stemmer};
+use skills_core::{FrontmatterValue, SkillMetadata};
 
 /// Words that say nothing about which skill is meant: English function words and the
 /// phrasing of skill descriptions ("Use when the user wants ...").
@@ -279,6 +280,33 @@ pub(crate) fn plain(text: &str) -> String {
         .filter(|w| !w.is_empty())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The words a skill's author gave for finding it: `tags` and `keywords`, at the top of
+/// the frontmatter or under `metadata` (lists or text), as one text. Half of a large
+/// real library carries them (3,845 of 8,244 skills of one public collection).
+pub(super) fn tag_text(skill: &SkillMetadata) -> String {
+    fn flatten(value: &FrontmatterValue, out: &mut String) {
+        match value {
+            FrontmatterValue::Text(text) => {
+                out.push(' ');
+                out.push_str(text);
+            }
+            FrontmatterValue::List(items) => items.iter().for_each(|item| flatten(item, out)),
+            FrontmatterValue::Null | FrontmatterValue::Map(_) => {}
+        }
+    }
+    let mut out = String::new();
+    for key in ["tags", "keywords"] {
+        if let Some(value) = skill.extra.get(key) {
+            flatten(value, &mut out);
+        }
+        if let Some(text) = skill.metadata.get(key) {
+            out.push(' ');
+            out.push_str(text);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
