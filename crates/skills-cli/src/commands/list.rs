@@ -8,7 +8,7 @@ use serde::Serialize;
 use agent_skills::resources::resources_from_entries;
 use agent_skills::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
 
-use super::{ShadowedJson, SkillJson, Streamed, flags, print_json, shadowed_of};
+use super::{ShadowedJson, SkillJson, flags, print_json_items, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need};
 use crate::output::{print_diagnostics, shorten, write_table};
@@ -26,13 +26,12 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
     };
     let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
     if json {
-        print_json(&Streamed(|| {
-            snapshot.skills().iter().enumerate().map(|(i, skill)| ListJson {
-                skill: SkillJson::new(skill, label(&skill.name)),
-                resources: count(i),
-                shadowed: shadowed_of(&snapshot, &skill.name),
-            })
-        }))?;
+        let skills = snapshot.skills();
+        print_json_items(skills.len(), |i| ListJson {
+            skill: SkillJson::new(&skills[i], label(&skills[i].name)),
+            resources: count(i),
+            shadowed: shadowed_of(&snapshot, &skills[i].name),
+        })?;
     } else if snapshot.skills().is_empty() {
         let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
         eprintln!("no skills found in: {}", searched.join(", "));
