@@ -25,7 +25,7 @@ use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
-use text::{Split, Words, plain, similarity, tag_text, trigrams};
+use text::{Split, Words, plain, similarity, trigrams};
 
 /// Results a search gives when no limit is asked for.
 pub const DEFAULT_SEARCH_RESULTS: usize = 8;
@@ -297,11 +297,7 @@ impl SkillIndex {
         // Average lengths in words, for BM25; the skills are split again as they are
         // added (a copy of every word list would double the peak).
         let name_words: usize = skills.iter().map(|s| words.words(&s.name).len()).sum();
-        let all_words: usize = skills
-            .iter()
-            .map(|s| words.words(&s.listing_description()).len() + words.words(&tag_text(s)).len())
-            .sum::<usize>()
-            + name_words;
+        let all_words: usize = skills.iter().map(|s| words.description_words(s).len()).sum::<usize>() + name_words;
         let mut index = Self {
             names: Field::new(name_words, skills.len()),
             descriptions: Field::new(all_words, skills.len()),
@@ -343,8 +339,7 @@ impl SkillIndex {
         };
         let name = self.words.words(&skill.name);
         let mut both = name.clone();
-        both.extend(self.words.words(&skill.listing_description()));
-        both.extend(self.words.words(&tag_text(skill)));
+        both.extend(self.words.description_words(skill));
         self.names.upsert(slot, &name);
         self.descriptions.upsert(slot, &both);
         both.sort_unstable();

@@ -191,6 +191,15 @@ impl Words {
         self.forms(text).into_iter().flatten().collect()
     }
 
+    /// The indexed words a skill has besides its name: its description (with
+    /// `when_to_use`), then the words its author tagged it with ([`tag_text`]). The one
+    /// definition of the description field, for its content and its average length.
+    pub(crate) fn description_words(&self, skill: &SkillMetadata) -> Vec<String> {
+        let mut words = self.words(&skill.listing_description());
+        words.extend(self.words(&tag_text(skill)));
+        words
+    }
+
     /// The words a request word also looks for, by the word's stem (the last of its
     /// [`forms`](Self::forms)).
     pub(crate) fn also(&self, stem: &str) -> &[&'static str] {
@@ -285,7 +294,7 @@ pub(crate) fn plain(text: &str) -> String {
 /// The words a skill's author gave for finding it: `tags` and `keywords`, at the top of
 /// the frontmatter or under `metadata` (lists or text), as one text. Half of a large
 /// real library carries them (3,845 of 8,244 skills of one public collection).
-pub(super) fn tag_text(skill: &SkillMetadata) -> String {
+fn tag_text(skill: &SkillMetadata) -> String {
     fn flatten(value: &FrontmatterValue, out: &mut String) {
         match value {
             FrontmatterValue::Text(text) => {

@@ -168,7 +168,8 @@ fn print_json_items<T: Serialize>(n: usize, item: impl Fn(usize) -> T + Sync) ->
 /// Writes `item(0)`, ..., `item(n - 1)` as a pretty JSON array, byte for byte what
 /// `serde_json::to_writer_pretty` writes for them in a list, with the items formatted
 /// on two threads a batch at a time: formatting is most of the output's time, and the
-/// other core is idle by then (`list --json` of 8,000 real skills: 301 to 282 ms).
+/// other core is idle by then (`list --json` of 8,000 real skills: median 374 to 361 ms
+/// over 20 interleaved runs).
 /// Memory stays at two batches of text; no item is held longer than its batch.
 fn write_json_items<T: Serialize>(
     out: &mut impl std::io::Write,
