@@ -17,6 +17,7 @@
 
 mod answer;
 mod text;
+mod vocabulary;
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
@@ -25,7 +26,8 @@ use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
-use text::{Split, Words, plain, similarity, trigrams};
+use text::{Split, Words, plain};
+use vocabulary::Vocabulary;
 
 /// Results a search gives when no limit is asked for.
 pub const DEFAULT_SEARCH_RESULTS: usize = 8;
@@ -44,12 +46,8 @@ const NAMED_BONUS: f32 = 1_000.0;
 /// What a word found through [`text`]'s list of other words for the same thing weighs,
 /// against the request's own words.
 const EXPANSION_WEIGHT: f32 = 0.5;
-/// How alike by trigrams a misspelt word and the known word read for it must be.
-const NEAR_MISS_SIMILARITY: f32 = 0.5;
 /// Characters of a request that count; the rest is ignored.
 pub const MAX_QUERY_CHARS: usize = 1_024;
-/// Words shorter than this are not corrected (too many near neighbours).
-const NEAR_MISS_MIN_CHARS: usize = 4;
 
 /// Why a search was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -146,102 +144,6 @@ impl Field {
     }
 }
 
-/// The known words of the library, with how many skills use each, and an index of
-/// their trigrams for reading a misspelt request word as the known word closest to it.
-#[derive(Default)]
-struct Vocabulary {
-    /// Word to (id, skills that have it).
-    ids: HashMap<String, (u32, u32)>,
-    /// Per id: the word and its number of trigrams.
-    words: Vec<Option<(String, usize)>>,
-    free: Vec<u32>,
-    /// Trigram to the words that have it.
-    grams: HashMap<String, Vec<u32>>,
-}
-
-impl Vocabulary {
-    fn add(&mut self, word: &str) -> u32 {
-        if let Some((id, skills)) = self.ids.get_mut(word) {
-            *skills += 1;
-            return *id;
-        }
-        let grams = trigrams(word);
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.words.push(None);
-                (self.words.len() - 1) as u32
-            }
-        };
-        self.words[id as usize] = Some((word.to_owned(), grams.len()));
-        for gram in grams {
-            self.grams.entry(gram).or_default().push(id);
-        }
-        self.ids.insert(word.to_owned(), (id, 1));
-        id
-    }
-
-    fn release(&mut self, id: u32) {
-        let Some(Some((word, _))) = self.words.get(id as usize) else {
-            return;
-        };
-        let Some((_, skills)) = self.ids.get_mut(word) else {
-            return;
-        };
-        *skills -= 1;
-        if *skills == 0 {
-            self.ids.remove(word);
-            if let Some((word, _)) = self.words[id as usize].take() {
-                for gram in trigrams(&word) {
-                    if let Some(list) = self.grams.get_mut(&gram) {
-                        list.retain(|&w| w != id);
-                        if list.is_empty() {
-                            self.grams.remove(&gram);
-                        }
-                    }
-                }
-            }
-            self.free.push(id);
-        }
-    }
-
-    /// The `forms` of a word that a skill has, as written (no near ones).
-    fn as_written<'a>(&self, forms: &'a [String]) -> Vec<&'a str> {
-        forms
-            .iter()
-            .map(String::as_str)
-            .filter(|w| self.ids.contains_key(*w))
-            .collect()
-    }
-
-    /// `word` if a skill has it, else the known word closest to it, if one is close.
-    fn known<'a>(&'a self, word: &'a str) -> Option<&'a str> {
-        if self.ids.contains_key(word) {
-            return Some(word);
-        }
-        if word.chars().count() < NEAR_MISS_MIN_CHARS {
-            return None;
-        }
-        let grams = trigrams(word);
-        let mut shared: HashMap<u32, usize> = HashMap::new();
-        for gram in &grams {
-            for &id in self.grams.get(gram).into_iter().flatten() {
-                *shared.entry(id).or_default() += 1;
-            }
-        }
-        let best = shared
-            .into_iter()
-            .filter_map(|(id, shared)| {
-                let (known, count) = self.words.get(id as usize)?.as_ref()?;
-                Some((similarity(shared, grams.len(), *count), known.as_str()))
-            })
-            .filter(|(similar, _)| *similar >= NEAR_MISS_SIMILARITY)
-            // The most alike; among equals, the first in word order.
-            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))?;
-        Some(best.1)
-    }
-}
-
 /// A skill in the index.
 struct Indexed {
     name: String,
@@ -283,7 +185,7 @@ impl std::fmt::Debug for SkillIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SkillIndex")
             .field("skills", &self.slots.len())
-            .field("words", &self.vocabulary.ids.len())
+            .field("words", &self.vocabulary.len())
             .finish_non_exhaustive()
     }
 }
