@@ -6,8 +6,11 @@
 //! produce, several times faster; [`yaml`](crate::yaml) builds the tree from either stream
 //! with the same code, so duplicate keys, limits and scalar resolution cannot differ.
 //!
+//! A value may also be a flow sequence of plain words on one line (`[Read, Write]`): a
+//! fifth of a real library's frontmatter has one.
+//!
 //! Anything outside the shape (a comment after a value, a quoted scalar with an escape or
-//! a line break, a flow collection, a block scalar, an anchor, a tab, deeper nesting, a
+//! a line break, any other flow collection, a block scalar, an anchor, a tab, deeper nesting, a
 //! continuation line, a character YAML does not print) returns `None`, and the general
 //! parser reads the text. The shape is chosen so that every text it accepts is valid YAML
 //! read the one way: `yaml_tests.rs` compares both readers on generated documents.
@@ -53,6 +56,10 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             out.push(block_scalar(&mut lines, folded, strip)?);
             continue;
         }
+        if rest.starts_with('[') {
+            flow_sequence(rest, &mut out)?;
+            continue;
+        }
         if !rest.is_empty() {
             let Some(first) = scalar(rest) else {
                 // A quoted value that goes on over the next lines, or something else.
@@ -92,8 +99,13 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             out.push(Event::MappingStart(0, None));
             block(&mut lines, indent, &mut out, |entry| {
                 let (key, rest) = key_line(entry)?;
-                let value = if rest.is_empty() { plain("") } else { scalar(rest)? };
-                Some(vec![plain(key), value])
+                let mut events = vec![plain(key)];
+                if rest.starts_with('[') {
+                    flow_sequence(rest, &mut events)?;
+                } else {
+                    events.push(if rest.is_empty() { plain("") } else { scalar(rest)? });
+                }
+                Some(events)
             })?;
             out.push(Event::MappingEnd);
         } else {
@@ -349,6 +361,27 @@ fn scalar(value: &str) -> Option<Event<'_>> {
     plain_ok(value).then(|| plain(value))
 }
 
+/// A flow sequence of plain words on one line (`[Read, Write]`, `[]`): its events to
+/// `out`. An item that is quoted, empty (`[a,,b]`, `[a, b,]`) or holds a flow indicator,
+/// `:`, `#` or a quote anywhere, or text after the `]`, leaves the line to the general
+/// parser.
+fn flow_sequence<'a>(value: &'a str, out: &mut Vec<Event<'a>>) -> Option<()> {
+    let inner = value.strip_prefix('[')?.strip_suffix(']')?;
+    out.push(Event::SequenceStart(0, None));
+    if !is_blank(inner) {
+        for item in inner.split(',') {
+            let item = item.trim_matches(' ');
+            let flow_ok = !item.is_empty() && !item.contains(|c: char| "[]{}:#'\"".contains(c));
+            if !flow_ok || !plain_ok(item) {
+                return None;
+            }
+            out.push(plain(item));
+        }
+    }
+    out.push(Event::SequenceEnd);
+    Some(())
+}
+
 /// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
 /// first, no `: ` or ` #` inside, no `:` last.
 fn plain_ok(text: &str) -> bool {
@@ -394,7 +427,15 @@ mod tests {
             "name: \"open\n  no close",
             "name: \"a\\nb\"",
             "name: \"open",
-            "tools: [a, b]",
+            "tools: [a, 'b']",
+            "tools: [a, b,]",
+            "tools: [a,, b]",
+            "tools: [a, [b]]",
+            "tools: [a: b]",
+            "tools: [a, b] # c",
+            "tools: [a, b",
+            "tools: [-a]",
+            "tools:\n  - [a]",
             "a: &x 1\nb: *x",
             "a: !tag x",
             "a: b: c",
