@@ -68,6 +68,12 @@ const FORMS: &[(&str, &str, &str, &str)] = &[
         "reads as an alias: quote the value",
     ),
     (
+        "bracket-start",
+        "[TODO: Say what this skill does, and when to use it.]",
+        "recovered",
+        "`[` starts a list: quote the value",
+    ),
+    (
         "hash-start",
         "#1 tool for changelogs",
         "recovered",
@@ -128,7 +134,7 @@ fn every_messy_form_loads_with_a_warning_that_says_what_to_fix() {
             &summary["skipped"],
             &summary["recovered"]
         ),
-        (&Value::from(11), &Value::from(10), &Value::from(1), &Value::from(4)),
+        (&Value::from(12), &Value::from(11), &Value::from(1), &Value::from(5)),
         "{summary}"
     );
 }

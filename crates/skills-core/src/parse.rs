@@ -181,6 +181,7 @@ impl FieldParser<'_> {
         }
 
         self.recover_comments(frontmatter, &mut fields);
+        self.recover_list_description(frontmatter, &mut fields);
         let name = self.required(fields.remove("name"), "name", DiagnosticKind::MissingName);
         let description = self.required(
             fields.remove("description"),
@@ -276,6 +277,24 @@ impl FieldParser<'_> {
             self.report(DiagnosticKind::Recovered, message);
             fields.insert(field.to_owned(), yaml::text_scalar(value.to_owned()));
         }
+    }
+
+    /// A `description` that YAML read as a list because its one line starts with `[`
+    /// (`description: [TODO: ...]`, as skill templates ship it): the line as written,
+    /// brackets included, with a `recovered` warning. PyYAML's readers load it as the
+    /// list's text too.
+    fn recover_list_description(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
+        if !matches!(fields.get("description"), Some(Yaml::Seq(_))) {
+            return;
+        }
+        let Some(value) = recover::one_line_list(frontmatter, "description") else {
+            return;
+        };
+        let message = format!(
+            "`description: {value}` is read as written; YAML reads a list there. To fix: `[` starts a list: quote the value"
+        );
+        self.report(DiagnosticKind::Recovered, message);
+        fields.insert("description".to_owned(), yaml::text_scalar(value.to_owned()));
     }
 
     /// A required scalar field, trimmed; `None` (with a diagnostic) when absent, null,

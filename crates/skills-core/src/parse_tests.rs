@@ -127,6 +127,11 @@ fn common_mistakes_are_recovered_with_a_hint_that_says_how_to_fix_them() {
             "@mentions the web",
             "`@` cannot start a plain value",
         ),
+        (
+            "---\nname: web\ndescription: [TODO: Say what it does, and when.]\nlicense: MIT\n---\n",
+            "[TODO: Say what it does, and when.]",
+            "`[` starts a list: quote the value",
+        ),
     ] {
         let outcome = parse_in("web", source);
         let skill = outcome
@@ -141,6 +146,21 @@ fn common_mistakes_are_recovered_with_a_hint_that_says_how_to_fix_them() {
         assert_eq!(kinds(&outcome), [Recovered], "{source:?}");
         let message = &outcome.diagnostics[0].message;
         assert!(message.contains(hint), "{source:?}: {message}");
+    }
+}
+
+#[test]
+fn a_description_written_as_a_list_is_read_as_written_only_on_one_line() {
+    // A list a person writes as one (over lines, or as a block) stays a list, and a list
+    // is not a description.
+    for source in [
+        "---\nname: web\ndescription:\n  - Searches\n  - Cites\n---\n",
+        "---\nname: web\ndescription: [Searches,\n  Cites]\n---\n",
+        "---\nname: web\ndescription: [Searches] # note\n---\n",
+    ] {
+        let outcome = parse_in("web", source);
+        assert!(outcome.skill.is_none(), "{source:?}");
+        assert_eq!(kinds(&outcome), [MissingDescription], "{source:?}");
     }
 }
 

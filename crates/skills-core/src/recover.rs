@@ -155,6 +155,23 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
     reading
 }
 
+/// The value of the top-level `key` when it is a flow sequence on one line
+/// (`description: [TODO: say what this does]`, a placeholder of a skill template), as
+/// written; `None` for anything else.
+pub(crate) fn one_line_list<'a>(frontmatter: &'a str, key: &str) -> Option<&'a str> {
+    let mut lines = frontmatter.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix(key).and_then(|r| r.strip_prefix(':')) else {
+            continue;
+        };
+        let value = rest.trim();
+        let continued = lines.next().is_some_and(|next| next.starts_with([' ', '\t']));
+        return (rest.starts_with([' ', '\t']) && value.starts_with('[') && value.ends_with(']') && !continued)
+            .then_some(value);
+    }
+    None
+}
+
 /// The frontmatter YAML refused (`error`), read line by line when the reason is one of
 /// the common authoring mistakes and a name and a description can be read: the entries
 /// and a `recovered` message that says how to fix it. Otherwise the `invalid-yaml`
