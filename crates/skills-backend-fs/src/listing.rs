@@ -34,15 +34,18 @@ impl Inner {
         let mut out = Vec::new();
         for entry in read_dir {
             let entry = entry.map_err(|e| map_io_error(e, dir_path))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+            let file_name = entry.file_name();
+            let Some(name) = file_name.to_str() else {
                 tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
                 continue;
             };
-            let entry_path = path::join(dir_path, &name);
-            let file_type = entry.file_type().map_err(|e| map_io_error(e, &entry_path))?;
+            let file_type = entry
+                .file_type()
+                .map_err(|e| map_io_error(e, &path::join(dir_path, name)))?;
             if only.is_some_and(|only| only != name) && file_type.is_file() {
                 continue;
             }
+            let entry_path = path::join(dir_path, name);
             let (host, meta) = if file_type.is_symlink() {
                 let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
                     Ok(resolved) => resolved,
@@ -58,7 +61,7 @@ impl Inner {
             } else if file_type.is_dir() {
                 // A directory's metadata says nothing discovery uses: skip the stat.
                 out.push(Entry {
-                    host: entry.path(),
+                    host: host_join(dir, name),
                     info: FileInfo::directory(entry_path),
                 });
                 continue;
@@ -161,7 +164,7 @@ impl Inner {
     /// directory's path when the directory cannot be looked into); whether it was there.
     pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
         let entry_path = path::join(dir_path, file_name);
-        let host = dir.join(file_name);
+        let host = host_join(dir, file_name);
         let meta = match std::fs::symlink_metadata(&host) {
             Ok(meta) if meta.file_type().is_symlink() => {
                 let target = resolve::contained(&self.root, &host, &entry_path)
@@ -190,6 +193,14 @@ impl Inner {
         }
         true
     }
+}
+
+/// `dir/name` on the host, allocated once at its final size (`Path::join` grows it).
+fn host_join(dir: &Path, name: &str) -> PathBuf {
+    let mut host = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    host.push(dir);
+    host.push(name);
+    host
 }
 
 pub(crate) struct Entry {

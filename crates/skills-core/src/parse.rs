@@ -166,7 +166,7 @@ impl FieldParser<'_> {
         let mut fields: BTreeMap<String, Yaml> = BTreeMap::new();
         let mut extra = Vec::new();
         for (key, value) in entries {
-            let key = key.to_text();
+            let key = key.into_text();
             match key.as_str() {
                 "name" | "description" | "license" | "compatibility" | "metadata" | "allowed-tools" => {
                     fields.insert(key, value);
@@ -175,7 +175,7 @@ impl FieldParser<'_> {
                     fields.insert(key.to_owned(), value);
                 }
                 _ => {
-                    extra.push((key, frontmatter_value(&value)));
+                    extra.push((key, frontmatter_value(value)));
                 }
             }
         }
@@ -302,7 +302,7 @@ impl FieldParser<'_> {
     fn required(&mut self, value: Option<Yaml>, field: &str, kind: DiagnosticKind) -> Option<String> {
         let problem = match value {
             None | Some(Yaml::Null) => format!("missing required `{field}`"),
-            Some(Yaml::Scalar(s)) if !s.text.trim().is_empty() => return Some(s.text.trim().to_owned()),
+            Some(Yaml::Scalar(s)) if !s.text.trim().is_empty() => return Some(trimmed(s.text)),
             Some(Yaml::Scalar(_)) => format!("`{field}` is blank"),
             Some(other) => format!("`{field}` must be a string, got a {}", other.type_name()),
         };
@@ -314,7 +314,7 @@ impl FieldParser<'_> {
     fn optional_text(&mut self, value: Option<Yaml>, field: &str) -> Option<String> {
         match value? {
             Yaml::Null => None,
-            Yaml::Scalar(s) => Some(s.text.trim().to_owned()).filter(|t| !t.is_empty()),
+            Yaml::Scalar(s) => Some(trimmed(s.text)).filter(|t| !t.is_empty()),
             other => {
                 let msg = format!("ignoring `{field}`: expected a string, got a {}", other.type_name());
                 self.report(DiagnosticKind::FieldIgnored, msg);
@@ -372,7 +372,10 @@ impl FieldParser<'_> {
     fn metadata(&mut self, value: Option<Yaml>) -> FieldMap<String> {
         match value {
             None | Some(Yaml::Null) => FieldMap::new(),
-            Some(Yaml::Map(entries)) => entries.into_iter().map(|(k, v)| (k.to_text(), v.to_text())).collect(),
+            Some(Yaml::Map(entries)) => entries
+                .into_iter()
+                .map(|(k, v)| (k.into_text(), v.into_text()))
+                .collect(),
             Some(other) => {
                 let msg = format!("ignoring `metadata`: expected a mapping, got a {}", other.type_name());
                 self.report(DiagnosticKind::MetadataIgnored, msg);
@@ -456,15 +459,24 @@ fn json_float(text: &str) -> Option<serde_json::Value> {
     serde_json::Number::from_f64(value).map(serde_json::Value::Number)
 }
 
-fn frontmatter_value(node: &Yaml) -> FrontmatterValue {
+/// `text` without the whitespace around it, reusing it when there is none.
+fn trimmed(text: String) -> String {
+    if text.trim().len() == text.len() {
+        text
+    } else {
+        text.trim().to_owned()
+    }
+}
+
+fn frontmatter_value(node: Yaml) -> FrontmatterValue {
     match node {
         Yaml::Null => FrontmatterValue::Null,
-        Yaml::Scalar(s) => FrontmatterValue::Text(s.text.clone()),
-        Yaml::Seq(items) => FrontmatterValue::List(items.iter().map(frontmatter_value).collect()),
+        Yaml::Scalar(s) => FrontmatterValue::Text(s.text),
+        Yaml::Seq(items) => FrontmatterValue::List(items.into_iter().map(frontmatter_value).collect()),
         Yaml::Map(entries) => FrontmatterValue::Map(
             entries
-                .iter()
-                .map(|(k, v)| (k.to_text(), frontmatter_value(v)))
+                .into_iter()
+                .map(|(k, v)| (k.into_text(), frontmatter_value(v)))
                 .collect(),
         ),
     }

@@ -65,6 +65,14 @@ impl Yaml {
         }
     }
 
+    /// [`to_text`](Self::to_text), taking a scalar's text rather than copying it.
+    pub fn into_text(self) -> String {
+        match self {
+            Yaml::Scalar(s) => s.text,
+            other => other.to_text(),
+        }
+    }
+
     /// The node as YAML text: a scalar's source text, `""` for null, flow style for
     /// collections.
     pub fn to_text(&self) -> String {
