@@ -447,6 +447,14 @@ fn invalid_utf8_is_a_skip() {
     content.extend_from_slice(&[0xff, 0xfe, b'\n']);
     content.extend_from_slice(b"---\n");
     skipped(&content, &[InvalidUtf8]);
+    // Deep in a long body too, and the message says where.
+    let mut content = b"---\nname: web\ndescription: Browse\n---\n".to_vec();
+    content.extend(std::iter::repeat_n(b'a', 4_000));
+    content.extend_from_slice(&[0xe2, 0x28, 0xa1]);
+    skipped(&content, &[InvalidUtf8]);
+    let outcome = parse_skill_md(&content, PATH, "web");
+    let message = &outcome.diagnostics[0].message;
+    assert!(message.contains("from index 4038"), "{message}");
 }
 
 #[test]
