@@ -13,6 +13,11 @@ use saphyr_parser::{Event, Parser, ScalarStyle};
 
 use crate::forgive;
 
+#[path = "yaml_text.rs"]
+mod text;
+use text::write_flow;
+pub(crate) use text::write_quoted;
+
 /// Deepest nesting of sequences and mappings accepted in frontmatter.
 const MAX_DEPTH: usize = 64;
 
@@ -88,74 +93,12 @@ impl Yaml {
     }
 }
 
-fn write_flow(node: &Yaml, out: &mut String) {
-    match node {
-        Yaml::Null => out.push_str("null"),
-        Yaml::Scalar(s) => {
-            if s.kind == ScalarKind::Str && needs_quotes(&s.text) {
-                write_quoted(&s.text, out);
-            } else {
-                out.push_str(&s.text);
-            }
-        }
-        Yaml::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_flow(item, out);
-            }
-            out.push(']');
-        }
-        Yaml::Map(entries) => {
-            out.push('{');
-            for (i, (k, v)) in entries.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_flow(k, out);
-                out.push_str(": ");
-                write_flow(v, out);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn needs_quotes(text: &str) -> bool {
-    text.is_empty()
-        || resolve_plain(text).is_some_and(|k| k != ScalarKind::Str)
-        || is_null(text)
-        || text.starts_with(|c: char| c.is_whitespace() || "-?:,[]{}#&*!|>'\"%@`".contains(c))
-        || text.ends_with(char::is_whitespace)
-        || text.contains(|c: char| c.is_control() || ",[]{}\"".contains(c))
-        || text.contains(": ")
-        || text.contains(" #")
-}
-
 /// A string scalar holding `text`.
 pub(crate) fn text_scalar(text: String) -> Yaml {
     Yaml::Scalar(Scalar {
         text,
         kind: ScalarKind::Str,
     })
-}
-
-/// `text` as a double-quoted YAML string.
-pub(crate) fn write_quoted(text: &str, out: &mut String) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Why a document could not be read.
