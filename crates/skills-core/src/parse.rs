@@ -284,8 +284,8 @@ impl FieldParser<'_> {
 
     /// A `description` that YAML read as a list because its one line starts with `[`
     /// (`description: [TODO: ...]`, as skill templates ship it): the line as written,
-    /// brackets included, with a `recovered` warning. PyYAML's readers load it as the
-    /// list's text too.
+    /// brackets included, with a `recovered` warning (deepagents loads it too, as the
+    /// list's Python text).
     fn recover_list_description(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
         if !matches!(fields.get("description"), Some(Yaml::Seq(_))) {
             return;
