@@ -412,6 +412,15 @@ fn resolve_plain(text: &str) -> Option<ScalarKind> {
     if matches!(text, "true" | "True" | "TRUE" | "false" | "False" | "FALSE") {
         return Some(ScalarKind::Bool);
     }
+    // Numbers start with a digit, a sign or a dot; most text (every description) does
+    // not, and is not scanned for an exponent.
+    if !text
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'+' | b'-' | b'.'))
+    {
+        return None;
+    }
     let unsigned = text.strip_prefix(['-', '+']).unwrap_or(text);
     let all = |s: &str, f: fn(&u8) -> bool| !s.is_empty() && s.as_bytes().iter().all(f);
     if all(unsigned, u8::is_ascii_digit)
