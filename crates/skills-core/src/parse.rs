@@ -183,8 +183,7 @@ impl FieldParser<'_> {
             }
         }
 
-        self.recover_comments(frontmatter, &mut fields);
-        self.recover_list_description(frontmatter, &mut fields);
+        self.recover_as_written(frontmatter, &mut fields);
         let name = self.required(fields.remove("name"), "name", DiagnosticKind::MissingName);
         let description = self.required(
             fields.remove("description"),
@@ -261,43 +260,37 @@ impl FieldParser<'_> {
         }
     }
 
-    /// A `name` or `description` that YAML read as nothing because the value starts with
-    /// `#` (a comment): the value as written, with a `recovered` warning.
-    fn recover_comments(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
+    /// A `name` or `description` that YAML reads otherwise than the text on its line:
+    /// as nothing when the value starts with `#` (a comment), or, for the description, as
+    /// a list when its one line is bracketed (`description: [TODO: ...]`, as skill
+    /// templates ship it; deepagents loads it too, as the list's Python text). The value
+    /// as written, with a `recovered` warning that says how to fix the file.
+    fn recover_as_written(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
         let mut reading = None;
         for field in ["name", "description"] {
-            if !matches!(fields.get(field), None | Some(Yaml::Null)) {
-                continue;
-            }
-            let reading = reading.get_or_insert_with(|| recover::read_lines(frontmatter));
-            let Some(value) = reading.get(field) else { continue };
-            if !value.starts_with('#') {
-                continue;
-            }
+            let (value, yaml_reads, fix) = match fields.get(field) {
+                None | Some(Yaml::Null) => {
+                    let reading = reading.get_or_insert_with(|| recover::read_lines(frontmatter));
+                    match reading.get(field) {
+                        Some(value) if value.starts_with('#') => (value, "no value", "`#` starts a comment"),
+                        _ => continue,
+                    }
+                }
+                Some(Yaml::Seq(_)) if field == "description" => {
+                    let reading = reading.get_or_insert_with(|| recover::read_lines(frontmatter));
+                    match reading.list(field) {
+                        Some(value) => (value, "a list", "`[` starts a list"),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            };
             let message = format!(
-                "`{field}: {value}` is read as written; YAML reads no value there. To fix: `#` starts a comment: quote the value"
+                "`{field}: {value}` is read as written; YAML reads {yaml_reads} there. To fix: {fix}: quote the value"
             );
             self.report(DiagnosticKind::Recovered, message);
             fields.insert(field.to_owned(), yaml::text_scalar(value.to_owned()));
         }
-    }
-
-    /// A `description` that YAML read as a list because its one line starts with `[`
-    /// (`description: [TODO: ...]`, as skill templates ship it): the line as written,
-    /// brackets included, with a `recovered` warning (deepagents loads it too, as the
-    /// list's Python text).
-    fn recover_list_description(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
-        if !matches!(fields.get("description"), Some(Yaml::Seq(_))) {
-            return;
-        }
-        let Some(value) = recover::one_line_list(frontmatter, "description") else {
-            return;
-        };
-        let message = format!(
-            "`description: {value}` is read as written; YAML reads a list there. To fix: `[` starts a list: quote the value"
-        );
-        self.report(DiagnosticKind::Recovered, message);
-        fields.insert("description".to_owned(), yaml::text_scalar(value.to_owned()));
     }
 
     /// A required scalar field, trimmed; `None` (with a diagnostic) when absent, null,

@@ -70,6 +70,9 @@ fn a_description_written_as_a_list_is_read_as_written_only_on_one_line() {
         assert!(outcome.skill.is_none(), "{source:?}");
         assert_eq!(kinds(&outcome), [MissingDescription], "{source:?}");
     }
+    // Only the description: a name in brackets is no name.
+    let outcome = parse_in("web", "---\nname: [web]\ndescription: Browse\n---\n");
+    assert_eq!(kinds(&outcome), [MissingName]);
 }
 
 #[test]

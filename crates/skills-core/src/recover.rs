@@ -27,6 +27,9 @@ pub(crate) struct LineReading {
     pub hints: Vec<String>,
     /// The keys a hint is about: their lines and the value a person reads.
     pub mistakes: Vec<Mistake>,
+    /// Top-level keys whose value is a flow list on one line, as written: YAML reads a
+    /// list there, a person may read the text (`description: [TODO: ...]`).
+    pub lists: Vec<(String, String)>,
 }
 
 /// A top-level key written with one of the mistakes, and what a person reads there.
@@ -42,6 +45,11 @@ impl LineReading {
     /// The value read for `key`.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.values.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// The one-line flow list written for `key`.
+    pub fn list(&self, key: &str) -> Option<&str> {
+        self.lists.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
     }
 }
 
@@ -101,6 +109,10 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
             ));
             let sep = if header.starts_with('|') { "\n" } else { " " };
             Some(std::iter::once(text).chain(continuation).collect::<Vec<_>>().join(sep))
+        } else if value.starts_with('[') && value.ends_with(']') && continuation.is_empty() {
+            // YAML's to read too; kept as written for a field that must be text.
+            reading.lists.push((key.to_owned(), value.to_owned()));
+            None
         } else if value.is_empty() || value.starts_with(['|', '>', '[', '{', '&', '!']) {
             // A nested block, a block scalar, a flow collection, an anchor or a tag: YAML's
             // to read, not ours.
@@ -153,23 +165,6 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
         }
     }
     reading
-}
-
-/// The value of the top-level `key` when it is a flow sequence on one line
-/// (`description: [TODO: say what this does]`, a placeholder of a skill template), as
-/// written; `None` for anything else.
-pub(crate) fn one_line_list<'a>(frontmatter: &'a str, key: &str) -> Option<&'a str> {
-    let mut lines = frontmatter.lines();
-    while let Some(line) = lines.next() {
-        let Some(rest) = line.strip_prefix(key).and_then(|r| r.strip_prefix(':')) else {
-            continue;
-        };
-        let value = rest.trim();
-        let continued = lines.next().is_some_and(|next| next.starts_with([' ', '\t']));
-        return (rest.starts_with([' ', '\t']) && value.starts_with('[') && value.ends_with(']') && !continued)
-            .then_some(value);
-    }
-    None
 }
 
 /// The frontmatter YAML refused (`error`), read line by line when the reason is one of
