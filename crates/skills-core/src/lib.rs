@@ -68,6 +68,7 @@ mod split;
 pub mod url;
 mod watch;
 mod yaml;
+mod yaml_flow;
 mod yaml_simple;
 
 pub use async_trait::async_trait;

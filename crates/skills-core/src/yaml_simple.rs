@@ -1,19 +1,22 @@
 //! The common shape of frontmatter, read without the general YAML scanner.
 //!
-//! Most real `SKILL.md` frontmatter is a flat mapping of one-line scalars, sometimes with
-//! one nested mapping (`metadata:`) or one block list (`allowed-tools:`). For text of that
-//! shape and nothing else, [`events`] produces the event stream `saphyr-parser` would
-//! produce, several times faster; [`yaml`](crate::yaml) builds the tree from either stream
-//! with the same code, so duplicate keys, limits and scalar resolution cannot differ.
+//! Most real `SKILL.md` frontmatter is a flat mapping of one-line scalars with a few
+//! nested blocks: mappings (`metadata:` and the mappings under it) and lists of scalars
+//! (`allowed-tools:`). For text of that shape and nothing else, [`events`] produces the
+//! event stream `saphyr-parser` would produce, several times faster; [`yaml`](crate::yaml)
+//! builds the tree from either stream with the same code, so duplicate keys, limits and
+//! scalar resolution cannot differ.
 //!
-//! A value may also be a flow sequence of plain words on one line (`[Read, Write]`): a
-//! fifth of a real library's frontmatter has one.
+//! A value may also be a flow collection ([`yaml_flow`](crate::yaml_flow)): a list of
+//! words (`[Read, Write]`) or JSON (`{"openclaw":{"emoji":"x"}}`), on one line or over
+//! the lines below its key.
 //!
-//! Anything outside the shape (a comment after a value, a quoted scalar with an escape or
-//! a line break, any other flow collection, a block scalar, an anchor, a tab, deeper nesting, a
-//! continuation line, a character YAML does not print) returns `None`, and the general
-//! parser reads the text. The shape is chosen so that every text it accepts is valid YAML
-//! read the one way: `yaml_tests.rs` compares both readers on generated documents.
+//! Anything outside the shape (a comment after a value or inside a nested block, a quoted
+//! scalar with an escape, a block scalar below the top level, an anchor, a tab, a list
+//! item that is not a scalar, a continuation line below the top level, a character YAML
+//! does not print) returns `None`, and the general parser reads the text. The shape is
+//! chosen so that every text it accepts is valid YAML read the one way: `yaml_tests.rs`
+//! compares both readers on generated documents.
 
 use std::borrow::Cow;
 
@@ -56,8 +59,8 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             out.push(block_scalar(&mut lines, folded, strip)?);
             continue;
         }
-        if rest.starts_with('[') {
-            flow_sequence(rest, &mut out)?;
+        if rest.starts_with(['[', '{']) {
+            crate::yaml_flow::collection(rest, 0, &mut lines, &mut out)?;
             continue;
         }
         if !rest.is_empty() {
@@ -75,42 +78,7 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             });
             continue;
         }
-        // `key:` alone: a nested block below it, or an empty value.
-        while lines.peek().is_some_and(|l| is_blank(l)) {
-            lines.next();
-        }
-        let Some(next) = lines.peek() else {
-            out.push(plain(""));
-            break;
-        };
-        let indent = next.len() - next.trim_start_matches(' ').len();
-        let body = &next[indent..];
-        if body == "-" || body.starts_with("- ") {
-            out.push(Event::SequenceStart(0, None));
-            block(&mut lines, indent, &mut out, |item| {
-                let value = item.strip_prefix('-')?.trim_matches(' ');
-                (!value.is_empty()).then_some(())?;
-                Some(vec![scalar(value)?])
-            })?;
-            out.push(Event::SequenceEnd);
-        } else if indent > 0 && key_line(body).is_none() {
-            out.push(plain_lines(None, &mut lines)?);
-        } else if indent > 0 {
-            out.push(Event::MappingStart(0, None));
-            block(&mut lines, indent, &mut out, |entry| {
-                let (key, rest) = key_line(entry)?;
-                let mut events = vec![plain(key)];
-                if rest.starts_with('[') {
-                    flow_sequence(rest, &mut events)?;
-                } else {
-                    events.push(if rest.is_empty() { plain("") } else { scalar(rest)? });
-                }
-                Some(events)
-            })?;
-            out.push(Event::MappingEnd);
-        } else {
-            out.push(plain(""));
-        }
+        nested(&mut lines, 0, 0, &mut out)?;
     }
     if keys == 0 {
         return None;
@@ -119,41 +87,106 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
     Some(out)
 }
 
+/// Most levels of nested blocks read here; deeper goes to the general parser.
+const MAX_DEPTH: usize = 8;
+
+/// The value of a `key:` at column `key_indent` with nothing after its colon, from the
+/// lines below: a block list (at the key's column or deeper), a flow collection or a
+/// nested mapping (deeper), a plain scalar over lines (deeper, top-level keys only), or
+/// an empty value.
+fn nested<'a>(lines: &mut Lines<'a>, key_indent: usize, depth: usize, out: &mut Vec<Event<'a>>) -> Option<()> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    while lines.peek().is_some_and(|l| is_blank(l)) {
+        lines.next();
+    }
+    let Some(next) = lines.peek() else {
+        out.push(plain(""));
+        return Some(());
+    };
+    let indent = indent_of(next);
+    let body = &next[indent..];
+    if is_item(body) && indent >= key_indent {
+        out.push(Event::SequenceStart(0, None));
+        block(lines, indent, indent == key_indent, out, |item, _, out| {
+            let value = item.strip_prefix('-')?.trim_matches(' ');
+            (!value.is_empty()).then_some(())?;
+            out.push(scalar(value)?);
+            Some(())
+        })?;
+        out.push(Event::SequenceEnd);
+    } else if indent > key_indent && body.starts_with(['[', '{']) {
+        lines.next();
+        crate::yaml_flow::collection(body, key_indent, lines, out)?;
+    } else if indent > key_indent && key_line(body).is_none() {
+        // Below a nested key, the lines would fold by the nested block's indent.
+        if key_indent > 0 {
+            return None;
+        }
+        out.push(plain_lines(None, lines)?);
+    } else if indent > key_indent {
+        out.push(Event::MappingStart(0, None));
+        block(lines, indent, false, out, |entry, lines, out| {
+            let (key, rest) = key_line(entry)?;
+            out.push(plain(key));
+            if rest.starts_with(['[', '{']) {
+                crate::yaml_flow::collection(rest, indent, lines, out)
+            } else if rest.is_empty() {
+                nested(lines, indent, depth + 1, out)
+            } else {
+                out.push(scalar(rest)?);
+                Some(())
+            }
+        })?;
+        out.push(Event::MappingEnd);
+    } else {
+        out.push(plain(""));
+    }
+    Some(())
+}
+
 /// Reads the lines of one nested block, all at `indent`, each turned into events by
-/// `item`; stops before the first line at column 0 that does not continue the block.
-/// `None` for any other line (a continuation, a comment, another indent).
+/// `item` (which may take more lines, as a nested block or a flow collection does); ends
+/// before the first line indented less, or (for a list at its key's column, `indentless`)
+/// before the first line at `indent` that is not one of its items. `None` for a line
+/// indented more, a comment, or anything `item` refuses.
 fn block<'a>(
     lines: &mut Lines<'a>,
     indent: usize,
+    indentless: bool,
     out: &mut Vec<Event<'a>>,
-    item: impl Fn(&'a str) -> Option<Vec<Event<'a>>>,
+    mut item: impl FnMut(&'a str, &mut Lines<'a>, &mut Vec<Event<'a>>) -> Option<()>,
 ) -> Option<()> {
     while let Some(line) = lines.peek().copied() {
         if is_blank(line) {
             lines.next();
             continue;
         }
-        let at = line.len() - line.trim_start_matches(' ').len();
+        let at = indent_of(line);
         let body = &line[at..];
-        let is_item = body == "-" || body.starts_with("- ");
-        // A sequence at column 0 (allowed under a key) ends at the first line that is
-        // not one of its items; an indented block ends at column 0.
-        if at != indent || (indent == 0 && !is_item) {
-            if at == 0 {
-                return Some(());
-            }
+        if at < indent || (indentless && !is_item(body)) {
+            return Some(());
+        }
+        if at > indent || body.starts_with('#') {
             return None;
         }
-        if body.starts_with('#') {
-            return None;
-        }
-        out.extend(item(body)?);
         lines.next();
+        item(body, lines, out)?;
     }
     Some(())
 }
 
-type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+fn is_item(body: &str) -> bool {
+    body == "-" || body.starts_with("- ")
+}
+
+/// How many spaces `line` starts with.
+pub(crate) fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+pub(crate) type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
 
 /// A block scalar (`|`, `|-`, `>`, `>-`) whose header was read: its content lines, all
 /// indented at least as the first one; no leading empty line, no line more indented than
@@ -178,7 +211,7 @@ fn block_scalar(lines: &mut Lines<'_>, folded: bool, strip: bool) -> Option<Even
             lines.next();
             continue;
         }
-        let at = line.len() - line.trim_start_matches(' ').len();
+        let at = indent_of(line);
         if at < indent {
             break;
         }
@@ -307,7 +340,7 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
 /// Where the quote closing a quoted scalar is in `line`, if it is there: in single
 /// quotes a doubled quote is a quote; in double quotes (without escapes) the first one
 /// closes.
-fn closing_quote(line: &str, quote: char) -> Option<usize> {
+pub(crate) fn closing_quote(line: &str, quote: char) -> Option<usize> {
     let bytes = line.as_bytes();
     let mut at = 0;
     while let Some(found) = line[at..].find(quote) {
@@ -326,7 +359,7 @@ fn line_breaks(src: &str) -> usize {
     src.bytes().filter(|&b| b == b'\n').count()
 }
 
-fn is_blank(line: &str) -> bool {
+pub(crate) fn is_blank(line: &str) -> bool {
     line.bytes().all(|b| b == b' ')
 }
 
@@ -361,30 +394,9 @@ fn scalar(value: &str) -> Option<Event<'_>> {
     plain_ok(value).then(|| plain(value))
 }
 
-/// A flow sequence of plain words on one line (`[Read, Write]`, `[]`): its events to
-/// `out`. An item that is quoted, empty (`[a,,b]`, `[a, b,]`) or holds a flow indicator,
-/// `:`, `#` or a quote anywhere, or text after the `]`, leaves the line to the general
-/// parser.
-fn flow_sequence<'a>(value: &'a str, out: &mut Vec<Event<'a>>) -> Option<()> {
-    let inner = value.strip_prefix('[')?.strip_suffix(']')?;
-    out.push(Event::SequenceStart(0, None));
-    if !is_blank(inner) {
-        for item in inner.split(',') {
-            let item = item.trim_matches(' ');
-            let flow_ok = !item.is_empty() && !item.contains(|c: char| "[]{}:#'\"".contains(c));
-            if !flow_ok || !plain_ok(item) {
-                return None;
-            }
-            out.push(plain(item));
-        }
-    }
-    out.push(Event::SequenceEnd);
-    Some(())
-}
-
 /// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
 /// first, no `: ` or ` #` inside, no `:` last.
-fn plain_ok(text: &str) -> bool {
+pub(crate) fn plain_ok(text: &str) -> bool {
     !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
         && !text.contains(": ")
         && !text.ends_with(':')
@@ -427,21 +439,34 @@ mod tests {
             "name: \"open\n  no close",
             "name: \"a\\nb\"",
             "name: \"open",
-            "tools: [a, 'b']",
-            "tools: [a, b,]",
             "tools: [a,, b]",
-            "tools: [a, [b]]",
             "tools: [a: b]",
             "tools: [a, b] # c",
             "tools: [a, b",
             "tools: [-a]",
+            "m: {a: , b: 1}",
+            "m: {a}",
+            "m: {a:1}",
+            "m: {\"a\" : 1}",
+            "m: {[a]: b}",
+            "m: [\"a\" \"b\"]",
+            "m: [\"a\\tb\"]",
+            "m: [\"open\n  close\"]",
+            "m: {\n\"a\": 1}",
+            "m: {\n  \"a\": 1\n\n  }",
+            "m:\n  n: {\n  }",
+            "m: [a\n  b]",
+            "m: [https://x]",
+            "m: [a] x",
+            "m:\n  n:\n    x\n    y",
+            "m:\n  n: |\n    x",
+            "m:\n  - a: b",
             "tools:\n  - [a]",
             "a: &x 1\nb: *x",
             "a: !tag x",
             "a: b: c",
             "a:b",
             "key : v",
-            "a:\n  b:\n    c: 1",
             "a:\n  - b\n  -   \n",
             "a:\n  b: 1\n c: 2",
             "a:\n  # note\n  b: 1",

@@ -267,6 +267,12 @@ fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
         "d: \"two '' quotes\n  stay two ''\"",
         "tools: [Read, Write, Bash(git status)]\nempty: []\nspaced: [ a ,b ]\nkinds: [1, true, ~, 1.10, é]",
         "metadata:\n  mcp: [rube]\n  none: [ ]\nname: web",
+        "tools: [a, 'b', \"c\"]\nmore: [a, b,]\nnest: [a, [b, []], {}]\nm: {a: 1, 'b': 'it''s'}",
+        "a:\n  b:\n    c: 1\n    d:\n      - x\n  e: [1]\nf: 2",
+        "metadata: {\"openclaw\":{\"emoji\":\"\u{1f41b}\",\"requires\":{\"bins\":[\"python3\"],\"env\":[]}}}",
+        "metadata:\n  {\n    \"openclaw\":\n      {\n        \"install\":\n          [\n            { \"id\": \"x\", \"bins\": [\"curl\"] },\n          ],\n      },\n  }\nname: web",
+        "metadata:\n  clawdbot:\n    requires:\n      env:\n      - A\n      - B\n      bins: [\"bw\",\n        \"jq\"]\n    always: false\nname: web",
+        "m: {a: true,\n  b: 1.5\n  }",
     ] {
         let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
         assert_eq!(simple, general, "{src:?}");
@@ -317,6 +323,23 @@ fn value() -> impl Strategy<Value = &'static str> {
         "[é, ü]",
         "[-a]",
         "{a: 1}",
+        "{\"a\":\"b\"}",
+        "{\"a\":{\"b\":[\"c\", 1, true]}}",
+        "[\"x\", 'y', '']",
+        "{a: 1, b: [x], 'c': {}}",
+        "{a: }",
+        "{a:1}",
+        "{\"a\" : 1}",
+        "[\"a\" \"b\"]",
+        "[a, b ,]",
+        "{a: b,}",
+        "[[], [[x]]]",
+        "{a: b: c}",
+        "[a]]",
+        "{\"a\":\"b\\\"\"}",
+        "{\"a\": \"é: #x\"}",
+        "{a: [b}",
+        "{x: 1, x: 2}",
         "&a x",
         "*a",
         "!t x",
@@ -374,7 +397,7 @@ fn entry() -> impl Strategy<Value = String> {
     let indent = prop::sample::select(vec![0usize, 1, 2, 2, 4]);
     let items = prop::collection::vec((key(), value()), 1..4);
     let header = prop::sample::select(vec!["|", "|-", ">", ">-", "|+", ">2"]);
-    (0u8..11, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
+    (0u8..14, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
         let pad = " ".repeat(indent);
         // Indents that vary from line to line, and empty lines between.
         let lines = |first: &str| -> Vec<String> {
@@ -402,6 +425,21 @@ fn entry() -> impl Strategy<Value = String> {
                 format!("{key}:\n{}", lines.join("\n"))
             }
             5 => format!("{key}:"),
+            // A flow mapping over lines, its closer at some indent.
+            11 => {
+                let lines: Vec<_> = items.iter().map(|(k, v)| format!("{pad} {k}: {v},")).collect();
+                format!("{key}: {{\n{}\n{pad}}}", lines.join("\n"))
+            }
+            // Mappings nested two levels, a list at its key's column.
+            12 => {
+                let lines: Vec<_> = items
+                    .iter()
+                    .map(|(k, v)| format!("{pad}{k}:\n{pad}  {k}: {v}\n{pad}  list:\n{pad}  - {v}\n{pad}  {k}:"))
+                    .collect();
+                format!("{key}:\n{}", lines.join("\n"))
+            }
+            // A flow collection on the line below its key.
+            13 => format!("{key}:\n{pad}{value}"),
             6 => format!("{pad}#{value}"),
             _ => format!("{pad}{value}"),
         }
