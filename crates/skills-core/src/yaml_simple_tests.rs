@@ -1,0 +1,79 @@
+//! The common-shape reader's own tests: what it refuses, and its printable check.
+
+#[test]
+fn printable_bytes_agree_with_printable_characters() {
+    for c in (0..=0x10ffff).filter_map(char::from_u32) {
+        let text = format!("a{c}b");
+        let expected = c == '\n' || super::printable(c);
+        assert_eq!(super::all_printable(&text), expected, "U+{:04X}", c as u32);
+    }
+}
+
+#[test]
+fn anything_else_is_left_to_the_general_parser() {
+    for src in [
+        "",
+        "# only a comment",
+        "name: web # a comment",
+        "name: web\n  continued: no",
+        "name: web\n  # not a continuation",
+        "d:\n  text\n  - x: y",
+        "d: |+\n  kept\n",
+        "d: |2\n  x",
+        "d: | # c\n  x",
+        "d: |\n\n  leading empty",
+        "d: |\n  x\n     \n  y",
+        "d: >\n  a\n    more indented",
+        "d: |\nnot indented",
+        "d: |\n    deep\n  shallower",
+        "name: 'open\nnot indented'",
+        "name: 'open\n  closed' and more",
+        "name: \"open\n  \\t escaped\"",
+        "name: \"open\n  no close",
+        "name: \"a\\nb\"",
+        "name: \"open",
+        "tools: [a,, b]",
+        "tools: [a: b]",
+        "tools: [a, b] # c",
+        "tools: [a, b",
+        "tools: [-a]",
+        "m: {a: , b: 1}",
+        "m: {a}",
+        "m: {a:1}",
+        "m: {\"a\" : 1}",
+        "m: {[a]: b}",
+        "m: [\"a\" \"b\"]",
+        "m: [\"a\\tb\"]",
+        "m: [\"open\n  close\"]",
+        "m: {\n\"a\": 1}",
+        "m: {\n  \"a\": 1\n\n  }",
+        "m:\n  n: {\n  }",
+        "m: [a\n  b]",
+        "m: [https://x]",
+        "m: [a] x",
+        "m:\n  n:\n    x\n    y",
+        "m:\n  n: |\n    x",
+        "m:\n  - a: b",
+        "tools:\n  - [a]",
+        "a: &x 1\nb: *x",
+        "a: !tag x",
+        "a: b: c",
+        "a:b",
+        "key : v",
+        "a:\n  - b\n  -   \n",
+        "a:\n  b: 1\n c: 2",
+        "a:\n  # note\n  b: 1",
+        "a: x\n- b",
+        "a: \u{feff}x",
+        "a: x\u{2028}y",
+        "a: x\u{85}",
+        "a:\tb",
+        "a: b\r\n",
+        "---\na: b",
+        "a: -b",
+        "a: `x`",
+        "- a\n- b",
+    ] {
+        assert!(super::events(src).is_none(), "{src:?} is not the common shape");
+    }
+}
