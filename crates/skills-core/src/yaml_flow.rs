@@ -121,7 +121,7 @@ impl<'a> Cursor<'a, '_> {
             return None;
         }
         self.skip(1);
-        if !quoted && !(self.line.is_empty() || self.line.starts_with(' ')) {
+        if !(quoted || self.line.is_empty() || self.line.starts_with(' ')) {
             return None;
         }
         // An empty value (`{a: , b: 1}`) is left to the general parser.
@@ -153,7 +153,8 @@ impl<'a> Cursor<'a, '_> {
             let inner = &line[1..];
             let close = closing_quote(inner, quote)?;
             let text = &inner[..close];
-            if quote == '"' && text.contains('\\') {
+            // An escaped quote would close early here: `\"` is left to the general parser.
+            if quote == '"' && text.ends_with('\\') {
                 return None;
             }
             self.skip(close + 2);
@@ -165,7 +166,7 @@ impl<'a> Cursor<'a, '_> {
                 };
                 (text, ScalarStyle::SingleQuoted)
             } else {
-                (Cow::Borrowed(text), ScalarStyle::DoubleQuoted)
+                (unescape(text)?, ScalarStyle::DoubleQuoted)
             };
             return Some(Event::Scalar(text, style, 0, None));
         }
@@ -195,4 +196,60 @@ impl<'a> Cursor<'a, '_> {
 
 fn plain_event(text: &str) -> Event<'_> {
     Event::Scalar(Cow::Borrowed(text), ScalarStyle::Plain, 0, None)
+}
+
+/// The text of a double-quoted scalar on one line, `inner` being what lies between its
+/// quotes: its escapes decoded as YAML decodes them. `None` for a quote that is not
+/// escaped, an unknown escape, or a code point that is no character (a surrogate: a
+/// JSON-style pair is for the general parser and its repair, which says so).
+pub(crate) fn unescape(inner: &str) -> Option<Cow<'_, str>> {
+    if !inner.contains(['\\', '"']) {
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut text = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {}
+            _ => {
+                text.push(c);
+                continue;
+            }
+        }
+        let decoded = match chars.next()? {
+            '0' => '\0',
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            't' => '\t',
+            'n' => '\n',
+            'v' => '\u{b}',
+            'f' => '\u{c}',
+            'r' => '\r',
+            'e' => '\u{1b}',
+            ' ' => ' ',
+            '"' => '"',
+            '/' => '/',
+            '\\' => '\\',
+            'N' => '\u{85}',
+            '_' => '\u{a0}',
+            'L' => '\u{2028}',
+            'P' => '\u{2029}',
+            kind @ ('x' | 'u' | 'U') => {
+                let digits = match kind {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut code = 0u32;
+                for _ in 0..digits {
+                    code = code * 16 + chars.next()?.to_digit(16)?;
+                }
+                char::from_u32(code)?
+            }
+            _ => return None,
+        };
+        text.push(decoded);
+    }
+    Some(Cow::Owned(text))
 }

@@ -11,8 +11,12 @@
 //! words (`[Read, Write]`) or JSON (`{"openclaw":{"emoji":"x"}}`), on one line or over
 //! the lines below its key.
 //!
-//! Anything outside the shape (a comment after a value or inside a nested block, a quoted
-//! scalar with an escape, a block scalar below the top level, an anchor, a tab, a list
+//! A list item may be a mapping (`- id: brew` and its other keys below), and a
+//! double-quoted scalar on one line may hold escapes (`"\U0001f4b0"`), decoded as YAML
+//! decodes them.
+//!
+//! Anything outside the shape (a comment after a value or inside a nested block, a
+//! surrogate escape, a block scalar below the top level, an anchor, a tab, a list
 //! item that is not a scalar, a continuation line below the top level, a character YAML
 //! does not print) returns `None`, and the general parser reads the text. The shape is
 //! chosen so that every text it accepts is valid YAML read the one way: `yaml_tests.rs`
@@ -109,10 +113,22 @@ fn nested<'a>(lines: &mut Lines<'a>, key_indent: usize, depth: usize, out: &mut 
     let body = &next[indent..];
     if is_item(body) && indent >= key_indent {
         out.push(Event::SequenceStart(0, None));
-        block(lines, indent, indent == key_indent, out, |item, _, out| {
-            let value = item.strip_prefix('-')?.trim_matches(' ');
+        block(lines, indent, indent == key_indent, out, |item, lines, out| {
+            let after = item.strip_prefix('-')?;
+            let value = after.trim_matches(' ');
             (!value.is_empty()).then_some(())?;
-            out.push(scalar(value)?);
+            if key_line(value).is_none() {
+                out.push(scalar(value)?);
+                return Some(());
+            }
+            // `- key: value`: a mapping whose other keys line up under the first.
+            let column = indent + 1 + indent_of(after);
+            out.push(Event::MappingStart(0, None));
+            entry(value, column, lines, out, depth)?;
+            block(lines, column, false, out, |line, lines, out| {
+                entry(line, column, lines, out, depth)
+            })?;
+            out.push(Event::MappingEnd);
             Some(())
         })?;
         out.push(Event::SequenceEnd);
@@ -127,23 +143,35 @@ fn nested<'a>(lines: &mut Lines<'a>, key_indent: usize, depth: usize, out: &mut 
         out.push(plain_lines(None, lines)?);
     } else if indent > key_indent {
         out.push(Event::MappingStart(0, None));
-        block(lines, indent, false, out, |entry, lines, out| {
-            let (key, rest) = key_line(entry)?;
-            out.push(plain(key));
-            if rest.starts_with(['[', '{']) {
-                crate::yaml_flow::collection(rest, indent, lines, out)
-            } else if rest.is_empty() {
-                nested(lines, indent, depth + 1, out)
-            } else {
-                out.push(scalar(rest)?);
-                Some(())
-            }
+        block(lines, indent, false, out, |line, lines, out| {
+            entry(line, indent, lines, out, depth)
         })?;
         out.push(Event::MappingEnd);
     } else {
         out.push(plain(""));
     }
     Some(())
+}
+
+/// One `key: value` line of a nested mapping whose keys are at column `indent`, with
+/// what its value takes from the lines below.
+fn entry<'a>(
+    line: &'a str,
+    indent: usize,
+    lines: &mut Lines<'a>,
+    out: &mut Vec<Event<'a>>,
+    depth: usize,
+) -> Option<()> {
+    let (key, rest) = key_line(line)?;
+    out.push(plain(key));
+    if rest.starts_with(['[', '{']) {
+        crate::yaml_flow::collection(rest, indent, lines, out)
+    } else if rest.is_empty() {
+        nested(lines, indent, depth + 1, out)
+    } else {
+        out.push(scalar(rest)?);
+        Some(())
+    }
 }
 
 /// Reads the lines of one nested block, all at `indent`, each turned into events by
@@ -385,7 +413,10 @@ fn scalar(value: &str) -> Option<Event<'_>> {
     for (quote, style) in [('\'', ScalarStyle::SingleQuoted), ('"', ScalarStyle::DoubleQuoted)] {
         if value.starts_with(quote) {
             let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
-            if inner.contains(quote) || (quote == '"' && inner.contains('\\')) {
+            if quote == '"' {
+                return Some(Event::Scalar(crate::yaml_flow::unescape(inner)?, style, 0, None));
+            }
+            if inner.contains(quote) {
                 return None;
             }
             return Some(Event::Scalar(Cow::Borrowed(inner), style, 0, None));

@@ -273,6 +273,9 @@ fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
         "metadata:\n  {\n    \"openclaw\":\n      {\n        \"install\":\n          [\n            { \"id\": \"x\", \"bins\": [\"curl\"] },\n          ],\n      },\n  }\nname: web",
         "metadata:\n  clawdbot:\n    requires:\n      env:\n      - A\n      - B\n      bins: [\"bw\",\n        \"jq\"]\n    always: false\nname: web",
         "m: {a: true,\n  b: 1.5\n  }",
+        "d: \"tab\\t \\u00e9 \\U0001f4b0 \\x41 \\\\ \\\" \\/ \\N \\_ \\0\"\nm: {\"e\": \"\\U0001f4b0\", \"q\": [\"a\\tb\\\\c\"]}",
+        "install:\n  - id: brew\n    kind: brew\n    bins: [gh]\n    extra:\n      a: 1\n  -   id: x\n      list:\n      - y\n  - plain\nother: 1",
+        "install:\n- id: a\n  n: {\"k\": 1,\n    \"j\": 2}\n- id: b\nname: web",
     ] {
         let (simple, general) = both(src).unwrap_or_else(|| panic!("{src:?} has the common shape"));
         assert_eq!(simple, general, "{src:?}");
@@ -340,6 +343,13 @@ fn value() -> impl Strategy<Value = &'static str> {
         "{\"a\": \"é: #x\"}",
         "{a: [b}",
         "{x: 1, x: 2}",
+        "\"a\\tb\"",
+        "\"\\U0001f4b0 \\u00e9\"",
+        "\"\\ud83d\\udcb0\"",
+        "\"\\q\"",
+        "\"a\\\"b\"",
+        "\"a\\\"",
+        "{\"a\": \"\\x41\\\"\"}",
         "&a x",
         "*a",
         "!t x",
@@ -397,7 +407,7 @@ fn entry() -> impl Strategy<Value = String> {
     let indent = prop::sample::select(vec![0usize, 1, 2, 2, 4]);
     let items = prop::collection::vec((key(), value()), 1..4);
     let header = prop::sample::select(vec!["|", "|-", ">", ">-", "|+", ">2"]);
-    (0u8..14, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
+    (0u8..15, key(), value(), indent, items, header).prop_map(|(form, key, value, indent, items, header)| {
         let pad = " ".repeat(indent);
         // Indents that vary from line to line, and empty lines between.
         let lines = |first: &str| -> Vec<String> {
@@ -435,6 +445,14 @@ fn entry() -> impl Strategy<Value = String> {
                 let lines: Vec<_> = items
                     .iter()
                     .map(|(k, v)| format!("{pad}{k}:\n{pad}  {k}: {v}\n{pad}  list:\n{pad}  - {v}\n{pad}  {k}:"))
+                    .collect();
+                format!("{key}:\n{}", lines.join("\n"))
+            }
+            // A list of mappings, the first key on the item's line.
+            14 => {
+                let lines: Vec<_> = items
+                    .iter()
+                    .map(|(k, v)| format!("{pad}- {k}: {v}\n{pad}  {k}:\n{pad}  - {v}\n{pad}  x: {value}"))
                     .collect();
                 format!("{key}:\n{}", lines.join("\n"))
             }
