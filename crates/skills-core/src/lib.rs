@@ -69,6 +69,7 @@ pub mod url;
 mod watch;
 mod yaml;
 mod yaml_flow;
+mod yaml_lines;
 mod yaml_simple;
 
 pub use async_trait::async_trait;

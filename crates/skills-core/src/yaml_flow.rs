@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use saphyr_parser::{Event, ScalarStyle};
 
-use crate::yaml_simple::{Lines, closing_quote, indent_of, is_blank, plain_ok};
+use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok, unescape};
 
 /// Deepest nesting read here; deeper goes to the general parser (and its limits).
 const MAX_DEPTH: usize = 16;
@@ -196,60 +196,4 @@ impl<'a> Cursor<'a, '_> {
 
 fn plain_event(text: &str) -> Event<'_> {
     Event::Scalar(Cow::Borrowed(text), ScalarStyle::Plain, 0, None)
-}
-
-/// The text of a double-quoted scalar on one line, `inner` being what lies between its
-/// quotes: its escapes decoded as YAML decodes them. `None` for a quote that is not
-/// escaped, an unknown escape, or a code point that is no character (a surrogate: a
-/// JSON-style pair is for the general parser and its repair, which says so).
-pub(crate) fn unescape(inner: &str) -> Option<Cow<'_, str>> {
-    if !inner.contains(['\\', '"']) {
-        return Some(Cow::Borrowed(inner));
-    }
-    let mut text = String::with_capacity(inner.len());
-    let mut chars = inner.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return None,
-            '\\' => {}
-            _ => {
-                text.push(c);
-                continue;
-            }
-        }
-        let decoded = match chars.next()? {
-            '0' => '\0',
-            'a' => '\u{7}',
-            'b' => '\u{8}',
-            't' => '\t',
-            'n' => '\n',
-            'v' => '\u{b}',
-            'f' => '\u{c}',
-            'r' => '\r',
-            'e' => '\u{1b}',
-            ' ' => ' ',
-            '"' => '"',
-            '/' => '/',
-            '\\' => '\\',
-            'N' => '\u{85}',
-            '_' => '\u{a0}',
-            'L' => '\u{2028}',
-            'P' => '\u{2029}',
-            kind @ ('x' | 'u' | 'U') => {
-                let digits = match kind {
-                    'x' => 2,
-                    'u' => 4,
-                    _ => 8,
-                };
-                let mut code = 0u32;
-                for _ in 0..digits {
-                    code = code * 16 + chars.next()?.to_digit(16)?;
-                }
-                char::from_u32(code)?
-            }
-            _ => return None,
-        };
-        text.push(decoded);
-    }
-    Some(Cow::Owned(text))
 }

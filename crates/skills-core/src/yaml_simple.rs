@@ -26,6 +26,8 @@ use std::borrow::Cow;
 
 use saphyr_parser::{Event, ScalarStyle};
 
+use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok};
+
 /// Longest key read here (the general scanner refuses simple keys past 1,024 characters).
 const MAX_KEY: usize = 128;
 
@@ -209,13 +211,6 @@ fn is_item(body: &str) -> bool {
     body == "-" || body.starts_with("- ")
 }
 
-/// How many spaces `line` starts with.
-pub(crate) fn indent_of(line: &str) -> usize {
-    line.len() - line.trim_start_matches(' ').len()
-}
-
-pub(crate) type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
-
 /// A block scalar (`|`, `|-`, `>`, `>-`) whose header was read: its content lines, all
 /// indented at least as the first one; no leading empty line, no line more indented than
 /// the first in a folded scalar (those fold by rules of their own).
@@ -365,30 +360,9 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
     }
 }
 
-/// Where the quote closing a quoted scalar is in `line`, if it is there: in single
-/// quotes a doubled quote is a quote; in double quotes (without escapes) the first one
-/// closes.
-pub(crate) fn closing_quote(line: &str, quote: char) -> Option<usize> {
-    let bytes = line.as_bytes();
-    let mut at = 0;
-    while let Some(found) = line[at..].find(quote) {
-        let i = at + found;
-        if quote == '\'' && bytes.get(i + 1) == Some(&b'\'') {
-            at = i + 2;
-            continue;
-        }
-        return Some(i);
-    }
-    None
-}
-
 /// How many lines `src` has past its first.
 fn line_breaks(src: &str) -> usize {
     src.bytes().filter(|&b| b == b'\n').count()
-}
-
-pub(crate) fn is_blank(line: &str) -> bool {
-    line.bytes().all(|b| b == b' ')
 }
 
 /// `key: rest` or `key:` at the start of `line`: the key (ASCII letters, digits, `_`, and
@@ -414,7 +388,7 @@ fn scalar(value: &str) -> Option<Event<'_>> {
         if value.starts_with(quote) {
             let inner = value.strip_prefix(quote)?.strip_suffix(quote)?;
             if quote == '"' {
-                return Some(Event::Scalar(crate::yaml_flow::unescape(inner)?, style, 0, None));
+                return Some(Event::Scalar(crate::yaml_lines::unescape(inner)?, style, 0, None));
             }
             if inner.contains(quote) {
                 return None;
@@ -423,15 +397,6 @@ fn scalar(value: &str) -> Option<Event<'_>> {
         }
     }
     plain_ok(value).then(|| plain(value))
-}
-
-/// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
-/// first, no `: ` or ` #` inside, no `:` last.
-pub(crate) fn plain_ok(text: &str) -> bool {
-    !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
-        && !text.contains(": ")
-        && !text.ends_with(':')
-        && !text.contains(" #")
 }
 
 fn plain(text: &str) -> Event<'_> {

@@ -1,0 +1,99 @@
+//! Line-level pieces shared by the common-shape YAML readers
+//! ([`yaml_simple`](crate::yaml_simple) and [`yaml_flow`](crate::yaml_flow)).
+
+use std::borrow::Cow;
+
+/// How many spaces `line` starts with.
+pub(crate) fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+/// The lines of a frontmatter, read one at a time with a look at the next.
+pub(crate) type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+
+/// Where the quote closing a quoted scalar is in `line`, if it is there: in single
+/// quotes a doubled quote is a quote; in double quotes (without escapes) the first one
+/// closes.
+pub(crate) fn closing_quote(line: &str, quote: char) -> Option<usize> {
+    let bytes = line.as_bytes();
+    let mut at = 0;
+    while let Some(found) = line[at..].find(quote) {
+        let i = at + found;
+        if quote == '\'' && bytes.get(i + 1) == Some(&b'\'') {
+            at = i + 2;
+            continue;
+        }
+        return Some(i);
+    }
+    None
+}
+
+/// Whether `line` is empty or only spaces.
+pub(crate) fn is_blank(line: &str) -> bool {
+    line.bytes().all(|b| b == b' ')
+}
+
+/// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
+/// first, no `: ` or ` #` inside, no `:` last.
+pub(crate) fn plain_ok(text: &str) -> bool {
+    !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+        && !text.contains(": ")
+        && !text.ends_with(':')
+        && !text.contains(" #")
+}
+
+/// The text of a double-quoted scalar on one line, `inner` being what lies between its
+/// quotes: its escapes decoded as YAML decodes them. `None` for a quote that is not
+/// escaped, an unknown escape, or a code point that is no character (a surrogate: a
+/// JSON-style pair is for the general parser and its repair, which says so).
+pub(crate) fn unescape(inner: &str) -> Option<Cow<'_, str>> {
+    if !inner.contains(['\\', '"']) {
+        return Some(Cow::Borrowed(inner));
+    }
+    let mut text = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => {}
+            _ => {
+                text.push(c);
+                continue;
+            }
+        }
+        let decoded = match chars.next()? {
+            '0' => '\0',
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            't' => '\t',
+            'n' => '\n',
+            'v' => '\u{b}',
+            'f' => '\u{c}',
+            'r' => '\r',
+            'e' => '\u{1b}',
+            ' ' => ' ',
+            '"' => '"',
+            '/' => '/',
+            '\\' => '\\',
+            'N' => '\u{85}',
+            '_' => '\u{a0}',
+            'L' => '\u{2028}',
+            'P' => '\u{2029}',
+            kind @ ('x' | 'u' | 'U') => {
+                let digits = match kind {
+                    'x' => 2,
+                    'u' => 4,
+                    _ => 8,
+                };
+                let mut code = 0u32;
+                for _ in 0..digits {
+                    code = code * 16 + chars.next()?.to_digit(16)?;
+                }
+                char::from_u32(code)?
+            }
+            _ => return None,
+        };
+        text.push(decoded);
+    }
+    Some(Cow::Owned(text))
+}
