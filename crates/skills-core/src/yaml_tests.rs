@@ -421,19 +421,18 @@ fn entry() -> impl Strategy<Value = String> {
             }
             out
         };
+        // `key:` and one block of lines below it, one per item.
+        let under_key = |line: &dyn Fn(&str, &str) -> String| {
+            let lines: Vec<_> = items.iter().map(|(k, v)| line(k, v)).collect();
+            format!("{key}:\n{}", lines.join("\n"))
+        };
         match form {
             8 => format!("{key}: {header}\n{}", lines(&format!("{pad}{value}")).join("\n")),
             9 => format!("{key}: {value}\n{}", lines(&format!("{pad}{value}")).join("\n")),
             10 => format!("{key}:\n{}", lines(&format!("{pad}{value}")).join("\n")),
             0..=2 => format!("{key}: {value}"),
-            3 => {
-                let lines: Vec<_> = items.iter().map(|(k, v)| format!("{pad}{k}: {v}")).collect();
-                format!("{key}:\n{}", lines.join("\n"))
-            }
-            4 => {
-                let lines: Vec<_> = items.iter().map(|(_, v)| format!("{pad}- {v}")).collect();
-                format!("{key}:\n{}", lines.join("\n"))
-            }
+            3 => under_key(&|k, v| format!("{pad}{k}: {v}")),
+            4 => under_key(&|_, v| format!("{pad}- {v}")),
             5 => format!("{key}:"),
             // A flow mapping over lines, its closer at some indent.
             11 => {
@@ -441,21 +440,9 @@ fn entry() -> impl Strategy<Value = String> {
                 format!("{key}: {{\n{}\n{pad}}}", lines.join("\n"))
             }
             // Mappings nested two levels, a list at its key's column.
-            12 => {
-                let lines: Vec<_> = items
-                    .iter()
-                    .map(|(k, v)| format!("{pad}{k}:\n{pad}  {k}: {v}\n{pad}  list:\n{pad}  - {v}\n{pad}  {k}:"))
-                    .collect();
-                format!("{key}:\n{}", lines.join("\n"))
-            }
+            12 => under_key(&|k, v| format!("{pad}{k}:\n{pad}  {k}: {v}\n{pad}  list:\n{pad}  - {v}\n{pad}  {k}:")),
             // A list of mappings, the first key on the item's line.
-            14 => {
-                let lines: Vec<_> = items
-                    .iter()
-                    .map(|(k, v)| format!("{pad}- {k}: {v}\n{pad}  {k}:\n{pad}  - {v}\n{pad}  x: {value}"))
-                    .collect();
-                format!("{key}:\n{}", lines.join("\n"))
-            }
+            14 => under_key(&|k, v| format!("{pad}- {k}: {v}\n{pad}  {k}:\n{pad}  - {v}\n{pad}  x: {value}")),
             // A flow collection on the line below its key.
             13 => format!("{key}:\n{pad}{value}"),
             6 => format!("{pad}#{value}"),
