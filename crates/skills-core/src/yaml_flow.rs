@@ -4,8 +4,9 @@
 //! A large share of real frontmatter keeps its `metadata` as JSON: on one line
 //! (`metadata: {"openclaw":{"requires":{"bins":["curl"]}}}`) or over the lines below the
 //! key. [`collection`] reads a flow sequence or mapping of that kind: nested collections,
-//! quoted scalars closed on their line (no escapes), plain words, JSON-style `"key":value`
-//! and one trailing comma before a closer. It may go on over lines indented past the key.
+//! quoted scalars closed on their line (double-quoted ones with YAML's escapes, but no
+//! escaped quote), plain words, JSON-style `"key":value` and one trailing comma before a
+//! closer. It may go on over lines indented past the key.
 //!
 //! Anything else returns `None` and the general parser reads the whole text: a plain
 //! scalar holding `:`, `#` or a quote, an empty entry, a key without a value, a
@@ -16,7 +17,7 @@ use std::borrow::Cow;
 
 use saphyr_parser::{Event, ScalarStyle};
 
-use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok, unescape};
+use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok, unescape, unquote_single};
 
 /// Deepest nesting read here; deeper goes to the general parser (and its limits).
 const MAX_DEPTH: usize = 16;
@@ -36,9 +37,6 @@ pub(crate) fn collection<'a>(
         lines,
         indent,
     };
-    if !first.starts_with(['[', '{']) {
-        return None;
-    }
     cursor.collection(out, 0)?;
     is_blank(cursor.line).then_some(())
 }
@@ -105,7 +103,7 @@ impl<'a> Cursor<'a, '_> {
             if mapping {
                 self.entry(out, depth)?;
             } else {
-                self.node(out, depth, false)?;
+                self.node(out, depth)?;
             }
         }
         out.push(if mapping { Event::MappingEnd } else { Event::SequenceEnd });
@@ -128,21 +126,21 @@ impl<'a> Cursor<'a, '_> {
         if matches!(self.peek()?, b',' | b'}' | b']') {
             return None;
         }
-        self.node(out, depth, false)
+        self.node(out, depth)
     }
 
     /// A value: a nested collection or a scalar.
-    fn node(&mut self, out: &mut Vec<Event<'a>>, depth: usize, key: bool) -> Option<()> {
+    fn node(&mut self, out: &mut Vec<Event<'a>>, depth: usize) -> Option<()> {
         match self.peek()? {
             b'[' | b'{' => self.collection(out, depth + 1),
             _ => {
-                out.push(self.scalar(key)?);
+                out.push(self.scalar(false)?);
                 Some(())
             }
         }
     }
 
-    /// A quoted scalar closed on its line without escapes, or a plain one that ends
+    /// A quoted scalar closed on its line, or a plain one that ends
     /// before a `,`, a bracket, a brace or (for a `key`) the `:` after it. A value that
     /// runs to the line's end must be followed by a `,` or a closer: any other text on
     /// the next line would continue it.
@@ -159,12 +157,7 @@ impl<'a> Cursor<'a, '_> {
             }
             self.skip(close + 2);
             let (text, style) = if quote == '\'' {
-                let text = if text.contains("''") {
-                    Cow::Owned(text.replace("''", "'"))
-                } else {
-                    Cow::Borrowed(text)
-                };
-                (text, ScalarStyle::SingleQuoted)
+                (unquote_single(text), ScalarStyle::SingleQuoted)
             } else {
                 (unescape(text)?, ScalarStyle::DoubleQuoted)
             };

@@ -28,6 +28,15 @@ pub(crate) fn closing_quote(line: &str, quote: char) -> Option<usize> {
     None
 }
 
+/// The text of single-quoted content, in which `''` is a quote.
+pub(crate) fn unquote_single(content: &str) -> Cow<'_, str> {
+    if content.contains("''") {
+        Cow::Owned(content.replace("''", "'"))
+    } else {
+        Cow::Borrowed(content)
+    }
+}
+
 /// Whether `line` is empty or only spaces.
 pub(crate) fn is_blank(line: &str) -> bool {
     line.bytes().all(|b| b == b' ')

@@ -26,7 +26,7 @@ use std::borrow::Cow;
 
 use saphyr_parser::{Event, ScalarStyle};
 
-use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok};
+use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok, unquote_single};
 
 /// Longest key read here (the general scanner refuses simple keys past 1,024 characters).
 const MAX_KEY: usize = 128;
@@ -124,14 +124,7 @@ fn nested<'a>(lines: &mut Lines<'a>, key_indent: usize, depth: usize, out: &mut 
                 return Some(());
             }
             // `- key: value`: a mapping whose other keys line up under the first.
-            let column = indent + 1 + indent_of(after);
-            out.push(Event::MappingStart(0, None));
-            entry(value, column, lines, out, depth)?;
-            block(lines, column, false, out, |line, lines, out| {
-                entry(line, column, lines, out, depth)
-            })?;
-            out.push(Event::MappingEnd);
-            Some(())
+            mapping(Some(value), indent + 1 + indent_of(after), lines, out, depth)
         })?;
         out.push(Event::SequenceEnd);
     } else if indent > key_indent && body.starts_with(['[', '{']) {
@@ -144,14 +137,30 @@ fn nested<'a>(lines: &mut Lines<'a>, key_indent: usize, depth: usize, out: &mut 
         }
         out.push(plain_lines(None, lines)?);
     } else if indent > key_indent {
-        out.push(Event::MappingStart(0, None));
-        block(lines, indent, false, out, |line, lines, out| {
-            entry(line, indent, lines, out, depth)
-        })?;
-        out.push(Event::MappingEnd);
+        mapping(None, indent, lines, out, depth)?;
     } else {
         out.push(plain(""));
     }
+    Some(())
+}
+
+/// A nested mapping whose keys are at column `indent`: its `first` line when the caller
+/// took it already (a list item's), then the lines below at that column.
+fn mapping<'a>(
+    first: Option<&'a str>,
+    indent: usize,
+    lines: &mut Lines<'a>,
+    out: &mut Vec<Event<'a>>,
+    depth: usize,
+) -> Option<()> {
+    out.push(Event::MappingStart(0, None));
+    if let Some(first) = first {
+        entry(first, indent, lines, out, depth)?;
+    }
+    block(lines, indent, false, out, |line, lines, out| {
+        entry(line, indent, lines, out, depth)
+    })?;
+    out.push(Event::MappingEnd);
     Some(())
 }
 
@@ -216,7 +225,7 @@ fn is_item(body: &str) -> bool {
 /// the first in a folded scalar (those fold by rules of their own).
 fn block_scalar(lines: &mut Lines<'_>, folded: bool, strip: bool) -> Option<Event<'static>> {
     let first = lines.peek().filter(|l| !is_blank(l))?;
-    let indent = first.len() - first.trim_start_matches(' ').len();
+    let indent = indent_of(first);
     if indent == 0 {
         return None;
     }
@@ -314,10 +323,9 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
     if quote == '"' && first.contains('\\') {
         return None;
     }
-    // In single quotes `''` is a quote; in double quotes, two quotes.
-    let unquote = |content: &str| match quote {
-        '\'' => content.replace("''", "'"),
-        _ => content.to_owned(),
+    let unquote = |content| match quote {
+        '\'' => unquote_single(content),
+        _ => Cow::Borrowed(content),
     };
     let mut text = String::new();
     let mut line = &first[1..];
@@ -382,7 +390,8 @@ fn key_line(line: &str) -> Option<(&str, &str)> {
 }
 
 /// A one-line value: a plain scalar that needs no rule beyond "ends at the line's end",
-/// or a quoted one without escapes or inner quotes.
+/// a single-quoted one without inner quotes, or a double-quoted one whose escapes are
+/// decoded (no unescaped inner quote).
 fn scalar(value: &str) -> Option<Event<'_>> {
     for (quote, style) in [('\'', ScalarStyle::SingleQuoted), ('"', ScalarStyle::DoubleQuoted)] {
         if value.starts_with(quote) {

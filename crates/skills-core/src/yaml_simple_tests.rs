@@ -38,6 +38,8 @@ fn anything_else_is_left_to_the_general_parser() {
         "tools: [-a]",
         "d: \"\\ud83d\\udcb0\"",
         "d: \"\\q\"",
+        "d: \"\\UFFFFFFFF\"",
+        "d: \"\\x4\"",
         "d: \"a\\\"",
         "d: \"a\"b\"",
         "m: [\"a\\\"\"]",

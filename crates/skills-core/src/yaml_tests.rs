@@ -274,6 +274,9 @@ fn the_common_shapes_are_read_here_as_the_general_parser_reads_them() {
         "metadata:\n  clawdbot:\n    requires:\n      env:\n      - A\n      - B\n      bins: [\"bw\",\n        \"jq\"]\n    always: false\nname: web",
         "m: {a: true,\n  b: 1.5\n  }",
         "d: \"tab\\t \\u00e9 \\U0001f4b0 \\x41 \\\\ \\\" \\/ \\N \\_ \\0\"\nm: {\"e\": \"\\U0001f4b0\", \"q\": [\"a\\tb\\\\c\"]}",
+        // Every escape YAML has, each against the general parser's reading.
+        r#"e: "\a\b\v\f\r\e\L\P\ x\n\xe9\u00E9""#,
+        r#"e: "\a \b \v \f \r \e \L \P \  \n \xe9 \u00E9 \U0001F4B0""#,
         "install:\n  - id: brew\n    kind: brew\n    bins: [gh]\n    extra:\n      a: 1\n  -   id: x\n      list:\n      - y\n  - plain\nother: 1",
         "install:\n- id: a\n  n: {\"k\": 1,\n    \"j\": 2}\n- id: b\nname: web",
     ] {
