@@ -164,7 +164,7 @@ impl SkillCatalog {
         } else {
             BTreeSet::new()
         };
-        self.publish(work, false, Some(&names), &files_changed)
+        self.publish(work, false, Some(&names), &files_changed, false)
     }
 }
 

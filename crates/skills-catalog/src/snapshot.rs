@@ -324,7 +324,6 @@ pub(crate) fn diff(
     fresh: &[&Diagnostic],
     touched: Option<&BTreeSet<String>>,
 ) -> Vec<CatalogChange> {
-    let mut changes = Vec::new();
     // The skills to compare, in the new catalog's order, and the old ones to look for.
     let (new_skills, old_skills): (Vec<&Arc<SkillMetadata>>, Vec<&Arc<SkillMetadata>>) = match touched {
         Some(names) => {
@@ -339,6 +338,12 @@ pub(crate) fn diff(
         }
         None => (new.skills.iter().collect(), old.skills.iter().collect()),
     };
+    // A first discovery adds every skill: sized once, not doubled a dozen times.
+    let mut changes = Vec::with_capacity(if old.skills.is_empty() {
+        new_skills.len() + fresh.len()
+    } else {
+        0
+    });
     for skill in new_skills {
         let name = &skill.name;
         match old.get(name) {

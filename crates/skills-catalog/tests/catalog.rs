@@ -163,3 +163,27 @@ async fn the_prompt_section_keeps_only_the_newest_versions_sections() {
     assert!(!section.render(&v1, &sets[2]).contains("Edited"));
     assert_eq!(section.cached(), 1);
 }
+
+#[tokio::test]
+async fn the_first_discovery_names_every_skill_to_a_subscriber_and_to_a_caller() {
+    use skills_catalog::CatalogChange;
+    let added = |changes: &[CatalogChange]| -> Vec<String> {
+        changes
+            .iter()
+            .filter_map(|c| match c {
+                CatalogChange::Added { name } => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    };
+    let backend = library();
+    let catalog = SkillCatalog::new(sources(&backend));
+    let mut events = catalog.subscribe();
+    catalog.ensure_loaded().await;
+    assert_eq!(added(&events.try_recv().unwrap().changes), ["sql", "web"]);
+
+    // No subscriber: the caller of `reload_sources` still gets the whole event.
+    let unheard = SkillCatalog::new(sources(&backend));
+    let event = unheard.reload_sources(&[]).await.unwrap();
+    assert_eq!(added(&event.changes), ["sql", "web"]);
+}

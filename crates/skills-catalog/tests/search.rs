@@ -242,3 +242,19 @@ async fn warming_builds_the_index_before_the_first_search() {
     assert!(catalog.search_ready());
     assert_eq!(catalog.search("pdf tables", 3).unwrap()[0].name, "pdf");
 }
+
+#[tokio::test]
+async fn a_search_before_the_first_discovery_sees_the_skills_after_it() {
+    let backend = Arc::new(MemoryBackend::new());
+    backend
+        .insert(
+            "/s/pdf/SKILL.md",
+            "---\nname: pdf\ndescription: Extract tables from PDF files\n---\n",
+        )
+        .unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/s")]);
+    // Built from the empty catalog before anything was discovered.
+    assert!(catalog.search("pdf tables", 3).unwrap().is_empty());
+    catalog.ensure_loaded().await;
+    assert_eq!(catalog.search("pdf tables", 3).unwrap()[0].name, "pdf");
+}

@@ -20,7 +20,7 @@ use clap::Parser;
 const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 
 fn main() -> ExitCode {
-    few_malloc_arenas();
+    tune_malloc();
     let cli = cli::Cli::parse();
     quiet_on_closed_output(!matches!(cli.command, cli::Command::Serve { .. }));
     let git_timeout = match std::env::var("SKILLS_GIT_TIMEOUT") {
@@ -66,13 +66,21 @@ fn main() -> ExitCode {
 /// arena keeps the memory it once held: discovery reads on the blocking pool's threads,
 /// so each of them kept a few MiB of a large library's peak. Two arenas hold the peak
 /// of `skills list` on a real 10,000-skill library from 39 to 35 MiB at no cost in time.
-fn few_malloc_arenas() {
+///
+/// glibc also raises its threshold for mapping a block on its own each time such a block
+/// is freed, so after the first large buffer is let go (a chunk of files, a list of
+/// skills) the later ones are carved from the heap and leave holes in it. Kept at its
+/// starting 128 KiB, the threshold maps every large block and unmaps it when freed:
+/// 0.9-2.5 MiB less at the peak on real libraries of 2,800 to 40,000 skills, with no
+/// difference in time over 25 interleaved runs.
+fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: called first thing in main, before any other thread exists; M_ARENA_MAX
-    // only bounds how many arenas glibc creates later.
+    // SAFETY: called first thing in main, before any other thread exists; both settings
+    // only bound how glibc allocates later.
     #[allow(unsafe_code)]
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
 

@@ -5,8 +5,9 @@ use std::collections::{HashMap, HashSet};
 
 use futures_util::StreamExt as _;
 
-use crate::backend::{BackendProtocol, Walk};
+use crate::backend::BackendProtocol;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
+use crate::error::BackendError;
 use crate::file::{FileErrorKind, FileInfo};
 use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
@@ -70,26 +71,28 @@ impl ParseCache {
     }
 }
 
-/// Reads and parses every `<root>/<dir>/SKILL.md` that `walk` saw, within `limits`;
-/// returns the listing (diagnostics sorted by path, the backend's `source-stale` warning
-/// included) and the walk's entries as capped by
-/// [`max_dir_entries`](DiscoveryLimits::max_dir_entries).
+/// Reads and parses the `SKILL.md` files of skill folders (`found`, in path order, as
+/// [`skill_files`] picks them from a walk whose unlistable directories are `errors`),
+/// within `limits`; returns the listing, diagnostics sorted by path, the backend's
+/// `source-stale` warning included.
+///
+/// Each file's entry is let go once its chunk is read, so a large source's paths are not
+/// held twice (by the walk and by the skills) when the listing is at its largest.
 pub(crate) async fn read_skills(
     backend: &dyn BackendProtocol,
     root: &str,
-    walk: &Walk,
-    depth: usize,
+    found: Vec<FileInfo>,
+    errors: &[BackendError],
     limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
     diagnostics: Vec<Diagnostic>,
 ) -> SkillListing {
-    let entries = &walk.entries;
     let mut listing = SkillListing {
         diagnostics,
         ..SkillListing::default()
     };
     let mut resource_errors = Vec::new();
-    for error in &walk.errors {
+    for error in errors {
         let error_path = error.path();
         let dir = path::parent(error_path);
         if dir == root || error_path == root {
@@ -105,9 +108,14 @@ pub(crate) async fn read_skills(
     let max_size = backend.max_file_size();
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
-    let found = skill_files(entries, root, depth);
-    let mut candidates: Vec<(&FileInfo, Read)> = Vec::with_capacity(found.len());
+    let mut candidates: Vec<(FileInfo, Read)> = Vec::with_capacity(found.len());
     listing.folders = found.len();
+    if let Some(cache) = cache.as_deref_mut() {
+        // Forget files that are gone (`found` is sorted by path).
+        cache
+            .entries
+            .retain(|path, _| found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+    }
     for entry in found {
         let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
@@ -115,9 +123,9 @@ pub(crate) async fn read_skills(
         } else if entry.size > max_size {
             let msg = format!("file is {} bytes, over the {max_size}-byte limit; not read", entry.size);
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
-        } else if !budget.admit(entry) {
+        } else if !budget.admit(&entry) {
             continue;
-        } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(entry)) {
+        } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(&entry)) {
             Read::Parsed(Box::new(outcome))
         } else {
             to_download += 1;
@@ -129,10 +137,6 @@ pub(crate) async fn read_skills(
 
     if let Some(cache) = cache.as_deref_mut() {
         cache.files_read += to_download as u64;
-        // Forget files that are gone (walk entries are sorted by path).
-        cache
-            .entries
-            .retain(|path, _| entries.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     let mut index = NameIndex::with_capacity(candidates.len());
     listing.skills.reserve_exact(candidates.len());
@@ -172,12 +176,32 @@ pub(crate) async fn read_skills(
 /// `depth` levels deep: a skill folder lies 1 to `depth` levels below `root`; the folders
 /// above it may not be hidden (`.git`, `.cache`) or `node_modules`; and discovery stops at
 /// a folder holding a `SKILL.md` (a skill's own sub-folders are its files, not skills).
-pub(crate) fn skill_files<'a>(entries: &'a [FileInfo], root: &str, depth: usize) -> Vec<&'a FileInfo> {
+///
+/// The entries are moved out of `entries` when `keep` is false, and copied when the
+/// caller still needs the walk (resources are found in it).
+pub(crate) fn skill_files(entries: &mut Vec<FileInfo>, root: &str, depth: usize, keep: bool) -> Vec<FileInfo> {
+    let positions = skill_file_positions(entries, root, depth);
+    if keep {
+        return positions.into_iter().map(|i| entries[i].clone()).collect();
+    }
+    let mut positions = positions.into_iter().peekable();
+    std::mem::take(entries)
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| positions.next_if_eq(i).is_some())
+        .map(|(_, entry)| entry)
+        .collect()
+}
+
+/// Where in a path-sorted walk the `SKILL.md` files of skill folders are, in order.
+fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<usize> {
     let prefix = format!("{}/", root.trim_end_matches('/'));
-    let mut found: Vec<&FileInfo> = entries
-        .iter()
-        .filter(|entry| path::file_name(&entry.path) == SKILL_FILE)
-        .filter(|entry| {
+    let mut found: Vec<usize> = (0..entries.len())
+        .filter(|&i| {
+            let entry = &entries[i];
+            if path::file_name(&entry.path) != SKILL_FILE {
+                return false;
+            }
             let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
                 return false;
             };
@@ -188,9 +212,9 @@ pub(crate) fn skill_files<'a>(entries: &'a [FileInfo], root: &str, depth: usize)
         })
         .collect();
     if depth > 1 {
-        let skill_dirs: HashSet<&str> = found.iter().map(|e| path::parent(&e.path)).collect();
-        found.retain(|entry| {
-            let mut dir = path::parent(path::parent(&entry.path));
+        let skill_dirs: HashSet<&str> = found.iter().map(|&i| path::parent(&entries[i].path)).collect();
+        found.retain(|&i| {
+            let mut dir = path::parent(path::parent(&entries[i].path));
             while dir.len() > root.len() {
                 if skill_dirs.contains(dir) {
                     return false;
@@ -288,7 +312,7 @@ const READ_CHUNK_BYTES: u64 = 1 << 20;
 
 /// The candidates in chunks of at most `batch` files and [`READ_CHUNK_BYTES`] to
 /// download: memory stays bounded by the chunks in flight, not the whole source.
-fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInfo, Read)>> {
+fn chunks(candidates: Vec<(FileInfo, Read)>, batch: usize) -> Vec<Vec<(FileInfo, Read)>> {
     let mut chunks = Vec::new();
     let mut current = Vec::new();
     let mut bytes = 0u64;
@@ -309,7 +333,7 @@ fn chunks(candidates: Vec<(&FileInfo, Read)>, batch: usize) -> Vec<Vec<(&FileInf
 
 /// Reads and parses the `SKILL.md` files of a chunk that are still to read
 /// ([`BackendProtocol::read_skill_files`]): what became of each file, in chunk order.
-async fn read_chunk<'a>(backend: &dyn BackendProtocol, chunk: Vec<(&'a FileInfo, Read)>) -> Vec<(&'a FileInfo, Step)> {
+async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>) -> Vec<(FileInfo, Step)> {
     let paths: Vec<String> = chunk
         .iter()
         .filter(|(_, read)| matches!(read, Read::Pending))
@@ -361,7 +385,7 @@ enum Step {
 
 /// Adds a read chunk to the listing, in chunk order, and what was parsed now to `cache`.
 fn add_chunk(
-    steps: Vec<(&FileInfo, Step)>,
+    steps: Vec<(FileInfo, Step)>,
     listing: &mut SkillListing,
     index: &mut NameIndex,
     mut cache: Option<&mut ParseCache>,
@@ -375,7 +399,7 @@ fn add_chunk(
             Step::Cached(outcome) => outcome,
             Step::Parsed(outcome) => {
                 if let Some(cache) = cache.as_deref_mut() {
-                    cache.store(entry, &outcome);
+                    cache.store(&entry, &outcome);
                 }
                 outcome
             }
