@@ -378,11 +378,14 @@ impl SkillCatalog {
         let next = Arc::new(next);
         let mut index = self.search.write().unwrap_or_else(PoisonError::into_inner);
         *self.current.write().unwrap_or_else(PoisonError::into_inner) = next.clone();
-        if quiet {
-            // Built from the new snapshot when next asked: no changes say what to update.
-            *index = None;
-        } else if let Some(index) = index.as_mut() {
-            update_index(index, &next, &changes);
+        if let Some(index) = index.as_mut() {
+            if quiet {
+                // No changes say what to update: an index built before the first
+                // discovery (`warm_search`) is built again from what it found.
+                *index = SkillIndex::build(next.skills());
+            } else {
+                update_index(index, &next, &changes);
+            }
         }
         drop(index);
         let event = CatalogEvent {
