@@ -258,3 +258,25 @@ async fn a_search_before_the_first_discovery_sees_the_skills_after_it() {
     catalog.ensure_loaded().await;
     assert_eq!(catalog.search("pdf tables", 3).unwrap()[0].name, "pdf");
 }
+
+#[test]
+fn requests_in_chinese_find_skills_described_in_chinese() {
+    let skills = [
+        SkillMetadata::new("ssq", "查询福利彩票双色球的开奖号码和中奖结果。", "/s/ssq/SKILL.md"),
+        SkillMetadata::new(
+            "readeck",
+            "把网页文章存到自托管的稍后阅读应用里。",
+            "/s/readeck/SKILL.md",
+        ),
+        SkillMetadata::new("tts", "将文字转换成语音文件，支持多种音色。", "/s/tts/SKILL.md"),
+        SkillMetadata::new("mixed", "Upload files to S3 对象存储 buckets", "/s/mixed/SKILL.md"),
+    ];
+    let index = SkillIndex::build(&skills);
+    let first = |q: &str| index.search(q, 3).unwrap().first().map(|h| h.name.clone());
+    assert_eq!(first("双色球开奖了吗").as_deref(), Some("ssq"));
+    assert_eq!(first("保存一篇文章以后再读").as_deref(), Some("readeck"));
+    assert_eq!(first("把这段文字转成语音").as_deref(), Some("tts"));
+    assert_eq!(first("上传到对象存储").as_deref(), Some("mixed"));
+    assert_eq!(first("upload to s3").as_deref(), Some("mixed"));
+    assert!(index.search("天气预报", 3).unwrap().is_empty());
+}

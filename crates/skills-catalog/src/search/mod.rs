@@ -6,6 +6,8 @@
 //! evaluation, `cargo xtask bench search`):
 //! - words are stemmed and stop words dropped ([`text`]), and names are split at
 //!   hyphens, so `deploying` finds `deploy-app`;
+//! - text in a script written without spaces (Chinese, Japanese, Korean) is read in
+//!   overlapping pairs of characters, so `双色球开奖` finds a skill about `双色球`;
 //! - a match in the name weighs more than one in the description, and the words an
 //!   author listed under `tags` or `keywords` count as description;
 //! - a request that names a skill (`pdf processing` for `pdf-processing`) puts it first;

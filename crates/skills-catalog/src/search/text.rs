@@ -1,7 +1,9 @@
 //! The words of skill names, descriptions and requests, as the search index compares
 //! them: lowercase, split at every character that is not a letter or a digit (so
 //! `pdf-processing` is `pdf processing`), without the words too common to tell skills
-//! apart, each with its stem (`deploying`, `deploys` and `deploy` share `deploy`).
+//! apart, each with its stem (`deploying`, `deploys` and `deploy` share `deploy`); text
+//! in a script without spaces between words (Chinese, Japanese, Korean) in overlapping
+//! pairs of characters.
 
 use std::collections::{HashMap, HashSet};
 
@@ -208,21 +210,65 @@ impl Words {
 
     /// The indexed forms of each word of `text`: the word and its stem, or the word
     /// alone when it is its own stem.
+    ///
+    /// Text in a script written without spaces (Chinese, Japanese; Korean too) has no
+    /// words to split at: each run of it gives its overlapping pairs of characters
+    /// (`双色球开奖` gives `双色`, `色球`, `球开`, `开奖`), each its own form, as CJK
+    /// analyzers do; a lone character stands for itself.
     pub(crate) fn forms(&self, text: &str) -> Vec<Vec<String>> {
         let lower = text.to_lowercase();
-        lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty() && w.chars().count() <= MAX_WORD_CHARS && !self.stop.contains(w))
-            .map(|w| {
-                let stem = self.stemmer.stem(w);
-                if stem == w {
-                    vec![w.to_owned()]
-                } else {
-                    vec![w.to_owned(), stem.into_owned()]
-                }
-            })
-            .collect()
+        let mut forms = Vec::new();
+        for (cjk, run) in runs(&lower) {
+            if cjk {
+                forms.extend(pairs(run).map(|pair| vec![pair.to_owned()]));
+                continue;
+            }
+            if run.chars().count() > MAX_WORD_CHARS || self.stop.contains(run) {
+                continue;
+            }
+            let stem = self.stemmer.stem(run);
+            forms.push(if stem == run {
+                vec![run.to_owned()]
+            } else {
+                vec![run.to_owned(), stem.into_owned()]
+            });
+        }
+        forms
     }
+}
+
+/// Whether `c` belongs to a script written without spaces between words, whose text the
+/// index reads in pairs of characters: Han, Hiragana, Katakana and Hangul syllables.
+fn is_cjk(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0x20000..=0x2FFFF
+    )
+}
+
+/// The words of lowercase `text`, split at every character that is not a letter or a
+/// digit and where a [CJK](is_cjk) run starts or ends (`用anilist查番` is `用`,
+/// `anilist`, `查番`), each marked as CJK or not.
+fn runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
+    text.split(|c: char| !c.is_alphanumeric()).flat_map(|word| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            let first = rest.chars().next()?;
+            let cjk = is_cjk(first);
+            let end = rest.find(|c: char| is_cjk(c) != cjk).unwrap_or(rest.len());
+            let (run, after) = rest.split_at(end);
+            rest = after;
+            Some((cjk, run))
+        })
+    })
+}
+
+/// The overlapping pairs of characters of a CJK run, or the run itself when it is one
+/// character.
+fn pairs(run: &str) -> impl Iterator<Item = &str> {
+    let starts: Vec<usize> = run.char_indices().map(|(at, _)| at).chain([run.len()]).collect();
+    let count = starts.len() - 1;
+    (0..count.saturating_sub(1).max(1)).map(move |i| &run[starts[i]..starts[(i + 2).min(count)]])
 }
 
 /// The tokenizer the index gives `bm25`: text that [`Words`] already split, joined by
@@ -269,12 +315,11 @@ impl Words {
     /// nor are joins longer than a word.
     pub(crate) fn joined(&self, text: &str) -> Vec<String> {
         let lower = text.to_lowercase();
-        let words: Vec<&str> = lower
-            .split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .collect();
+        // CJK runs are read in pairs of characters already (`forms`).
+        let words: Vec<Option<&str>> = runs(&lower).map(|(cjk, run)| (!cjk).then_some(run)).collect();
         words
             .windows(2)
+            .filter_map(|pair| Some([pair[0]?, pair[1]?]))
             .filter(|pair| !pair.iter().any(|w| self.stop.contains(w)))
             .map(|pair| pair.concat())
             .filter(|w| w.chars().count() <= MAX_WORD_CHARS)
@@ -383,6 +428,24 @@ mod tests {
         assert_eq!(words.joined("check my SQL"), Vec::<String>::new());
         assert_eq!(words.joined("one"), Vec::<String>::new());
         assert_eq!(words.joined(&format!("{} b", "x".repeat(40))), Vec::<String>::new());
+    }
+
+    #[test]
+    fn text_without_spaces_is_read_in_pairs_of_characters() {
+        let words = Words::default();
+        assert_eq!(words.words("双色球开奖"), ["双色", "色球", "球开", "开奖"]);
+        // Runs of another script are words of their own, stemmed as usual.
+        assert_eq!(
+            words.forms("用AniList查番，声优"),
+            [vec!["用"], vec!["anilist"], vec!["查番"], vec!["声优"]]
+        );
+        assert_eq!(
+            words.words("ファイルを保存"),
+            ["ファ", "ァイ", "イル", "ルを", "を保", "保存"]
+        );
+        assert_eq!(words.words("파일 저장"), ["파일", "저장"]);
+        // Neither joined across scripts nor inside a run.
+        assert_eq!(words.joined("vast.ai 价格 rate limits"), ["vastai", "ratelimits"]);
     }
 
     #[test]
