@@ -188,6 +188,17 @@ fn an_updated_index_answers_as_a_rebuilt_one() {
             .iter()
             .all(|n| *n != removed.name)
     );
+    // Requests that name a skill: the added one, the removed one, the one indexed twice.
+    assert_eq!(top(&index, "contract review", 1), ["contract-review"]);
+    for named in [&removed.name, &skills[0].name] {
+        let query = named.replace('-', " ");
+        assert_eq!(top(&index, &query, 5), top(&rebuilt, &query, 5), "{query}");
+    }
+    // The naming bonus counts once (the scores differ a little: an updated index keeps
+    // the average description length it was built with).
+    let query = skills[0].name.replace('-', " ");
+    let first = |index: &SkillIndex| index.search(&query, 1).unwrap()[0].score;
+    assert!((first(&index) - first(&rebuilt)).abs() < 100.0);
 }
 
 #[tokio::test]

@@ -178,6 +178,9 @@ pub struct SkillIndex {
     /// Per slot, the skill there.
     skills: Vec<Option<Indexed>>,
     free: Vec<u32>,
+    /// The skills by the first word of their name (as plain words), to find the skills a
+    /// request names.
+    first_words: HashMap<String, Vec<u32>>,
     names: Field,
     descriptions: Field,
     vocabulary: Vocabulary,
@@ -209,6 +212,7 @@ impl SkillIndex {
             slots: HashMap::with_capacity(skills.len()),
             skills: Vec::with_capacity(skills.len()),
             free: Vec::new(),
+            first_words: HashMap::new(),
             vocabulary: Vocabulary::default(),
         };
         for skill in skills {
@@ -249,9 +253,13 @@ impl SkillIndex {
         both.sort_unstable();
         both.dedup();
         let known: Box<[u32]> = both.iter().map(|w| self.vocabulary.add(w)).collect();
+        let plain = plain(&skill.name);
+        if let Some(first) = plain.split(' ').next().filter(|w| !w.is_empty()) {
+            self.first_words.entry(first.to_owned()).or_default().push(slot);
+        }
         self.skills[slot as usize] = Some(Indexed {
             name: skill.name.clone(),
-            plain: plain(&skill.name),
+            plain,
             words: known,
         });
         self.slots.insert(skill.name.clone(), slot);
@@ -265,6 +273,13 @@ impl SkillIndex {
         if let Some(skill) = self.skills[slot as usize].take() {
             for &id in &skill.words {
                 self.vocabulary.release(id);
+            }
+            let first = skill.plain.split(' ').next().unwrap_or_default();
+            if let Some(slots) = self.first_words.get_mut(first) {
+                slots.retain(|&s| s != slot);
+                if slots.is_empty() {
+                    self.first_words.remove(first);
+                }
             }
         }
         self.names.remove(slot);
@@ -337,31 +352,32 @@ impl SkillIndex {
         self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
         let request = format!(" {} ", plain(query));
         let request_words: std::collections::HashSet<&str> = request.split(' ').filter(|w| !w.is_empty()).collect();
-        for &slot in &touched {
-            let Some(Some(Indexed { plain: name, .. })) = self.skills.get(slot as usize) else {
-                continue;
-            };
-            // Most candidates do not even have the name's first word in the request.
-            if !name
-                .split(' ')
-                .next()
-                .is_some_and(|first| request_words.contains(first))
-            {
-                continue;
-            }
-            // A one-word name is also a word of many requests ("run", "setup"): it
-            // counts as named only when it is the whole request.
-            let named = if name.contains(' ') {
-                // `request` starts and ends with a space: a match between spaces is
-                // the name's words, in order, as words of the request.
-                request
-                    .match_indices(name.as_str())
-                    .any(|(at, _)| request[..at].ends_with(' ') && request[at + name.len()..].starts_with(' '))
-            } else {
-                request.trim() == name
-            };
-            if named {
-                scores[slot as usize] += NAMED_BONUS;
+        // Only skills whose name starts with a word of the request can be named by it:
+        // looked up by that word, not by testing every skill the request touched (on a
+        // request in Chinese, thousands, and most of the search's time).
+        for &word in &request_words {
+            for &slot in self.first_words.get(word).into_iter().flatten() {
+                let Some(Some(Indexed { plain: name, .. })) = self.skills.get(slot as usize) else {
+                    continue;
+                };
+                // A skill no request word reached is not named by it.
+                if scores[slot as usize] == 0.0 {
+                    continue;
+                }
+                // A one-word name is also a word of many requests ("run", "setup"): it
+                // counts as named only when it is the whole request.
+                let named = if name.contains(' ') {
+                    // `request` starts and ends with a space: a match between spaces is
+                    // the name's words, in order, as words of the request.
+                    request
+                        .match_indices(name.as_str())
+                        .any(|(at, _)| request[..at].ends_with(' ') && request[at + name.len()..].starts_with(' '))
+                } else {
+                    request.trim() == name
+                };
+                if named {
+                    scores[slot as usize] += NAMED_BONUS;
+                }
             }
         }
         let mut ranked: Vec<(f32, &str)> = touched
