@@ -230,8 +230,8 @@ async fn the_catalog_index_follows_reloads() {
     assert!(names("searching the web").is_empty());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn warming_builds_the_index_before_the_first_search() {
+/// One source holding one skill, `pdf`.
+fn pdf_source() -> Vec<SkillSource> {
     let backend = Arc::new(MemoryBackend::new());
     backend
         .insert(
@@ -239,7 +239,12 @@ async fn warming_builds_the_index_before_the_first_search() {
             "---\nname: pdf\ndescription: Extract tables from PDF files\n---\n",
         )
         .unwrap();
-    let catalog = Arc::new(SkillCatalog::new(vec![SkillSource::new(backend, "/s")]));
+    vec![SkillSource::new(backend, "/s")]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn warming_builds_the_index_before_the_first_search() {
+    let catalog = Arc::new(SkillCatalog::new(pdf_source()));
     catalog.ensure_loaded().await;
     assert!(!catalog.search_ready());
     catalog.warm_search();
@@ -256,14 +261,7 @@ async fn warming_builds_the_index_before_the_first_search() {
 
 #[tokio::test]
 async fn a_search_before_the_first_discovery_sees_the_skills_after_it() {
-    let backend = Arc::new(MemoryBackend::new());
-    backend
-        .insert(
-            "/s/pdf/SKILL.md",
-            "---\nname: pdf\ndescription: Extract tables from PDF files\n---\n",
-        )
-        .unwrap();
-    let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/s")]);
+    let catalog = SkillCatalog::new(pdf_source());
     // Built from the empty catalog before anything was discovered.
     assert!(catalog.search("pdf tables", 3).unwrap().is_empty());
     catalog.ensure_loaded().await;
