@@ -97,8 +97,8 @@ async fn a_one_file_edit_reads_one_file() {
     assert_eq!(catalog.snapshot().resources()["skill-01"].len(), 2);
     assert_eq!(
         read(&catalog) - start,
-        3,
-        "a resource change reads that folder, no other"
+        2,
+        "a resource change lists that folder, no other, and its unchanged SKILL.md is not read again"
     );
     // A path outside every skill folder and hidden folders change nothing.
     assert!(
@@ -177,4 +177,26 @@ async fn a_source_that_had_no_skill_folder_is_walked_again() {
         "{:?}",
         snapshot.diagnostics()
     );
+}
+
+#[tokio::test]
+async fn a_full_reload_after_a_narrowed_one_reads_only_what_changed() {
+    let backend = library();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    catalog.ensure_loaded().await;
+    let read = |c: &SkillCatalog| c.stats().files_read;
+    backend
+        .insert("/s/skill-07/SKILL.md", md("skill-07", "Does task seven, better"))
+        .unwrap();
+    catalog.reload_paths(0, &["/s/skill-07/SKILL.md".into()]).await.unwrap();
+    let before = read(&catalog);
+    // The narrowed reload kept what it knew of the other folders: a full reload (a
+    // rescan) finds every file unchanged and reads none.
+    assert!(catalog.reload().await.is_none());
+    assert_eq!(read(&catalog) - before, 0);
+    backend
+        .insert("/s/skill-09/SKILL.md", md("skill-09", "Does task nine, better"))
+        .unwrap();
+    catalog.reload().await.unwrap();
+    assert_eq!(read(&catalog) - before, 1);
 }

@@ -7,7 +7,7 @@ use crate::error::BackendError;
 use crate::file::FileInfo;
 use crate::limits::{DiscoveryLimits, cap_directories};
 use crate::path;
-use crate::read::{ParseCache, read_skills, skill_files};
+use crate::read::{Found, ParseCache, read_skills, skill_files};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
 
@@ -190,8 +190,12 @@ impl<'a> Discovery<'a> {
                 .retain(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE);
             walk.entries.shrink_to_fit();
         }
-        let found = skill_files(&mut walk.entries, &root, self.depth, self.resources);
-        let mut listing = read_skills(self.backend, &root, found, &walk.errors, &self.limits, self.cache, cut).await;
+        let found = Found {
+            files: skill_files(&mut walk.entries, &root, self.depth, self.resources),
+            errors: &walk.errors,
+            looked_at: None,
+        };
+        let mut listing = read_skills(self.backend, &root, found, &self.limits, self.cache, cut).await;
         if listing.folders == 0 && self.depth < PROBE_DEPTH {
             listing
                 .diagnostics
@@ -231,17 +235,12 @@ impl Discovery<'_> {
         }
         walk.entries.sort_by(|a, b| a.path.cmp(&b.path));
         walk.entries.dedup_by(|a, b| a.path == b.path);
-        let found = skill_files(&mut walk.entries, &root, self.depth, self.resources);
-        let mut listing = read_skills(
-            self.backend,
-            &root,
-            found,
-            &walk.errors,
-            &self.limits,
-            self.cache,
-            Vec::new(),
-        )
-        .await;
+        let found = Found {
+            files: skill_files(&mut walk.entries, &root, self.depth, self.resources),
+            errors: &walk.errors,
+            looked_at: Some(dirs),
+        };
+        let mut listing = read_skills(self.backend, &root, found, &self.limits, self.cache, Vec::new()).await;
         if self.resources {
             add_resources(&mut listing, &walk.entries);
         }

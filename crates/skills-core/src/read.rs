@@ -71,22 +71,35 @@ impl ParseCache {
     }
 }
 
-/// Reads and parses the `SKILL.md` files of skill folders (`found`, in path order, as
-/// [`skill_files`] picks them from a walk whose unlistable directories are `errors`),
-/// within `limits`; returns the listing, diagnostics sorted by path, the backend's
-/// `source-stale` warning included.
+/// What a walk gave discovery to read.
+pub(crate) struct Found<'a> {
+    /// The `SKILL.md` files of skill folders, in path order ([`skill_files`]).
+    pub(crate) files: Vec<FileInfo>,
+    /// The directories the walk could not list.
+    pub(crate) errors: &'a [BackendError],
+    /// The folders the walk covered when it did not cover the whole source (a narrowed
+    /// reload): the cache forgets only the files under them that are gone.
+    pub(crate) looked_at: Option<&'a [String]>,
+}
+
+/// Reads and parses the `SKILL.md` files a walk `found`, within `limits`; returns the
+/// listing, diagnostics sorted by path, the backend's `source-stale` warning included.
 ///
 /// Each file's entry is let go once its chunk is read, so a large source's paths are not
 /// held twice (by the walk and by the skills) when the listing is at its largest.
 pub(crate) async fn read_skills(
     backend: &dyn BackendProtocol,
     root: &str,
-    found: Vec<FileInfo>,
-    errors: &[BackendError],
+    found: Found<'_>,
     limits: &DiscoveryLimits,
     mut cache: Option<&mut ParseCache>,
     diagnostics: Vec<Diagnostic>,
 ) -> SkillListing {
+    let Found {
+        files: found,
+        errors,
+        looked_at,
+    } = found;
     let mut listing = SkillListing {
         diagnostics,
         ..SkillListing::default()
@@ -111,10 +124,18 @@ pub(crate) async fn read_skills(
     let mut candidates: Vec<(FileInfo, Read)> = Vec::with_capacity(found.len());
     listing.folders = found.len();
     if let Some(cache) = cache.as_deref_mut() {
-        // Forget files that are gone (`found` is sorted by path).
+        // Forget files that are gone (`found` is sorted by path) from where the walk looked.
+        let outside = |file: &str| {
+            looked_at.is_some_and(|dirs| {
+                !dirs.iter().any(|dir| {
+                    file.strip_prefix(dir.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+                })
+            })
+        };
         cache
             .entries
-            .retain(|path, _| found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+            .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     for entry in found {
         let read = if entry.is_dir {
