@@ -24,6 +24,19 @@ fn library() -> Arc<MemoryBackend> {
     Arc::new(backend)
 }
 
+/// The library, and a catalog that discovered it.
+async fn loaded() -> (Arc<MemoryBackend>, SkillCatalog) {
+    let backend = library();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    catalog.ensure_loaded().await;
+    (backend, catalog)
+}
+
+/// `SKILL.md` files the catalog has downloaded in all.
+fn read(catalog: &SkillCatalog) -> u64 {
+    catalog.stats().files_read
+}
+
 /// What a catalog discovering `backend` from scratch serves: skills, resources and
 /// diagnostics.
 async fn fresh(backend: &Arc<MemoryBackend>) -> (Vec<Arc<skills_core::SkillMetadata>>, String, usize) {
@@ -38,10 +51,7 @@ async fn fresh(backend: &Arc<MemoryBackend>) -> (Vec<Arc<skills_core::SkillMetad
 
 #[tokio::test]
 async fn a_one_file_edit_reads_one_file() {
-    let backend = library();
-    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
-    catalog.ensure_loaded().await;
-    let read = |c: &SkillCatalog| c.stats().files_read;
+    let (backend, catalog) = loaded().await;
     let start = read(&catalog);
     assert_eq!(start, 50);
     let before = catalog.snapshot();
@@ -181,10 +191,7 @@ async fn a_source_that_had_no_skill_folder_is_walked_again() {
 
 #[tokio::test]
 async fn a_full_reload_after_a_narrowed_one_reads_only_what_changed() {
-    let backend = library();
-    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
-    catalog.ensure_loaded().await;
-    let read = |c: &SkillCatalog| c.stats().files_read;
+    let (backend, catalog) = loaded().await;
     backend
         .insert("/s/skill-07/SKILL.md", md("skill-07", "Does task seven, better"))
         .unwrap();

@@ -183,13 +183,8 @@ impl<'a> Discovery<'a> {
         }
         .map_err(failed)?;
         let cut = cap_directories(&mut walk, self.limits.max_dir_entries());
-        if !self.resources {
-            // Only the `SKILL.md` files are read: the directories (half of a large
-            // source's walk) are let go before the files are.
-            walk.entries
-                .retain(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE);
-            walk.entries.shrink_to_fit();
-        }
+        // Without resources, the rest of the walk (its directories: half of a large
+        // source's walk) is let go here, before the files are read.
         let found = Found {
             files: skill_files(&mut walk.entries, &root, self.depth, self.resources),
             errors: &walk.errors,

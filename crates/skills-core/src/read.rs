@@ -125,14 +125,7 @@ pub(crate) async fn read_skills(
     listing.folders = found.len();
     if let Some(cache) = cache.as_deref_mut() {
         // Forget files that are gone (`found` is sorted by path) from where the walk looked.
-        let outside = |file: &str| {
-            looked_at.is_some_and(|dirs| {
-                !dirs.iter().any(|dir| {
-                    file.strip_prefix(dir.as_str())
-                        .is_some_and(|rest| rest.starts_with('/'))
-                })
-            })
-        };
+        let outside = |file: &str| looked_at.is_some_and(|dirs| !dirs.iter().any(|dir| path::is_within(file, dir)));
         cache
             .entries
             .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());

@@ -437,3 +437,22 @@ async fn files_parsed_on_several_threads_keep_their_order_and_the_later_duplicat
         .collect();
     assert_eq!(order, expected);
 }
+
+#[tokio::test]
+async fn a_skill_md_that_is_a_directory_is_reported_with_or_without_resources() {
+    let b = MemoryBackend::new();
+    b.insert("/src/a/SKILL.md", md("a", "A")).unwrap();
+    b.insert("/src/b/SKILL.md/notes.md", "a folder named SKILL.md").unwrap();
+    for resources in [false, true] {
+        let listing = Discovery::new(&b, "/src").resources(resources).run().await.unwrap();
+        let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a"], "resources: {resources}");
+        let kinds: Vec<_> = listing.diagnostics.iter().map(|d| (d.path.as_str(), d.kind)).collect();
+        assert_eq!(
+            kinds,
+            [("/src/b/SKILL.md", DiagnosticKind::ReadFailed)],
+            "resources: {resources}"
+        );
+        assert_eq!(listing.folders, 2, "resources: {resources}");
+    }
+}

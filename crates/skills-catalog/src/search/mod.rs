@@ -155,6 +155,12 @@ struct Indexed {
     words: Box<[u32]>,
 }
 
+/// The first word of a name in plain words ([`plain`]), which the index files the skill
+/// under to find the skills a request names; `None` for a name without letters or digits.
+fn first_word(plain: &str) -> Option<&str> {
+    plain.split(' ').next().filter(|w| !w.is_empty())
+}
+
 /// A search index over a library's skill names and descriptions, updated skill by skill.
 ///
 /// ```
@@ -254,7 +260,7 @@ impl SkillIndex {
         both.dedup();
         let known: Box<[u32]> = both.iter().map(|w| self.vocabulary.add(w)).collect();
         let plain = plain(&skill.name);
-        if let Some(first) = plain.split(' ').next().filter(|w| !w.is_empty()) {
+        if let Some(first) = first_word(&plain) {
             self.first_words.entry(first.to_owned()).or_default().push(slot);
         }
         self.skills[slot as usize] = Some(Indexed {
@@ -274,8 +280,9 @@ impl SkillIndex {
             for &id in &skill.words {
                 self.vocabulary.release(id);
             }
-            let first = skill.plain.split(' ').next().unwrap_or_default();
-            if let Some(slots) = self.first_words.get_mut(first) {
+            if let Some(first) = first_word(&skill.plain)
+                && let Some(slots) = self.first_words.get_mut(first)
+            {
                 slots.retain(|&s| s != slot);
                 if slots.is_empty() {
                     self.first_words.remove(first);

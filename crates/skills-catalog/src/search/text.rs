@@ -266,9 +266,12 @@ fn runs(text: &str) -> impl Iterator<Item = (bool, &str)> {
 /// The overlapping pairs of characters of a CJK run, or the run itself when it is one
 /// character.
 fn pairs(run: &str) -> impl Iterator<Item = &str> {
-    let starts: Vec<usize> = run.char_indices().map(|(at, _)| at).chain([run.len()]).collect();
-    let count = starts.len() - 1;
-    (0..count.saturating_sub(1).max(1)).map(move |i| &run[starts[i]..starts[(i + 2).min(count)]])
+    let lone = run.chars().nth(1).is_none().then_some(run);
+    let pairs = run
+        .char_indices()
+        .zip(run.chars().skip(1))
+        .map(move |((at, first), second)| &run[at..at + first.len_utf8() + second.len_utf8()]);
+    lone.into_iter().chain(pairs)
 }
 
 /// The tokenizer the index gives `bm25`: text that [`Words`] already split, joined by
