@@ -3,15 +3,21 @@
 //! plain BM25 over name and description (the `bm25` crate on `name description`, words
 //! split at anything not a letter or digit, lowercased, nothing else), and prints hit@1,
 //! hit@5 and MRR for both, with the index's build time and query latency.
+//!
+//! A library on disk (`--dir`) is searched as the catalog searches it: discovered by a
+//! [`SkillCatalog`], whose index also reads each skill's instructions
+//! ([`SkillCatalog::prepare_search`]); the build time includes those reads. The synthetic
+//! library has names and descriptions only.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bm25::{Embedder, EmbedderBuilder, Scorer, Tokenizer};
 use serde::Deserialize;
 use skills_backend_fs::FilesystemBackend;
-use skills_catalog::SkillIndex;
-use skills_core::{Discovery, SkillMetadata};
+use skills_catalog::{SearchError, SearchHit, SkillCatalog, SkillIndex, SkillSource};
+use skills_core::SkillMetadata;
 
 /// A query file: requests and the skills that answer them.
 #[derive(Debug, Deserialize)]
@@ -76,8 +82,13 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     let queries = queries.ok_or(USAGE)?;
     let text = std::fs::read_to_string(&queries).map_err(|e| format!("{queries}: {e}"))?;
     let queries: Queries = toml::from_str(&text).map_err(|e| format!("{queries}: {e}"))?;
-    let skills = match (library, dir) {
-        (Some(file), None) => read_library(&file)?,
+    let (skills, index, build) = match (library, dir) {
+        (Some(file), None) => {
+            let skills = read_library(&file)?;
+            let started = Instant::now();
+            let index = SkillIndex::build(&skills);
+            (skills, Searcher::Index(index), started.elapsed())
+        }
         (None, Some(dir)) => discover(Path::new(&dir), depth.or(queries.depth).unwrap_or(1))?,
         _ => return Err(USAGE.to_owned()),
     };
@@ -92,18 +103,17 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
         return Err(format!("the library has no skill named {}", unknown.join(", ")));
     }
 
-    let started = Instant::now();
-    let index = SkillIndex::build(&skills);
-    let build = started.elapsed();
     let plain = PlainBm25::build(&skills);
     let mut latencies = Vec::new();
-    let ours = evaluate(&queries.query, misses, |request| {
+    let ours = evaluate(&queries.query, misses.then_some("ours"), |request| {
         let started = Instant::now();
         let hits = index.search(request, 10).unwrap_or_default();
         latencies.push(started.elapsed());
         hits.into_iter().map(|h| h.name).collect()
     });
-    let baseline = evaluate(&queries.query, misses, |request| plain.search(request, 10));
+    let baseline = evaluate(&queries.query, misses.then_some("bm25"), |request| {
+        plain.search(request, 10)
+    });
     // Latency over many runs of the set, for a stable p99.
     for _ in 0..20 {
         for query in &queries.query {
@@ -134,14 +144,19 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn evaluate(queries: &[Query], print_misses: bool, mut search: impl FnMut(&str) -> Vec<String>) -> Quality {
+/// The quality of `search` on `queries`; with a `label`, prints each request whose
+/// expected skill is not first, under that label, with the rank it got.
+fn evaluate(queries: &[Query], label: Option<&str>, mut search: impl FnMut(&str) -> Vec<String>) -> Quality {
     let mut total = Quality::default();
     for query in queries {
         let found = search(&query.request);
         let rank = found.iter().position(|name| query.expect.contains(name));
-        if print_misses && rank != Some(0) {
+        if let Some(label) = label
+            && rank != Some(0)
+        {
+            let rank = rank.map_or_else(|| "none".to_owned(), |r| (r + 1).to_string());
             println!(
-                "miss: {:?} wanted {:?}, got {:?}",
+                "miss[{label}] rank {rank}: {:?} wanted {:?}, got {:?}",
                 query.request,
                 query.expect,
                 &found[..found.len().min(5)]
@@ -171,16 +186,42 @@ fn read_library(file: &str) -> Result<Vec<SkillMetadata>, String> {
         .collect())
 }
 
-fn discover(dir: &Path, depth: usize) -> Result<Vec<SkillMetadata>, String> {
+/// The skills of `dir` (skill folders up to `depth` levels down), through a catalog
+/// whose search index is complete (instructions read), and how long that index took.
+fn discover(dir: &Path, depth: usize) -> Result<(Vec<SkillMetadata>, Searcher, Duration), String> {
     let backend = FilesystemBackend::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let listing = runtime
-        .block_on(Discovery::new(&backend, "/").depth(depth).run())
-        .map_err(|e| e.to_string())?;
-    Ok(listing.skills)
+    let source = SkillSource::new(Arc::new(backend), "/").with_depth(depth);
+    let catalog = Arc::new(SkillCatalog::new(vec![source]).with_lazy_resources(true));
+    let (snapshot, build) = runtime.block_on(async {
+        let snapshot = catalog.ensure_loaded().await;
+        let started = Instant::now();
+        catalog.prepare_search().await;
+        (snapshot, started.elapsed())
+    });
+    if let Some((_, error)) = runtime.block_on(catalog.source_errors()).first() {
+        return Err(format!("{}: {error}", dir.display()));
+    }
+    let skills = snapshot.skills().iter().map(|s| SkillMetadata::clone(s)).collect();
+    Ok((skills, Searcher::Catalog(catalog), build))
+}
+
+/// What the evaluation searches: an index of its own, or a catalog's.
+enum Searcher {
+    Index(SkillIndex),
+    Catalog(Arc<SkillCatalog>),
+}
+
+impl Searcher {
+    fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
+        match self {
+            Self::Index(index) => index.search(query, limit),
+            Self::Catalog(catalog) => catalog.search(query, limit),
+        }
+    }
 }
 
 /// The baseline: BM25 over `name description`, plainly tokenized.

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{Arc, PoisonError};
 
 use skills_core::{Diagnostic, Discovery, DiscoveryLimits, ParseCache, Severity, SkillListing, SourceError};
 use tokio::sync::{Mutex, broadcast};
@@ -14,7 +14,7 @@ use crate::frozen;
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
-use crate::search::{SearchError, SearchHit, SkillIndex};
+use crate::search::catalog::{Current, SearchState};
 use crate::snapshot::{
     CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics,
 };
@@ -64,14 +64,14 @@ pub struct SkillCatalog {
     /// Resources are listed when needed, not at discovery.
     lazy: bool,
     pub(crate) incremental: bool,
-    current: RwLock<Arc<CatalogSnapshot>>,
+    pub(crate) current: Current,
     pub(crate) work: Mutex<Option<Vec<SourceWork>>>,
     events: broadcast::Sender<CatalogEvent>,
     pub(crate) reloads: AtomicU64,
     pub(crate) files_read: AtomicU64,
     uses: Arc<UseCounts>,
     /// The search index, built by the first search and kept up to date by reloads.
-    search: RwLock<Option<SkillIndex>>,
+    pub(crate) search: Arc<SearchState>,
     /// Under a frozen lock, the lock every skill is checked against.
     pub(crate) lock: Option<Arc<Lock>>,
     /// Digests of the files read, for the lock and the manifests faces publish.
@@ -84,49 +84,6 @@ impl SkillCatalog {
     /// A face records a use with [`record_use`](Self::record_use) when `load_skill` loads.
     pub fn use_counts(&self) -> Arc<UseCounts> {
         Arc::clone(&self.uses)
-    }
-
-    /// The skills of the current snapshot that best match `query`, best first, at most
-    /// `limit` (and at most [`MAX_SEARCH_RESULTS`](crate::MAX_SEARCH_RESULTS)).
-    ///
-    /// The first search builds the index (about 70 us per skill) unless
-    /// [`warm_search`](Self::warm_search) did; every reload after that updates it for
-    /// the skills it changed only, and all threads share it.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
-        if let Some(index) = self.search.read().unwrap_or_else(PoisonError::into_inner).as_ref() {
-            return index.search(query, limit);
-        }
-        let mut index = self.search.write().unwrap_or_else(PoisonError::into_inner);
-        // Built from the snapshot served now: reloads swap snapshots under this lock, so
-        // none is missed between the two.
-        index
-            .get_or_insert_with(|| SkillIndex::build(self.snapshot().skills()))
-            .search(query, limit)
-    }
-
-    /// Builds the search index now, on tokio's blocking pool, if no search did yet: for a
-    /// face that will offer `search_skills`, so the first search does not pay for the
-    /// build (about 70 us a skill). Returns at once; needs a tokio runtime (without
-    /// one, the first search builds the index as usual).
-    pub fn warm_search(self: &Arc<Self>) {
-        if self.search.read().unwrap_or_else(PoisonError::into_inner).is_some() {
-            return;
-        }
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let catalog = Arc::clone(self);
-        runtime.spawn_blocking(move || {
-            let mut index = catalog.search.write().unwrap_or_else(PoisonError::into_inner);
-            if index.is_none() {
-                *index = Some(SkillIndex::build(catalog.snapshot().skills()));
-            }
-        });
-    }
-
-    /// Whether the search index is built.
-    pub fn search_ready(&self) -> bool {
-        self.search.read().unwrap_or_else(PoisonError::into_inner).is_some()
     }
 
     /// Counts one load of the skill `name`.
@@ -143,13 +100,13 @@ impl SkillCatalog {
             resources: true,
             lazy: false,
             incremental: true,
-            current: RwLock::new(Arc::default()),
+            current: Arc::default(),
             work: Mutex::new(None),
             events: broadcast::channel(64).0,
             reloads: AtomicU64::new(0),
             files_read: AtomicU64::new(0),
             uses: Arc::default(),
-            search: RwLock::new(None),
+            search: Arc::default(),
             lock: None,
             digests: DigestCache::default(),
         }
@@ -376,18 +333,9 @@ impl SkillCatalog {
         }
         next.version = old.version + 1;
         let next = Arc::new(next);
-        let mut index = self.search.write().unwrap_or_else(PoisonError::into_inner);
-        *self.current.write().unwrap_or_else(PoisonError::into_inner) = next.clone();
-        if let Some(index) = index.as_mut() {
-            if quiet {
-                // No changes say what to update: an index built before the first
-                // discovery (`warm_search`) is built again from what it found.
-                *index = SkillIndex::build(next.skills());
-            } else {
-                update_index(index, &next, &changes);
-            }
-        }
-        drop(index);
+        // A quiet discovery lists no changes to update an index with: one built before
+        // the first discovery (`warm_search`) is built again from what it found.
+        self.search.publish(&self.current, next.clone(), &changes, quiet);
         let event = CatalogEvent {
             version: next.version,
             changes,
@@ -424,24 +372,6 @@ fn retire(snapshot: Arc<CatalogSnapshot>) {
     if Arc::strong_count(&snapshot) == 1 {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn_blocking(move || drop(snapshot));
-        }
-    }
-}
-
-/// Brings a search index up to date with the skills a reload changed.
-fn update_index(index: &mut SkillIndex, snapshot: &CatalogSnapshot, changes: &[CatalogChange]) {
-    for change in changes {
-        match change {
-            CatalogChange::Added { name } | CatalogChange::Changed { name } => match snapshot.get(name) {
-                Some(skill) => index.upsert(skill),
-                None => {
-                    index.remove(name);
-                }
-            },
-            CatalogChange::Removed { name } => {
-                index.remove(name);
-            }
-            _ => {}
         }
     }
 }

@@ -1,5 +1,6 @@
-//! [`SkillIndex`]: finds the skills a request is about, by name and description, in a
-//! library of any size. What `search_skills` answers from.
+//! [`SkillIndex`]: finds the skills a request is about, by name and description (and the
+//! opening of their instructions, when given), in a library of any size. What
+//! `search_skills` answers from.
 //!
 //! Scoring is BM25 from the `bm25` crate, one scorer per field, on top of which the index
 //! adds what plain BM25 over name and description misses (each measured on the search
@@ -15,20 +16,32 @@
 //!   character trigrams;
 //! - a request word also looks for the other words and abbreviations skills use for the
 //!   same thing (`move` finds `migrate`, `k8s` finds `kubernetes`), at half weight;
-//! - two request words a skill runs together (`vast.ai` for `vastai`) count as that word.
+//! - two request words a skill runs together (`vast.ai` for `vastai`) count as that word;
+//! - the opening of a skill's instructions ([`SkillIndex::set_instructions`]) is a third
+//!   field, at half the description's weight: it says what the skill does in more words
+//!   than the description, which finds skills whose description is terse or written for
+//!   another reader (`sky coordinates` finds `astropy`).
 
 mod answer;
+pub(crate) mod catalog;
+mod field;
+mod instructions;
 mod text;
 mod vocabulary;
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use bm25::{Embedder, EmbedderBuilder, TokenEmbedder};
+use bm25::TokenEmbedder;
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
-use text::{Split, Words, plain};
+use field::{Field, MAX_SLOTS};
+pub use instructions::INSTRUCTIONS_CHARS;
+use instructions::{INSTRUCTIONS_AVERAGE_WORDS, INSTRUCTIONS_WEIGHT};
+pub(crate) use instructions::{Unread, opening};
+use text::{Words, plain};
 use vocabulary::Vocabulary;
 
 /// Results a search gives when no limit is asked for.
@@ -72,78 +85,16 @@ pub struct SearchHit {
     pub score: f32,
 }
 
-/// One field: BM25 weights from `bm25`'s embedder, kept in postings lists (token, then
-/// the skills that have it with their weight). The crate's own `Scorer` computes each
-/// word's IDF again for every candidate skill: 0.9 ms per search at the median and 2.8
-/// ms at p99 on a real 7,239-skill library; postings answer in tens of microseconds.
-struct Field {
-    embedder: Embedder<u32, Split>,
-    postings: HashMap<u32, Vec<(u32, f32)>>,
-    /// Per slot, the tokens it has postings under (to take them out again).
-    tokens: Vec<Box<[u32]>>,
-}
-
-impl Field {
-    /// A field whose `texts` texts hold `words` words in all.
-    fn new(words: usize, texts: usize) -> Self {
-        let avgdl = (words as f32 / texts.max(1) as f32).max(1.0);
-        Self {
-            embedder: EmbedderBuilder::with_avgdl(avgdl)
-                .tokenizer(Split)
-                .b(LENGTH_NORMALIZATION)
-                .build(),
-            postings: HashMap::new(),
-            tokens: Vec::new(),
-        }
+/// Whether a search for `query` with `limit` can be answered: a query without letters or
+/// digits, or a limit of 0, is refused ([`SkillIndex::search`]).
+pub(crate) fn check_search(query: &str, limit: usize) -> Result<(), SearchError> {
+    if !query.chars().any(char::is_alphanumeric) {
+        return Err(SearchError::EmptyQuery);
     }
-
-    fn upsert(&mut self, slot: u32, words: &[String]) {
-        let mut embedding = self.embedder.embed(&words.join(" "));
-        // The embedding has an entry per word written; one per distinct word is enough.
-        embedding.0.sort_by_key(|t| t.index);
-        embedding.0.dedup_by_key(|t| t.index);
-        for token in &embedding.0 {
-            self.postings.entry(token.index).or_default().push((slot, token.value));
-        }
-        if self.tokens.len() <= slot as usize {
-            self.tokens.resize_with(slot as usize + 1, Default::default);
-        }
-        self.tokens[slot as usize] = embedding.0.iter().map(|t| t.index).collect();
+    if limit == 0 {
+        return Err(SearchError::ZeroLimit);
     }
-
-    fn remove(&mut self, slot: u32) {
-        let Some(tokens) = self.tokens.get_mut(slot as usize) else {
-            return;
-        };
-        for token in std::mem::take(tokens).iter() {
-            if let Some(list) = self.postings.get_mut(token) {
-                list.retain(|(s, _)| *s != slot);
-                if list.is_empty() {
-                    self.postings.remove(token);
-                }
-            }
-        }
-    }
-
-    /// Adds `weight` x the BM25 score of each skill for `terms` to `scores` (by slot),
-    /// noting each skill scored for the first time in `touched`.
-    fn score(&self, terms: &[(u32, f32)], skills: usize, weight: f32, scores: &mut [f32], touched: &mut Vec<u32>) {
-        for &(term, term_weight) in terms {
-            let weight = weight * term_weight;
-            let Some(list) = self.postings.get(&term) else {
-                continue;
-            };
-            let df = list.len() as f32;
-            let idf = (1.0 + (skills as f32 - df + 0.5) / (df + 0.5)).ln();
-            for &(slot, value) in list {
-                let score = &mut scores[slot as usize];
-                if *score == 0.0 {
-                    touched.push(slot);
-                }
-                *score += weight * idf * value;
-            }
-        }
-    }
+    Ok(())
 }
 
 /// A skill in the index.
@@ -153,6 +104,11 @@ struct Indexed {
     plain: String,
     /// Its distinct words, by vocabulary id.
     words: Box<[u32]>,
+    /// Which indexing of the skill this is: instructions read for an earlier one
+    /// are not set on it.
+    generation: u64,
+    /// Whether its instructions were given (and indexed, if they had words).
+    instructions: bool,
 }
 
 /// The first word of a name in plain words ([`plain`]), which the index files the skill
@@ -189,8 +145,16 @@ pub struct SkillIndex {
     first_words: HashMap<String, Vec<u32>>,
     names: Field,
     descriptions: Field,
+    instructions: Field,
     vocabulary: Vocabulary,
+    /// How many skills were not given their instructions yet.
+    unread: usize,
 }
+
+/// The last generation of an indexing of a skill, by any index: unique across indexes,
+/// so that instructions read for an index that was since built again are not taken for
+/// the new one's.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
 
 impl std::fmt::Debug for SkillIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -214,17 +178,27 @@ impl SkillIndex {
         let mut index = Self {
             names: Field::new(name_words, skills.len()),
             descriptions: Field::new(all_words, skills.len()),
+            instructions: Field::new(INSTRUCTIONS_AVERAGE_WORDS, 1),
             words,
             slots: HashMap::with_capacity(skills.len()),
             skills: Vec::with_capacity(skills.len()),
             free: Vec::new(),
             first_words: HashMap::new(),
             vocabulary: Vocabulary::default(),
+            unread: 0,
         };
         for skill in skills {
             index.upsert(skill);
         }
+        index.shrink();
         index
+    }
+
+    /// Lets go of the room the index's lists grew into while a whole library was added.
+    pub(crate) fn shrink(&mut self) {
+        self.names.shrink();
+        self.descriptions.shrink();
+        self.instructions.shrink();
     }
 
     /// How many skills the index holds.
@@ -237,7 +211,9 @@ impl SkillIndex {
         self.slots.is_empty()
     }
 
-    /// Indexes `skill`, replacing the skill of the same name.
+    /// Indexes `skill`, replacing the skill of the same name (and the instructions it
+    /// was given: the new skill's are unread). An index holds up to 4,194,304 skills
+    /// (the limit of its compact postings); past that, further skills are not indexed.
     pub fn upsert(&mut self, skill: &SkillMetadata) {
         self.remove(&skill.name);
         if !skill.model_invocable() {
@@ -246,6 +222,10 @@ impl SkillIndex {
         }
         let slot = match self.free.pop() {
             Some(slot) => slot,
+            None if self.skills.len() >= MAX_SLOTS as usize => {
+                tracing::debug!(name = %skill.name, "the search index is full: the skill is not indexed");
+                return;
+            }
             None => {
                 self.skills.push(None);
                 (self.skills.len() - 1) as u32
@@ -263,10 +243,13 @@ impl SkillIndex {
         if let Some(first) = first_word(&plain) {
             self.first_words.entry(first.to_owned()).or_default().push(slot);
         }
+        self.unread += 1;
         self.skills[slot as usize] = Some(Indexed {
             name: skill.name.clone(),
             plain,
             words: known,
+            generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
+            instructions: false,
         });
         self.slots.insert(skill.name.clone(), slot);
     }
@@ -277,6 +260,9 @@ impl SkillIndex {
             return false;
         };
         if let Some(skill) = self.skills[slot as usize].take() {
+            if !skill.instructions {
+                self.unread -= 1;
+            }
             for &id in &skill.words {
                 self.vocabulary.release(id);
             }
@@ -291,6 +277,7 @@ impl SkillIndex {
         }
         self.names.remove(slot);
         self.descriptions.remove(slot);
+        self.instructions.remove(slot);
         self.free.push(slot);
         true
     }
@@ -299,12 +286,7 @@ impl SkillIndex {
     /// [`MAX_SEARCH_RESULTS`]); equal scores in name order. A query of only common words
     /// finds nothing; past [`MAX_QUERY_CHARS`] characters a query is not read.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
-        if !query.chars().any(char::is_alphanumeric) {
-            return Err(SearchError::EmptyQuery);
-        }
-        if limit == 0 {
-            return Err(SearchError::ZeroLimit);
-        }
+        check_search(query, limit)?;
         let limit = limit.min(MAX_SEARCH_RESULTS);
         // A request comes from a model or a client: only its first characters count, so
         // a huge one costs no more than a long one.
@@ -329,7 +311,15 @@ impl SkillIndex {
             }
         };
         for forms in &forms {
-            add(forms.iter().filter_map(|w| self.vocabulary.known(w)).collect(), 1.0);
+            // A word only instructions have counts as written, before a near miss.
+            let known = forms.iter().filter_map(|w| {
+                if !self.vocabulary.has(w) && self.instructions.has(w) {
+                    Some(w.as_str())
+                } else {
+                    self.vocabulary.known(w)
+                }
+            });
+            add(known.collect(), 1.0);
         }
         // Two request words that a skill writes as one (`vast ai`, `type script`) count
         // as that word, at half weight, when a skill has it as written.
@@ -357,6 +347,8 @@ impl SkillIndex {
         let mut touched = Vec::new();
         self.descriptions.score(&terms, skills, 1.0, &mut scores, &mut touched);
         self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
+        self.instructions
+            .score(&terms, skills, INSTRUCTIONS_WEIGHT, &mut scores, &mut touched);
         let request = format!(" {} ", plain(query));
         let request_words: std::collections::HashSet<&str> = request.split(' ').filter(|w| !w.is_empty()).collect();
         // Only skills whose name starts with a word of the request can be named by it:

@@ -24,7 +24,7 @@ pub async fn search(args: &SourceArgs, query: &str, limit: usize, json: bool) ->
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
-    let hits = match catalog.search(query, limit) {
+    let hits = match catalog.search_prepared(query, limit).await {
         Ok(hits) => hits,
         Err(error) => {
             eprintln!("error: {error}");
