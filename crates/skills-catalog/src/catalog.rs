@@ -14,7 +14,7 @@ use crate::frozen;
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
-use crate::search::catalog::{Current, SearchState};
+use crate::search::state::{Current, SearchState};
 use crate::snapshot::{
     CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics,
 };

@@ -23,9 +23,10 @@
 //!   another reader (`sky coordinates` finds `astropy`).
 
 mod answer;
-pub(crate) mod catalog;
+mod catalog;
 mod field;
 mod instructions;
+pub(crate) mod state;
 mod text;
 mod vocabulary;
 

@@ -1,0 +1,170 @@
+//! The catalog's search state: one [`SkillIndex`] shared by every thread, built from a
+//! snapshot, kept up to date by reloads, and given each skill's instructions by a reader
+//! that runs after the index is built and after each reload that changed skills.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError, RwLock};
+
+use skills_core::SKILL_FILE;
+use skills_core::parse::MAX_SKILL_FILE_SIZE;
+
+use super::{SkillIndex, Unread, opening};
+use crate::snapshot::{CatalogChange, CatalogSnapshot};
+
+/// The snapshot a catalog serves, shared with the reader of instructions.
+pub(crate) type Current = Arc<RwLock<Arc<CatalogSnapshot>>>;
+
+/// Skills whose instructions are read in one round: one `download_files` call per
+/// source, then one short hold of the index's lock to add them. Small, as a round's
+/// files are held whole until each is cut to its opening.
+const ROUND: usize = 64;
+
+/// A catalog's search index, and the one reader of instructions at a time.
+#[derive(Default)]
+pub(crate) struct SearchState {
+    pub(super) index: RwLock<Option<SkillIndex>>,
+    reading: tokio::sync::Mutex<()>,
+}
+
+impl std::fmt::Debug for SearchState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SearchState")
+            .field("index", &self.index)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SearchState {
+    /// Serves `next` from now on, bringing a built index up to date with `changes` (or
+    /// building it again from `next` when a first discovery listed none, `rebuild`),
+    /// both under the index's lock so that no search sees one without the other. Skills
+    /// the index holds without their instructions are read in the background, on the
+    /// tokio runtime if there is one (else by the next
+    /// [`SkillCatalog::prepare_search`](crate::SkillCatalog::prepare_search)).
+    pub(crate) fn publish(
+        self: &Arc<Self>,
+        current: &Current,
+        next: Arc<CatalogSnapshot>,
+        changes: &[CatalogChange],
+        rebuild: bool,
+    ) {
+        let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+        *current.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next);
+        let Some(index) = index.as_mut() else {
+            return;
+        };
+        if rebuild {
+            *index = SkillIndex::build(next.skills());
+        } else {
+            update_index(index, &next, changes);
+        }
+        if !index.all_instructions_read()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let (search, current) = (Arc::clone(self), Arc::clone(current));
+            runtime.spawn(async move { search.read_instructions(&current).await });
+        }
+    }
+
+    /// Gives the index the instructions of every skill it holds without them, reading
+    /// each skill's `SKILL.md` through its source's backend; returns when none is left.
+    /// A file that cannot be read, or that a frozen lock does not hold, gives no words.
+    pub(super) async fn read_instructions(&self, current: &Current) {
+        let _one_reader = self.reading.lock().await;
+        let mut read = 0;
+        loop {
+            let (unread, snapshot) = {
+                let index = self.index.read().unwrap_or_else(PoisonError::into_inner);
+                let Some(index) = index.as_ref() else {
+                    return;
+                };
+                let snapshot = current.read().unwrap_or_else(PoisonError::into_inner).clone();
+                (index.unread_instructions(ROUND), snapshot)
+            };
+            if unread.is_empty() {
+                // After a whole library (not after a reload's few skills), the lists'
+                // growth room goes.
+                if read > ROUND
+                    && let Some(index) = self.index.write().unwrap_or_else(PoisonError::into_inner).as_mut()
+                {
+                    index.shrink();
+                }
+                return;
+            }
+            read += unread.len();
+            let texts = read_texts(&snapshot, &unread).await;
+            // Split into words under the read lock (searches go on), added under the
+            // write lock.
+            let words: Vec<Vec<String>> = {
+                let index = self.index.read().unwrap_or_else(PoisonError::into_inner);
+                let Some(index) = index.as_ref() else {
+                    return;
+                };
+                texts.iter().map(|text| index.instruction_words(text)).collect()
+            };
+            let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+            let Some(index) = index.as_mut() else {
+                return;
+            };
+            for (skill, words) in unread.iter().zip(&words) {
+                index.set_instruction_words(&skill.name, skill.generation, words);
+            }
+        }
+    }
+}
+
+/// The opening of the instructions ([`opening`]) of each `unread` skill's `SKILL.md` in
+/// `snapshot`, in order; empty for one
+/// that is gone, cannot be read, is over the size limit, is not UTF-8 or does not match
+/// the snapshot's lock.
+async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String> {
+    let mut texts = vec![String::new(); unread.len()];
+    // The skills by source, for one read per source.
+    let mut by_source: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
+    for (at, skill) in unread.iter().enumerate() {
+        if let (Some(source), Some(metadata)) = (snapshot.source_of(&skill.name), snapshot.get(&skill.name)) {
+            by_source.entry(source).or_default().push((at, metadata.path.as_str()));
+        }
+    }
+    for (source, skills) in by_source {
+        let Some(source) = snapshot.sources().get(source) else {
+            continue;
+        };
+        let paths: Vec<String> = skills.iter().map(|(_, path)| (*path).to_owned()).collect();
+        let responses = source.backend().download_files(&paths).await;
+        for ((at, _), response) in skills.iter().zip(responses) {
+            let Some(content) = response.content else {
+                continue;
+            };
+            let name = &unread[*at].name;
+            let held = snapshot
+                .lock()
+                .is_none_or(|lock| lock.holds(name, SKILL_FILE, &content));
+            if content.len() as u64 <= MAX_SKILL_FILE_SIZE
+                && held
+                && let Ok(text) = String::from_utf8(content)
+            {
+                texts[*at] = opening(&text).to_owned();
+            }
+        }
+    }
+    texts
+}
+
+/// Brings a search index up to date with the skills a reload changed.
+fn update_index(index: &mut SkillIndex, snapshot: &CatalogSnapshot, changes: &[CatalogChange]) {
+    for change in changes {
+        match change {
+            CatalogChange::Added { name } | CatalogChange::Changed { name } => match snapshot.get(name) {
+                Some(skill) => index.upsert(skill),
+                None => {
+                    index.remove(name);
+                }
+            },
+            CatalogChange::Removed { name } => {
+                index.remove(name);
+            }
+            _ => {}
+        }
+    }
+}
