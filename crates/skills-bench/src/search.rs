@@ -87,7 +87,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
             let skills = read_library(&file)?;
             let started = Instant::now();
             let index = SkillIndex::build(&skills);
-            (skills, Searcher::Index(index), started.elapsed())
+            (skills, Searcher::Index(Box::new(index)), started.elapsed())
         }
         (None, Some(dir)) => discover(Path::new(&dir), depth.or(queries.depth).unwrap_or(1))?,
         _ => return Err(USAGE.to_owned()),
@@ -211,7 +211,7 @@ fn discover(dir: &Path, depth: usize) -> Result<(Vec<SkillMetadata>, Searcher, D
 
 /// What the evaluation searches: an index of its own, or a catalog's.
 enum Searcher {
-    Index(SkillIndex),
+    Index(Box<SkillIndex>),
     Catalog(Arc<SkillCatalog>),
 }
 

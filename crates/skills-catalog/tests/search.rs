@@ -289,3 +289,24 @@ fn requests_in_chinese_find_skills_described_in_chinese() {
     assert_eq!(first("upload to s3").as_deref(), Some("mixed"));
     assert!(index.search("天气预报", 3).unwrap().is_empty());
 }
+
+#[test]
+fn a_request_is_a_name_only_when_it_is_the_whole_request() {
+    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
+    let index = SkillIndex::build(&[
+        skill("go-code", "Modern Go implementation patterns"),
+        skill(
+            "golang-idioms",
+            "Idiomatic Go: error handling, interfaces and concurrency",
+        ),
+        skill("landing-page", "Build a landing page"),
+    ]);
+    // Two words of the request are a name; the rest describe another skill.
+    assert_eq!(
+        top(&index, "idiomatic error handling and concurrency in go code", 2),
+        ["golang-idioms", "go-code"]
+    );
+    // The whole request is the name, in any spelling of its separators.
+    assert_eq!(top(&index, "Go Code", 1), ["go-code"]);
+    assert_eq!(top(&index, "go_code", 1), ["go-code"]);
+}

@@ -11,7 +11,7 @@
 //!   overlapping pairs of characters, so `双色球开奖` finds a skill about `双色球`;
 //! - a match in the name weighs more than one in the description, and the words an
 //!   author listed under `tags` or `keywords` count as description;
-//! - a request that names a skill (`pdf processing` for `pdf-processing`) puts it first;
+//! - a request that is a skill's name (`pdf processing` for `pdf-processing`) finds it first;
 //! - a word that no skill has (`kubernets`) is read as the known word closest to it by
 //!   character trigrams;
 //! - a request word also looks for the other words and abbreviations skills use for the
@@ -112,12 +112,6 @@ struct Indexed {
     instructions: bool,
 }
 
-/// The first word of a name in plain words ([`plain`]), which the index files the skill
-/// under to find the skills a request names; `None` for a name without letters or digits.
-fn first_word(plain: &str) -> Option<&str> {
-    plain.split(' ').next().filter(|w| !w.is_empty())
-}
-
 /// A search index over a library's skill names and descriptions, updated skill by skill.
 ///
 /// ```
@@ -141,9 +135,8 @@ pub struct SkillIndex {
     /// Per slot, the skill there.
     skills: Vec<Option<Indexed>>,
     free: Vec<u32>,
-    /// The skills by the first word of their name (as plain words), to find the skills a
-    /// request names.
-    first_words: HashMap<String, Vec<u32>>,
+    /// The skills by their name as plain words, to find the skill a request names.
+    plain_names: HashMap<String, Vec<u32>>,
     names: Field,
     descriptions: Field,
     instructions: Field,
@@ -184,7 +177,7 @@ impl SkillIndex {
             slots: HashMap::with_capacity(skills.len()),
             skills: Vec::with_capacity(skills.len()),
             free: Vec::new(),
-            first_words: HashMap::new(),
+            plain_names: HashMap::new(),
             vocabulary: Vocabulary::default(),
             unread: 0,
         };
@@ -241,8 +234,8 @@ impl SkillIndex {
         both.dedup();
         let known: Box<[u32]> = both.iter().map(|w| self.vocabulary.add(w)).collect();
         let plain = plain(&skill.name);
-        if let Some(first) = first_word(&plain) {
-            self.first_words.entry(first.to_owned()).or_default().push(slot);
+        if !plain.is_empty() {
+            self.plain_names.entry(plain.clone()).or_default().push(slot);
         }
         self.unread += 1;
         self.skills[slot as usize] = Some(Indexed {
@@ -267,12 +260,10 @@ impl SkillIndex {
             for &id in &skill.words {
                 self.vocabulary.release(id);
             }
-            if let Some(first) = first_word(&skill.plain)
-                && let Some(slots) = self.first_words.get_mut(first)
-            {
+            if let Some(slots) = self.plain_names.get_mut(&skill.plain) {
                 slots.retain(|&s| s != slot);
                 if slots.is_empty() {
-                    self.first_words.remove(first);
+                    self.plain_names.remove(&skill.plain);
                 }
             }
         }
@@ -350,34 +341,15 @@ impl SkillIndex {
         self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
         self.instructions
             .score(&terms, skills, INSTRUCTIONS_WEIGHT, &mut scores, &mut touched);
-        let request = format!(" {} ", plain(query));
-        let request_words: std::collections::HashSet<&str> = request.split(' ').filter(|w| !w.is_empty()).collect();
-        // Only skills whose name starts with a word of the request can be named by it:
-        // looked up by that word, not by testing every skill the request touched (on a
-        // request in Chinese, thousands, and most of the search's time).
-        for &word in &request_words {
-            for &slot in self.first_words.get(word).into_iter().flatten() {
-                let Some(Some(Indexed { plain: name, .. })) = self.skills.get(slot as usize) else {
-                    continue;
-                };
-                // A skill no request word reached is not named by it.
-                if scores[slot as usize] == 0.0 {
-                    continue;
-                }
-                // A one-word name is also a word of many requests ("run", "setup"): it
-                // counts as named only when it is the whole request.
-                let named = if name.contains(' ') {
-                    // `request` starts and ends with a space: a match between spaces is
-                    // the name's words, in order, as words of the request.
-                    request
-                        .match_indices(name.as_str())
-                        .any(|(at, _)| request[..at].ends_with(' ') && request[at + name.len()..].starts_with(' '))
-                } else {
-                    request.trim() == name
-                };
-                if named {
-                    scores[slot as usize] += NAMED_BONUS;
-                }
+        // A request that is a skill's name, in any case or spelling of its separators,
+        // finds that skill first. A request that only contains a name does not: in a
+        // large library, two words of most requests are some skill's name (`go code`,
+        // `error handling`, `landing page`), which then crowded out the skills the
+        // request describes.
+        for &slot in self.plain_names.get(plain(query).as_str()).into_iter().flatten() {
+            // A skill no request word reached (a name of stop words) is not named by it.
+            if scores[slot as usize] > 0.0 {
+                scores[slot as usize] += NAMED_BONUS;
             }
         }
         let mut ranked: Vec<(f32, &str)> = touched
