@@ -112,6 +112,12 @@ struct Indexed {
     instructions: bool,
 }
 
+/// The first word of a name in plain words ([`plain`]), which the index files the skill
+/// under to find the skill a request names; `None` for a name without letters or digits.
+fn first_word(plain: &str) -> Option<&str> {
+    plain.split(' ').next().filter(|w| !w.is_empty())
+}
+
 /// A search index over a library's skill names and descriptions, updated skill by skill.
 ///
 /// ```
@@ -135,8 +141,9 @@ pub struct SkillIndex {
     /// Per slot, the skill there.
     skills: Vec<Option<Indexed>>,
     free: Vec<u32>,
-    /// The skills by their name as plain words, to find the skill a request names.
-    plain_names: HashMap<String, Vec<u32>>,
+    /// The skills by the first word of their name as plain words, to find the skill a
+    /// request names (a map of whole names would hold every name a second time).
+    first_words: HashMap<String, Vec<u32>>,
     names: Field,
     descriptions: Field,
     instructions: Field,
@@ -177,7 +184,7 @@ impl SkillIndex {
             slots: HashMap::with_capacity(skills.len()),
             skills: Vec::with_capacity(skills.len()),
             free: Vec::new(),
-            plain_names: HashMap::new(),
+            first_words: HashMap::new(),
             vocabulary: Vocabulary::default(),
             unread: 0,
         };
@@ -234,8 +241,8 @@ impl SkillIndex {
         both.dedup();
         let known: Box<[u32]> = both.iter().map(|w| self.vocabulary.add(w)).collect();
         let plain = plain(&skill.name);
-        if !plain.is_empty() {
-            self.plain_names.entry(plain.clone()).or_default().push(slot);
+        if let Some(first) = first_word(&plain) {
+            self.first_words.entry(first.to_owned()).or_default().push(slot);
         }
         self.unread += 1;
         self.skills[slot as usize] = Some(Indexed {
@@ -260,10 +267,12 @@ impl SkillIndex {
             for &id in &skill.words {
                 self.vocabulary.release(id);
             }
-            if let Some(slots) = self.plain_names.get_mut(&skill.plain) {
+            if let Some(first) = first_word(&skill.plain)
+                && let Some(slots) = self.first_words.get_mut(first)
+            {
                 slots.retain(|&s| s != slot);
                 if slots.is_empty() {
-                    self.plain_names.remove(&skill.plain);
+                    self.first_words.remove(first);
                 }
             }
         }
@@ -346,9 +355,14 @@ impl SkillIndex {
         // large library, two words of most requests are some skill's name (`go code`,
         // `error handling`, `landing page`), which then crowded out the skills the
         // request describes.
-        for &slot in self.plain_names.get(plain(query).as_str()).into_iter().flatten() {
+        let request = plain(query);
+        let candidates = first_word(&request).and_then(|first| self.first_words.get(first));
+        for &slot in candidates.into_iter().flatten() {
+            let Some(Some(skill)) = self.skills.get(slot as usize) else {
+                continue;
+            };
             // A skill no request word reached (a name of stop words) is not named by it.
-            if scores[slot as usize] > 0.0 {
+            if skill.plain == request && scores[slot as usize] > 0.0 {
                 scores[slot as usize] += NAMED_BONUS;
             }
         }
