@@ -218,7 +218,15 @@ impl SkillCatalog {
         if !first && which.is_empty() {
             return None;
         }
-        let work = guard.get_or_insert_with(|| self.sources.iter().map(|_| SourceWork::default()).collect());
+        let work = guard.get_or_insert_with(|| {
+            let work = || SourceWork {
+                // What a reload read again tells the search index whose instructions to
+                // read again.
+                cache: ParseCache::tracking_changes(),
+                ..SourceWork::default()
+            };
+            self.sources.iter().map(|_| work()).collect()
+        });
         let which: Vec<usize> = if first || !self.incremental {
             (0..self.sources.len()).collect()
         } else {
@@ -275,6 +283,13 @@ impl SkillCatalog {
         quiet: bool,
     ) -> Option<CatalogEvent> {
         let old = self.snapshot();
+        // `SKILL.md` files read again because they changed: their instructions may have,
+        // whatever their frontmatter did.
+        let reread: Vec<(usize, String)> = work
+            .iter_mut()
+            .enumerate()
+            .flat_map(|(i, w)| w.cache.take_changed().into_iter().map(move |path| (i, path)))
+            .collect();
         let listings = work
             .iter_mut()
             .map(|w| {
@@ -322,6 +337,7 @@ impl SkillCatalog {
             // A resource may have changed without the skill changing: a lazy snapshot
             // lists the folders the reload looked at again when next asked.
             old.forget_resources(touched);
+            self.search.reread(&self.current, &old, &reread);
             debug!("skills reload: nothing changed");
             return None;
         }
@@ -336,6 +352,7 @@ impl SkillCatalog {
         // A quiet discovery lists no changes to update an index with: one built before
         // the first discovery (`warm_search`) is built again from what it found.
         self.search.publish(&self.current, next.clone(), &changes, quiet);
+        self.search.reread(&self.current, &next, &reread);
         let event = CatalogEvent {
             version: next.version,
             changes,

@@ -168,3 +168,22 @@ async fn instructions_that_cannot_be_read_leave_the_skill_searchable() {
     assert_eq!(found(&catalog, "project06"), ["tool-06"]);
     assert!(found(&catalog, "team tool").contains(&"tool-05".to_owned()));
 }
+
+#[tokio::test]
+async fn an_edit_of_the_instructions_alone_is_read_again() {
+    let (backend, catalog) = library();
+    catalog.ensure_loaded().await;
+    catalog.prepare_search().await;
+    // The frontmatter is the same: the catalog sees no change of the skill.
+    backend.write("tool-08", "A team tool", "Use it for invoicing work.");
+    assert!(catalog.reload().await.is_none());
+    catalog.prepare_search().await;
+    assert_eq!(found(&catalog, "invoicing"), ["tool-08"]);
+    assert!(found(&catalog, "project08").is_empty());
+
+    // The same through a reload narrowed to the file (what a watcher does).
+    backend.write("tool-09", "A team tool", "Use it for payroll work.");
+    catalog.reload_paths(0, &["/s/tool-09/SKILL.md".to_owned()]).await;
+    catalog.prepare_search().await;
+    assert_eq!(found(&catalog, "payroll"), ["tool-09"]);
+}

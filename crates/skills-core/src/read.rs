@@ -35,12 +35,25 @@ enum Read {
 pub struct ParseCache {
     entries: HashMap<String, (String, ParseOutcome)>,
     files_read: u64,
+    /// Files read again because their etag changed, since the last
+    /// [`take_changed`](Self::take_changed), when tracked.
+    changed: Option<Vec<String>>,
 }
 
 impl ParseCache {
     /// An empty cache.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An empty cache that also notes the files read again because they changed, for
+    /// [`take_changed`](Self::take_changed) (whoever asks for them takes them after each
+    /// discovery: they are kept until taken).
+    pub fn tracking_changes() -> Self {
+        Self {
+            changed: Some(Vec::new()),
+            ..Self::default()
+        }
     }
 
     /// How many `SKILL.md` files are cached.
@@ -65,9 +78,23 @@ impl ParseCache {
     }
 
     fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome) {
-        if let Some(etag) = &entry.etag {
-            self.entries.insert(entry.path.clone(), (etag.clone(), outcome.clone()));
+        if let Some(etag) = &entry.etag
+            && self
+                .entries
+                .insert(entry.path.clone(), (etag.clone(), outcome.clone()))
+                .is_some()
+            && let Some(changed) = &mut self.changed
+        {
+            changed.push(entry.path.clone());
         }
+    }
+
+    /// The `SKILL.md` files that discoveries through this cache read again because
+    /// their etag changed (not the new ones), since the last call: what changed in a
+    /// file whose frontmatter may not have (its instructions, for a search index).
+    /// Always empty for a cache not [`tracking_changes`](Self::tracking_changes).
+    pub fn take_changed(&mut self) -> Vec<String> {
+        self.changed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 }
 

@@ -456,3 +456,27 @@ async fn a_skill_md_that_is_a_directory_is_reported_with_or_without_resources() 
         assert_eq!(listing.folders, 2, "resources: {resources}");
     }
 }
+
+#[tokio::test]
+async fn a_tracking_parse_cache_names_the_files_read_again_because_they_changed() {
+    let b = MemoryBackend::new();
+    for name in ["a", "b"] {
+        b.insert(&format!("/src/{name}/SKILL.md"), md(name, "first")).unwrap();
+    }
+    let mut tracking = ParseCache::tracking_changes();
+    let mut plain = ParseCache::new();
+    for cache in [&mut tracking, &mut plain] {
+        Discovery::new(&b, "/src").cache(cache).run().await.unwrap();
+        // A first read of a file is not a change.
+        assert!(cache.take_changed().is_empty());
+    }
+    b.insert("/src/b/SKILL.md", md("b", "first") + "New instructions\n")
+        .unwrap();
+    b.insert("/src/c/SKILL.md", md("c", "new")).unwrap();
+    for cache in [&mut tracking, &mut plain] {
+        Discovery::new(&b, "/src").cache(cache).run().await.unwrap();
+    }
+    assert_eq!(tracking.take_changed(), ["/src/b/SKILL.md"]);
+    assert!(tracking.take_changed().is_empty(), "taken");
+    assert!(plain.take_changed().is_empty(), "not tracked");
+}

@@ -105,6 +105,23 @@ impl SkillIndex {
         true
     }
 
+    /// Marks the instructions of the skill `name` unread (its `SKILL.md` changed): its
+    /// words stay until new ones are given, under a new generation, so that words read
+    /// before the change are not taken for it. Whether the index holds the skill.
+    pub(crate) fn forget_instructions(&mut self, name: &str) -> bool {
+        let Some(&slot) = self.slots.get(name) else {
+            return false;
+        };
+        let Some(Some(skill)) = self.skills.get_mut(slot as usize) else {
+            return false;
+        };
+        if std::mem::replace(&mut skill.instructions, false) {
+            self.unread += 1;
+        }
+        skill.generation = super::next_generation();
+        true
+    }
+
     /// Whether every skill in the index was given its instructions.
     pub(crate) fn all_instructions_read(&self) -> bool {
         self.unread == 0

@@ -157,6 +157,11 @@ pub struct SkillIndex {
 /// the new one's.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// A new generation for an indexing of a skill ([`GENERATION`]).
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, Ordering::Relaxed) + 1
+}
+
 impl std::fmt::Debug for SkillIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SkillIndex")
@@ -249,7 +254,7 @@ impl SkillIndex {
             name: skill.name.clone(),
             plain,
             words: known,
-            generation: GENERATION.fetch_add(1, Ordering::Relaxed) + 1,
+            generation: next_generation(),
             instructions: false,
         });
         self.slots.insert(skill.name.clone(), slot);

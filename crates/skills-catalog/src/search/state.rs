@@ -2,7 +2,7 @@
 //! snapshot, kept up to date by reloads, and given each skill's instructions by a reader
 //! that runs after the index is built and after each reload that changed skills.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skills_core::SKILL_FILE;
@@ -58,9 +58,38 @@ impl SearchState {
         } else {
             update_index(index, &next, changes);
         }
-        if !index.all_instructions_read()
-            && let Ok(runtime) = tokio::runtime::Handle::try_current()
-        {
+        if !index.all_instructions_read() {
+            self.start_reader(current);
+        }
+    }
+
+    /// Marks unread the instructions of the skills of `snapshot` whose `SKILL.md` was
+    /// read again because it changed (`changed`: source and path), though their
+    /// frontmatter may be the same (no change event then), and starts the reader.
+    pub(crate) fn reread(self: &Arc<Self>, current: &Current, snapshot: &CatalogSnapshot, changed: &[(usize, String)]) {
+        if changed.is_empty() {
+            return;
+        }
+        let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+        let Some(index) = index.as_mut() else {
+            return;
+        };
+        let changed: HashSet<(usize, &str)> = changed.iter().map(|(i, path)| (*i, path.as_str())).collect();
+        let mut forgot = false;
+        for (skill, source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
+            if changed.contains(&(*source, skill.path.as_str())) {
+                forgot |= index.forget_instructions(&skill.name);
+            }
+        }
+        if forgot {
+            self.start_reader(current);
+        }
+    }
+
+    /// Reads the instructions the index lacks, in the background on the tokio runtime if
+    /// there is one.
+    fn start_reader(self: &Arc<Self>, current: &Current) {
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (search, current) = (Arc::clone(self), Arc::clone(current));
             runtime.spawn(async move { search.read_instructions(&current).await });
         }
