@@ -66,7 +66,9 @@ impl Tool for SearchSkillsTool {
         let catalog = &self.runtime.catalog;
         // The index follows the catalog; the thread's own snapshot decides what is shown.
         catalog.ensure_loaded().await;
-        let hits = match catalog.search(&args.query, args.limit()) {
+        // Answered by the complete index (instructions read): the same request always
+        // gets the same answer, even while the background reader is still at work.
+        let hits = match catalog.search_prepared(&args.query, args.limit()).await {
             Ok(hits) => hits,
             Err(error) => return runtime.error(format!("Error: {error}")),
         };

@@ -118,7 +118,7 @@ impl SkillSession {
     /// `- name: description (source)`, best first, `[Loaded]` after loaded skills.
     pub async fn search(&self, query: &str, limit: usize) -> Result<String, SearchError> {
         let snapshot = self.snapshot().await;
-        let hits = self.library.catalog.search(query, limit)?;
+        let hits = self.library.catalog.search_prepared(query, limit).await?;
         Ok(format_search_results(&snapshot, &hits, &self.loaded()))
     }
 

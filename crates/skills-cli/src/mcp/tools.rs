@@ -170,7 +170,7 @@ impl SkillsServer {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
                     let limit = args.limit();
-                    match self.inner.catalog.search(&args.query, limit) {
+                    match self.inner.catalog.search_prepared(&args.query, limit).await {
                         Ok(hits) => CallToolResult::success(vec![ContentBlock::text(format_search_results(
                             &snapshot,
                             &hits,
