@@ -70,4 +70,5 @@ pub use skills_rig as rig;
 mod lock_config;
 mod open_options;
 mod prompt_config;
+mod search_config;
 pub mod sources;

@@ -40,6 +40,7 @@ use skills_catalog::SkillSource;
 pub use crate::lock_config::LockConfig;
 pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
+pub use crate::search_config::SearchConfig;
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
 use skills_core::DiscoveryLimits;
@@ -289,6 +290,9 @@ pub struct SourcesConfig {
     /// How long the skills list may be (`[prompt]`).
     #[serde(default)]
     pub prompt: PromptConfig,
+    /// What the search index reads (`[search]`).
+    #[serde(default)]
+    pub search: SearchConfig,
     /// The lockfile and whether to serve frozen on it (`[lock]`).
     #[serde(default)]
     pub lock: LockConfig,

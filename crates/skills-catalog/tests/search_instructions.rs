@@ -187,3 +187,21 @@ async fn an_edit_of_the_instructions_alone_is_read_again() {
     catalog.prepare_search().await;
     assert_eq!(found(&catalog, "payroll"), ["tool-09"]);
 }
+
+#[tokio::test]
+async fn a_catalog_told_not_to_reads_no_instructions() {
+    let (backend, catalog) = library();
+    let catalog = catalog.with_search_instructions(false);
+    catalog.ensure_loaded().await;
+    let discovered = backend.reads();
+    catalog.prepare_search().await;
+    assert!(catalog.search_ready());
+    assert_eq!(backend.reads(), discovered, "no second read");
+    assert!(found(&catalog, "project07").is_empty());
+    assert_eq!(found(&catalog, "tool 07")[0], "tool-07", "names and descriptions still count");
+
+    backend.write("tool-07", "A team tool", "Use it for invoicing work.");
+    assert!(catalog.reload().await.is_none());
+    catalog.prepare_search().await;
+    assert_eq!(backend.reads(), discovered + 1, "the reload's read only");
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use agent_skills::lock::Lock;
-use agent_skills::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SourceSpec, SourcesConfig};
+use agent_skills::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SearchConfig, SourceSpec, SourcesConfig};
 use agent_skills::{DiscoveryLimits, SkillCatalog, SkillSource};
 use anyhow::Context;
 
@@ -97,9 +97,10 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
     let progress = Progress::start(quiet, "reading skill sources");
     let settings = lock_settings(args)?;
     let lock = settings.frozen.then(|| settings.read()).transpose()?;
-    let (sources, limits, prompt) = open_pinned(args, lock.as_ref())?;
+    let (sources, Settings { limits, prompt, search }) = open_pinned(args, lock.as_ref())?;
     let mut catalog = SkillCatalog::new(sources)
         .with_limits(limits)
+        .with_search_instructions(search.instructions())
         .with_resources(need != Need::Listing)
         // A one-shot agent command shows a few skills in full: their resources are
         // listed when needed, not the whole library's.
@@ -139,10 +140,7 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
 /// With neither, the default chain. Limits are the defaults, then the file's
 /// `[limits]`, then the command line's. Each git source that `lock` pins is opened at
 /// its locked commit.
-fn open_pinned(
-    args: &SourceArgs,
-    lock: Option<&Lock>,
-) -> anyhow::Result<(Vec<SkillSource>, DiscoveryLimits, PromptConfig)> {
+fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<SkillSource>, Settings)> {
     let pins: std::collections::BTreeMap<String, String> = lock
         .map(|lock| {
             lock.sources
@@ -160,6 +158,7 @@ fn open_pinned(
     let mut opened = Vec::new();
     let mut limits = DiscoveryLimits::default();
     let mut prompt = PromptConfig::default();
+    let mut search = SearchConfig::default();
     let flags = &args.discovery;
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
@@ -170,16 +169,25 @@ fn open_pinned(
         }
         limits = file.limits.apply(limits);
         prompt = file.prompt.clone();
+        search = file.search.clone();
     }
     let limits = flags.apply(limits);
     let options = pinned(flags.options(OpenOptions::new(&cwd)));
     for text in &args.sources {
         opened.push(open_with(text, &options)?);
     }
+    let settings = Settings { limits, prompt, search };
     if config.is_none() && args.sources.is_empty() {
-        return Ok((default_sources(&options), limits, prompt));
+        return Ok((default_sources(&options), settings));
     }
-    Ok((opened, limits, prompt))
+    Ok((opened, settings))
+}
+
+/// What a command's `skills.toml` and flags set besides the sources.
+struct Settings {
+    limits: DiscoveryLimits,
+    prompt: PromptConfig,
+    search: SearchConfig,
 }
 
 /// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over

@@ -185,3 +185,41 @@ fn skills_toml_sets_the_budget_and_flags_win() {
         stderr(&out)
     );
 }
+
+#[test]
+fn search_reads_the_instructions_unless_skills_toml_says_not_to() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lib/astro/SKILL.md",
+        &(md("astro", "Astronomy toolkit") + "Convert sky coordinates and read FITS files.\n"),
+    );
+    write(
+        dir.path(),
+        "lib/units/SKILL.md",
+        &md("units", "Convert units of measure"),
+    );
+    let search = || skills(dir.path(), &["search", "--json", "sky coordinates"]);
+    write(dir.path(), "skills.toml", "[[source]]\nlocation = \"lib\"\n");
+    let hits: serde_json::Value = serde_json::from_str(&stdout(&search())).unwrap();
+    assert_eq!(hits[0]["name"], "astro", "{hits}");
+
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[search]\ninstructions = false\n",
+    );
+    let out = search();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let hits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
+
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[search]\ninstructons = false\n",
+    );
+    let bad = search();
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(stderr(&bad).contains("instructons"), "{}", stderr(&bad));
+}

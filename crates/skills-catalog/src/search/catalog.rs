@@ -85,13 +85,19 @@ impl SkillCatalog {
         self.search(query, limit)
     }
 
-    /// Whether the search index is built and holds every skill's instructions.
+    /// Whether the search index is built and holds every skill's instructions (unless
+    /// it reads none).
     pub fn search_ready(&self) -> bool {
-        self.search
-            .index
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .is_some_and(SkillIndex::all_instructions_read)
+        self.search.ready()
+    }
+
+    /// Whether the search index reads each skill's instructions (default: yes): the
+    /// opening of every `SKILL.md`, read once more after discovery (and again when one
+    /// changes) through its backend. Without them the index ranks by names and
+    /// descriptions only, and a library on an object store costs no second request per
+    /// skill (a fleet of servers on one bucket, for one).
+    pub fn with_search_instructions(self, read: bool) -> Self {
+        self.search.set_instructions(read);
+        self
     }
 }

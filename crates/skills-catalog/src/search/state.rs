@@ -3,6 +3,7 @@
 //! that runs after the index is built and after each reload that changed skills.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use skills_core::SKILL_FILE;
@@ -24,6 +25,8 @@ const ROUND: usize = 64;
 pub(crate) struct SearchState {
     pub(super) index: RwLock<Option<SkillIndex>>,
     reading: tokio::sync::Mutex<()>,
+    /// The index reads no instructions ([`SkillCatalog::with_search_instructions`](crate::SkillCatalog::with_search_instructions)).
+    without_instructions: AtomicBool,
 }
 
 impl std::fmt::Debug for SearchState {
@@ -35,6 +38,26 @@ impl std::fmt::Debug for SearchState {
 }
 
 impl SearchState {
+    /// Whether the index reads each skill's instructions (default: yes).
+    pub(crate) fn set_instructions(&self, read: bool) {
+        self.without_instructions.store(!read, Ordering::Relaxed);
+    }
+
+    /// Whether the index reads each skill's instructions.
+    fn reads_instructions(&self) -> bool {
+        !self.without_instructions.load(Ordering::Relaxed)
+    }
+
+    /// Whether the index is built and, unless it reads none, holds every skill's
+    /// instructions.
+    pub(super) fn ready(&self) -> bool {
+        self.index
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(|index| !self.reads_instructions() || index.all_instructions_read())
+    }
+
     /// Serves `next` from now on, bringing a built index up to date with `changes` (or
     /// building it again from `next` when a first discovery listed none, `rebuild`),
     /// both under the index's lock so that no search sees one without the other. Skills
@@ -89,6 +112,9 @@ impl SearchState {
     /// Reads the instructions the index lacks, in the background on the tokio runtime if
     /// there is one.
     fn start_reader(self: &Arc<Self>, current: &Current) {
+        if !self.reads_instructions() {
+            return;
+        }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (search, current) = (Arc::clone(self), Arc::clone(current));
             runtime.spawn(async move { search.read_instructions(&current).await });
@@ -99,6 +125,9 @@ impl SearchState {
     /// each skill's `SKILL.md` through its source's backend; returns when none is left.
     /// A file that cannot be read, or that a frozen lock does not hold, gives no words.
     pub(super) async fn read_instructions(&self, current: &Current) {
+        if !self.reads_instructions() {
+            return;
+        }
         let _one_reader = self.reading.lock().await;
         let mut read = 0;
         loop {
