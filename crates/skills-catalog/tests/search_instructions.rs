@@ -198,7 +198,11 @@ async fn a_catalog_told_not_to_reads_no_instructions() {
     assert!(catalog.search_ready());
     assert_eq!(backend.reads(), discovered, "no second read");
     assert!(found(&catalog, "project07").is_empty());
-    assert_eq!(found(&catalog, "tool 07")[0], "tool-07", "names and descriptions still count");
+    assert_eq!(
+        found(&catalog, "tool 07")[0],
+        "tool-07",
+        "names and descriptions still count"
+    );
 
     backend.write("tool-07", "A team tool", "Use it for invoicing work.");
     assert!(catalog.reload().await.is_none());

@@ -199,27 +199,27 @@ fn search_reads_the_instructions_unless_skills_toml_says_not_to() {
         "lib/units/SKILL.md",
         &md("units", "Convert units of measure"),
     );
-    let search = || skills(dir.path(), &["search", "--json", "sky coordinates"]);
-    write(dir.path(), "skills.toml", "[[source]]\nlocation = \"lib\"\n");
-    let hits: serde_json::Value = serde_json::from_str(&stdout(&search())).unwrap();
-    assert_eq!(hits[0]["name"], "astro", "{hits}");
-
-    write(
-        dir.path(),
-        "skills.toml",
-        "[[source]]\nlocation = \"lib\"\n\n[search]\ninstructions = false\n",
-    );
-    let out = search();
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let hits: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
-
-    write(
-        dir.path(),
-        "skills.toml",
-        "[[source]]\nlocation = \"lib\"\n\n[search]\ninstructons = false\n",
-    );
-    let bad = search();
+    // `skills search --json` for "sky coordinates" under a skills.toml ending in `settings`.
+    let search = |settings: &str| {
+        write(
+            dir.path(),
+            "skills.toml",
+            &format!("[[source]]\nlocation = \"lib\"\n\n{settings}"),
+        );
+        skills(dir.path(), &["search", "--json", "sky coordinates"])
+    };
+    let names = |out: &std::process::Output| -> Vec<String> {
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(out));
+        let hits: serde_json::Value = serde_json::from_str(&stdout(out)).unwrap();
+        hits.as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(names(&search("")), ["astro"]);
+    assert!(names(&search("[search]\ninstructions = false\n")).is_empty());
+    let bad = search("[search]\ninstructons = false\n");
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("instructons"), "{}", stderr(&bad));
 }
