@@ -25,7 +25,8 @@ const ROUND: usize = 64;
 pub(crate) struct SearchState {
     pub(super) index: RwLock<Option<SkillIndex>>,
     reading: tokio::sync::Mutex<()>,
-    /// The index reads no instructions ([`SkillCatalog::with_search_instructions`](crate::SkillCatalog::with_search_instructions)).
+    /// The index reads no instructions
+    /// ([`SkillCatalog::with_search_instructions`](crate::SkillCatalog::with_search_instructions)).
     without_instructions: AtomicBool,
 }
 
@@ -172,9 +173,8 @@ impl SearchState {
 }
 
 /// The opening of the instructions ([`opening`]) of each `unread` skill's `SKILL.md` in
-/// `snapshot`, in order; empty for one
-/// that is gone, cannot be read, is over the size limit, is not UTF-8 or does not match
-/// the snapshot's lock.
+/// `snapshot`, in order; empty for one that is gone, cannot be read, is over the size
+/// limit, is not UTF-8 or does not match the snapshot's lock.
 async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String> {
     let mut texts = vec![String::new(); unread.len()];
     // The skills by source, for one read per source.
