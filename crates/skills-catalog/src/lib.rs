@@ -12,8 +12,9 @@
 //! - [`load_skill`]: what activating a skill answers ([`LoadAnswer`], the V2 error table).
 //! - [`PromptSection`] and [`prompt`]: the skills section of a system prompt, escaped,
 //!   cached per (snapshot version, loaded set).
-//! - [`SkillIndex`] and [`SkillCatalog::search`]: what `search_skills` answers, for libraries
-//!   too large to list in a prompt.
+//! - [`SkillIndex`] and [`SkillCatalog::search_prepared`]: what `search_skills` answers,
+//!   for libraries too large to list in a prompt, from each skill's name, description
+//!   and the opening of its instructions.
 //! - [`policy`]: the allowed-tools policy.
 //!
 //! ```
