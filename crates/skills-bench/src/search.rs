@@ -195,7 +195,7 @@ fn discover(dir: &Path, depth: usize) -> Result<(Vec<SkillMetadata>, Searcher, D
         .build()
         .map_err(|e| e.to_string())?;
     let source = SkillSource::new(Arc::new(backend), "/").with_depth(depth);
-    let catalog = Arc::new(SkillCatalog::new(vec![source]).with_lazy_resources(true));
+    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
     let (snapshot, build) = runtime.block_on(async {
         let snapshot = catalog.ensure_loaded().await;
         let started = Instant::now();
@@ -206,13 +206,13 @@ fn discover(dir: &Path, depth: usize) -> Result<(Vec<SkillMetadata>, Searcher, D
         return Err(format!("{}: {error}", dir.display()));
     }
     let skills = snapshot.skills().iter().map(|s| SkillMetadata::clone(s)).collect();
-    Ok((skills, Searcher::Catalog(catalog), build))
+    Ok((skills, Searcher::Catalog(Box::new(catalog)), build))
 }
 
 /// What the evaluation searches: an index of its own, or a catalog's.
 enum Searcher {
     Index(Box<SkillIndex>),
-    Catalog(Arc<SkillCatalog>),
+    Catalog(Box<SkillCatalog>),
 }
 
 impl Searcher {

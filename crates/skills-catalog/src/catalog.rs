@@ -14,7 +14,7 @@ use crate::frozen;
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
-use crate::search::state::{Current, SearchState};
+use crate::search::state::{Current, SearchState, Swap};
 use crate::snapshot::{
     CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics,
 };
@@ -337,7 +337,7 @@ impl SkillCatalog {
             // A resource may have changed without the skill changing: a lazy snapshot
             // lists the folders the reload looked at again when next asked.
             old.forget_resources(touched);
-            self.search.reread(&self.current, &old, &reread);
+            self.search.publish(&self.current, Swap::Kept, &reread);
             debug!("skills reload: nothing changed");
             return None;
         }
@@ -349,10 +349,13 @@ impl SkillCatalog {
         }
         next.version = old.version + 1;
         let next = Arc::new(next);
-        // A quiet discovery lists no changes to update an index with: one built before
-        // the first discovery (`warm_search`) is built again from what it found.
-        self.search.publish(&self.current, next.clone(), &changes, quiet);
-        self.search.reread(&self.current, &next, &reread);
+        // A quiet discovery lists no changes to update an index with.
+        let swap = if quiet {
+            Swap::Rebuilt(next.clone())
+        } else {
+            Swap::Changed(next.clone(), &changes)
+        };
+        self.search.publish(&self.current, swap, &reread);
         let event = CatalogEvent {
             version: next.version,
             changes,

@@ -52,6 +52,12 @@ fn only_the_opening_is_read_and_new_instructions_replace_the_old() {
     assert_eq!(names(&index, "heatmap"), ["charts"]);
     index.set_instructions("charts", "Plot a histogram");
     assert!(names(&index, "heatmap").is_empty(), "the old instructions are gone");
+    // At most 64 distinct words are kept (a word and its stem count as two; these are
+    // their own stems).
+    let many: Vec<String> = (0..70).map(|i| format!("w{i:02}x")).collect();
+    index.set_instructions("charts", &many.join(" "));
+    assert_eq!(names(&index, "w63x"), ["charts"]);
+    assert!(names(&index, "w64x").is_empty(), "past the cap");
 
     // Indexing the skill again drops its instructions: the new skill's are unread.
     index.upsert(&SkillMetadata::new(
@@ -119,6 +125,9 @@ async fn a_catalog_reads_each_skills_instructions_once() {
     catalog.ensure_loaded().await;
     let discovered = backend.reads();
     assert_eq!(discovered, 30);
+    // A refused request reads nothing.
+    assert!(catalog.search_prepared("  ", 8).await.is_err());
+    assert_eq!(backend.reads(), discovered);
     // A search before the instructions are read answers from names and descriptions.
     assert!(found(&catalog, "project07").is_empty());
     assert!(!catalog.search_ready());
@@ -130,8 +139,6 @@ async fn a_catalog_reads_each_skills_instructions_once() {
     catalog.prepare_search().await;
     assert_eq!(backend.reads() - discovered, 30, "nothing left to read");
 
-    // A refused request reads nothing.
-    assert!(catalog.search_prepared("  ", 8).await.is_err());
     assert_eq!(
         catalog.search_prepared("project21", 8).await.unwrap()[0].name,
         "tool-21"

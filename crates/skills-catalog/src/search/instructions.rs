@@ -3,7 +3,7 @@
 
 use std::collections::HashSet;
 
-use super::SkillIndex;
+use super::{Indexed, SkillIndex};
 
 /// Characters of a skill's instructions (its `SKILL.md` after the frontmatter) the index
 /// reads. Chosen on the search evaluation: 500 to 1,500 characters did about as well, the
@@ -60,17 +60,18 @@ impl SkillIndex {
     /// # Ok::<(), skills_catalog::SearchError>(())
     /// ```
     pub fn set_instructions(&mut self, name: &str, text: &str) -> bool {
-        let Some(generation) = self.generation_of(name) else {
+        let Some((_, skill)) = self.indexed(name) else {
             return false;
         };
+        let generation = skill.generation;
         let words = self.instruction_words(text);
         self.set_instruction_words(name, generation, &words)
     }
 
-    /// The generation of the skill `name`, if indexed.
-    fn generation_of(&self, name: &str) -> Option<u64> {
+    /// The slot and the entry of the skill `name`, if indexed.
+    fn indexed(&mut self, name: &str) -> Option<(u32, &mut Indexed)> {
         let slot = *self.slots.get(name)?;
-        Some(self.skills.get(slot as usize)?.as_ref()?.generation)
+        Some((slot, self.skills.get_mut(slot as usize)?.as_mut()?))
     }
 
     /// The indexed words of the opening of `text`, a skill's instructions (see
@@ -88,15 +89,9 @@ impl SkillIndex {
     /// (instructions read while a reload replaced the skill are dropped: the new
     /// skill's are read again); whether they were indexed.
     pub(crate) fn set_instruction_words(&mut self, name: &str, generation: u64, words: &[String]) -> bool {
-        let Some(&slot) = self.slots.get(name) else {
+        let Some((slot, skill)) = self.indexed(name).filter(|(_, skill)| skill.generation == generation) else {
             return false;
         };
-        let Some(Some(skill)) = self.skills.get_mut(slot as usize) else {
-            return false;
-        };
-        if skill.generation != generation {
-            return false;
-        }
         if !std::mem::replace(&mut skill.instructions, true) {
             self.unread -= 1;
         }
@@ -109,16 +104,13 @@ impl SkillIndex {
     /// words stay until new ones are given, under a new generation, so that words read
     /// before the change are not taken for it. Whether the index holds the skill.
     pub(crate) fn forget_instructions(&mut self, name: &str) -> bool {
-        let Some(&slot) = self.slots.get(name) else {
+        let Some((_, skill)) = self.indexed(name) else {
             return false;
         };
-        let Some(Some(skill)) = self.skills.get_mut(slot as usize) else {
-            return false;
-        };
+        skill.generation = super::next_generation();
         if std::mem::replace(&mut skill.instructions, false) {
             self.unread += 1;
         }
-        skill.generation = super::next_generation();
         true
     }
 

@@ -20,6 +20,17 @@ pub(crate) type Current = Arc<RwLock<Arc<CatalogSnapshot>>>;
 /// files are held whole until each is cut to its opening.
 const ROUND: usize = 64;
 
+/// What a reload does to the snapshot a catalog serves, for its search index.
+pub(crate) enum Swap<'a> {
+    /// Nothing changed: the snapshot stays.
+    Kept,
+    /// The snapshot is served from now on; the index follows the changes.
+    Changed(Arc<CatalogSnapshot>, &'a [CatalogChange]),
+    /// The snapshot of a first discovery that listed no changes is served from now on:
+    /// an index built before it (`warm_search`) is built again.
+    Rebuilt(Arc<CatalogSnapshot>),
+}
+
 /// A catalog's search index, and the one reader of instructions at a time.
 #[derive(Default)]
 pub(crate) struct SearchState {
@@ -59,53 +70,41 @@ impl SearchState {
             .is_some_and(|index| !self.reads_instructions() || index.all_instructions_read())
     }
 
-    /// Serves `next` from now on, bringing a built index up to date with `changes` (or
-    /// building it again from `next` when a first discovery listed none, `rebuild`),
-    /// both under the index's lock so that no search sees one without the other. Skills
-    /// the index holds without their instructions are read in the background, on the
-    /// tokio runtime if there is one (else by the next
+    /// Serves the snapshot a reload made ([`Swap`]), bringing a built index up to date,
+    /// both under the index's lock so that no search sees one without the other; and
+    /// marks unread the instructions of the skills
+    /// whose `SKILL.md` was read again because it changed (`reread`: source and path),
+    /// though their frontmatter may be the same (no change then). Skills the index holds
+    /// without their instructions are read in the background, on the tokio runtime if
+    /// there is one (else by the next
     /// [`SkillCatalog::prepare_search`](crate::SkillCatalog::prepare_search)).
-    pub(crate) fn publish(
-        self: &Arc<Self>,
-        current: &Current,
-        next: Arc<CatalogSnapshot>,
-        changes: &[CatalogChange],
-        rebuild: bool,
-    ) {
-        let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
-        *current.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&next);
-        let Some(index) = index.as_mut() else {
-            return;
-        };
-        if rebuild {
-            *index = SkillIndex::build(next.skills());
-        } else {
-            update_index(index, &next, changes);
-        }
-        if !index.all_instructions_read() {
-            self.start_reader(current);
-        }
-    }
-
-    /// Marks unread the instructions of the skills of `snapshot` whose `SKILL.md` was
-    /// read again because it changed (`changed`: source and path), though their
-    /// frontmatter may be the same (no change event then), and starts the reader.
-    pub(crate) fn reread(self: &Arc<Self>, current: &Current, snapshot: &CatalogSnapshot, changed: &[(usize, String)]) {
-        if changed.is_empty() {
+    pub(crate) fn publish(self: &Arc<Self>, current: &Current, swap: Swap<'_>, reread: &[(usize, String)]) {
+        if matches!(swap, Swap::Kept) && reread.is_empty() {
+            // A poll that found nothing: searches are not held up.
             return;
         }
         let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
+        if let Swap::Changed(next, _) | Swap::Rebuilt(next) = &swap {
+            *current.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(next);
+        }
         let Some(index) = index.as_mut() else {
             return;
         };
-        let changed: HashSet<(usize, &str)> = changed.iter().map(|(i, path)| (*i, path.as_str())).collect();
-        let mut forgot = false;
-        for (skill, source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
-            if changed.contains(&(*source, skill.path.as_str())) {
-                forgot |= index.forget_instructions(&skill.name);
+        match swap {
+            Swap::Kept => {}
+            Swap::Changed(next, changes) => update_index(index, &next, changes),
+            Swap::Rebuilt(next) => *index = SkillIndex::build(next.skills()),
+        }
+        if !reread.is_empty() {
+            let snapshot = current.read().unwrap_or_else(PoisonError::into_inner).clone();
+            let reread: HashSet<(usize, &str)> = reread.iter().map(|(i, path)| (*i, path.as_str())).collect();
+            for (skill, source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
+                if reread.contains(&(*source, skill.path.as_str())) {
+                    index.forget_instructions(&skill.name);
+                }
             }
         }
-        if forgot {
+        if !index.all_instructions_read() {
             self.start_reader(current);
         }
     }

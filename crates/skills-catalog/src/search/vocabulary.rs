@@ -82,12 +82,12 @@ impl Vocabulary {
             .collect()
     }
 
-    /// `word` if a skill has it, else the known word closest to it, if one is close.
     /// Whether the library has `word` as written.
     pub(super) fn has(&self, word: &str) -> bool {
         self.ids.contains_key(word)
     }
 
+    /// `word` if a skill has it, else the known word closest to it, if one is close.
     pub(super) fn known<'a>(&'a self, word: &'a str) -> Option<&'a str> {
         if self.ids.contains_key(word) {
             return Some(word);
