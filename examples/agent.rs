@@ -14,10 +14,10 @@
 
 use std::sync::Arc;
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::middleware::*;
-use agent_skills::{AllowedToolsPolicy, SkillSource};
 use serde_json::json;
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::middleware::*;
+use skills_runtime::{AllowedToolsPolicy, SkillSource};
 
 /// Prints what passes through the agent: the skills list the model is shown, its tool
 /// calls and their results. Added first, so it is the outermost layer and sees the
@@ -171,7 +171,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("user   : What changed in the Rust 2024 edition?");
     agent.invoke(&mut state).await?;
     let loaded = &state
-        .get::<agent_skills::SkillsState>()
+        .get::<skills_runtime::SkillsState>()
         .map(|s| s.skills_loaded.clone());
     println!("\nloaded skills at the end: {loaded:?}");
     Ok(())

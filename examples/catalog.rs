@@ -11,8 +11,8 @@
 
 use std::sync::Arc;
 
-use agent_skills::sources::{OpenOptions, SourceSpec};
-use agent_skills::{AllowedToolsPolicy, LoadAnswer, PromptSection, PromptTemplate, SkillCatalog, load_skill};
+use skills_runtime::sources::{OpenOptions, SourceSpec};
+use skills_runtime::{AllowedToolsPolicy, LoadAnswer, PromptSection, PromptTemplate, SkillCatalog, load_skill};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

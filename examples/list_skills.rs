@@ -7,8 +7,8 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::{list_skills, merge_last_wins};
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::{list_skills, merge_last_wins};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {

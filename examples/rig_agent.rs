@@ -19,11 +19,11 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::rig::rig_agent::AgentBuilder;
-use agent_skills::rig::rig_core::providers::openai::OpenAIConfig;
-use agent_skills::rig::{SkillSession, Skills};
-use agent_skills::{SkillCatalog, SkillSource};
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::rig::rig_agent::AgentBuilder;
+use skills_runtime::rig::rig_core::providers::openai::OpenAIConfig;
+use skills_runtime::rig::{SkillSession, Skills};
+use skills_runtime::{SkillCatalog, SkillSource};
 
 const DEFAULT_MODEL: &str = "gpt-4o-mini";
 const DEFAULT_PROMPT: &str = "Research what changed in the Rust 2024 edition and summarise it.";

@@ -20,10 +20,10 @@
 
 use std::sync::Arc;
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::middleware::*;
-use agent_skills::{AllowedToolsPolicy, SkillArguments, SkillSource};
 use serde_json::json;
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::middleware::*;
+use skills_runtime::{AllowedToolsPolicy, SkillArguments, SkillSource};
 
 /// A hook runner that shows what it was handed and lets the call go on.
 #[derive(Debug)]

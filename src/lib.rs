@@ -21,7 +21,7 @@
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! use std::sync::Arc;
-//! use agent_skills::{fs::FilesystemBackend, list_skills, load_skill, SkillCatalog, SkillSource};
+//! use skills_runtime::{fs::FilesystemBackend, list_skills, load_skill, SkillCatalog, SkillSource};
 //!
 //! let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skills");
 //! let backend = FilesystemBackend::new(examples)?;

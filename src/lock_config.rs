@@ -15,12 +15,12 @@ use skills_catalog::lock::LOCK_FILE;
 /// ```
 ///
 /// ```
-/// use agent_skills::sources::SourcesConfig;
+/// use skills_runtime::sources::SourcesConfig;
 /// let config = SourcesConfig::parse("[lock]\nfrozen = true\ntrusted-key = \"k.pub\"\n")?;
 /// assert!(config.lock.frozen);
 /// assert_eq!(config.lock.lock_path(std::path::Path::new("/lib")), std::path::Path::new("/lib/skills.lock"));
 /// assert!(SourcesConfig::parse("[lock]\nfrozn = true\n").is_err());
-/// # Ok::<(), agent_skills::sources::ConfigError>(())
+/// # Ok::<(), skills_runtime::sources::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -15,13 +15,13 @@ use skills_catalog::CatalogBudget;
 /// ```
 ///
 /// ```
-/// use agent_skills::sources::SourcesConfig;
+/// use skills_runtime::sources::SourcesConfig;
 /// let config = SourcesConfig::parse("[prompt]\ncontext-window = 200000\npinned = [\"deploy\"]\n")?;
 /// let budget = config.prompt.budget().unwrap();
 /// assert_eq!(budget.chars(), Some(8_000));
 /// assert_eq!(SourcesConfig::parse("")?.prompt.budget().unwrap().chars(), Some(8_000));
 /// assert!(SourcesConfig::parse("[prompt]\nbudget = \"all\"\n")?.prompt.budget().is_err());
-/// # Ok::<(), agent_skills::sources::ConfigError>(())
+/// # Ok::<(), skills_runtime::sources::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

@@ -9,11 +9,11 @@
 /// ```
 ///
 /// ```
-/// use agent_skills::sources::SourcesConfig;
+/// use skills_runtime::sources::SourcesConfig;
 /// assert!(SourcesConfig::parse("")?.search.instructions());
 /// assert!(!SourcesConfig::parse("[search]\ninstructions = false\n")?.search.instructions());
 /// assert!(SourcesConfig::parse("[search]\ninstruction = false\n").is_err());
-/// # Ok::<(), agent_skills::sources::ConfigError>(())
+/// # Ok::<(), skills_runtime::sources::ConfigError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]

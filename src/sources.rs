@@ -11,7 +11,7 @@
 //! | `https://HOST/.well-known/agent-skills/` (or its `index.json`, or the site; `http://` on loopback only) | HTTP registry | `http` |
 //!
 //! ```
-//! use agent_skills::sources::{OpenOptions, SourceSpec, SourcesConfig};
+//! use skills_runtime::sources::{OpenOptions, SourceSpec, SourcesConfig};
 //!
 //! let spec: SourceSpec = "team=s3://team-skills/library".parse().unwrap();
 //! assert_eq!(spec.label.as_deref(), Some("team"));
@@ -168,7 +168,7 @@ fn open_dir(dir: &Path, options: &OpenOptions) -> Result<(String, SkillSource), 
 
 #[cfg(not(feature = "fs"))]
 fn open_dir(_dir: &Path, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("local directories need the `fs` feature of agent-skills".into())
+    Err("local directories need the `fs` feature of skills-runtime".into())
 }
 
 #[cfg(feature = "s3")]
@@ -197,12 +197,12 @@ fn open_http(location: &str) -> Result<(String, SkillSource), String> {
 
 #[cfg(not(feature = "http"))]
 fn open_http(_location: &str) -> Result<(String, SkillSource), String> {
-    Err("https:// registries need the `http` feature of agent-skills".into())
+    Err("https:// registries need the `http` feature of skills-runtime".into())
 }
 
 #[cfg(not(feature = "s3"))]
 fn open_s3(_location: &str) -> Result<(String, SkillSource), String> {
-    Err("s3:// sources need the `s3` feature of agent-skills".into())
+    Err("s3:// sources need the `s3` feature of skills-runtime".into())
 }
 
 #[cfg(feature = "git")]
@@ -234,7 +234,7 @@ fn open_git(location: &str, given: Option<&str>, options: &OpenOptions) -> Resul
 
 #[cfg(not(feature = "git"))]
 fn open_git(_location: &str, _given: Option<&str>, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("git+ sources need the `git` feature of agent-skills".into())
+    Err("git+ sources need the `git` feature of skills-runtime".into())
 }
 
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]

@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::{BackendProtocol, DiagnosticKind, list_skills, merge_last_wins};
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::{BackendProtocol, DiagnosticKind, list_skills, merge_last_wins};
 
 fn examples() -> FilesystemBackend {
     FilesystemBackend::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/skills")).unwrap()

@@ -8,11 +8,11 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use agent_skills::DiagnosticKind;
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::middleware::*;
-use agent_skills::{CatalogChange, CatalogEvent, CatalogSnapshot};
 use skills_conformance::BeforeReads;
+use skills_runtime::DiagnosticKind;
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::middleware::*;
+use skills_runtime::{CatalogChange, CatalogEvent, CatalogSnapshot};
 
 fn md(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")

@@ -13,7 +13,7 @@ fn packages(features: &[&str]) -> Vec<String> {
     command.current_dir(env!("CARGO_MANIFEST_DIR")).args([
         "tree",
         "-p",
-        "agent-skills",
+        "skills-runtime",
         "-e",
         "normal,build",
         "--prefix",

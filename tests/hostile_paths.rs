@@ -8,9 +8,9 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 
-use agent_skills::fs::{FilesystemBackend, HardLinks};
-use agent_skills::middleware::*;
 use serde_json::{Value, json};
+use skills_runtime::fs::{FilesystemBackend, HardLinks};
+use skills_runtime::middleware::*;
 
 const SECRET: &str = "TOP-SECRET-7f3a";
 

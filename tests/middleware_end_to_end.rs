@@ -5,11 +5,11 @@
 
 use std::sync::Arc;
 
-use agent_skills::SkillsState;
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::middleware::*;
-use agent_skills::{AllowedToolsPolicy, SkillSource};
 use serde_json::json;
+use skills_runtime::SkillsState;
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::middleware::*;
+use skills_runtime::{AllowedToolsPolicy, SkillSource};
 
 /// A stand-in for a real tool: counts its runs and answers a fixed text.
 fn stand_in(name: &'static str) -> Arc<FnTool> {

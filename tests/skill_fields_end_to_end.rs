@@ -6,10 +6,10 @@
 
 use std::sync::Arc;
 
-use agent_skills::fs::FilesystemBackend;
-use agent_skills::middleware::*;
-use agent_skills::{AllowedToolsPolicy, SkillArguments, SkillSource, SkillsState};
 use serde_json::json;
+use skills_runtime::fs::FilesystemBackend;
+use skills_runtime::middleware::*;
+use skills_runtime::{AllowedToolsPolicy, SkillArguments, SkillSource, SkillsState};
 
 const LIBRARY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/skill-fields");
 

@@ -350,7 +350,7 @@ fn bench(args: &[String]) -> Result<(), String> {
 /// <release skills> --out target/bench` to add arguments to.
 fn release_bench(command: &str) -> Result<Command, String> {
     let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-cli", "-p", "skills-bench"]);
+    build.args(["build", "--release", "-p", "skills-runtime-cli", "-p", "skills-bench"]);
     step("build --release", build)?;
     let target = target_dir();
     let mut run = Command::new(target.join("release/skills-bench"));

@@ -161,7 +161,7 @@ pub fn realworld(args: &[String]) -> Result<(), String> {
         );
     }
     let mut build = cargo();
-    build.args(["build", "--release", "--quiet", "-p", "skills-cli"]);
+    build.args(["build", "--release", "--quiet", "-p", "skills-runtime-cli"]);
     crate::step("build the release CLI", build)?;
     let skills = target_dir().join("release/skills");
     let python = venv("bench-venv", &[DEEPAGENTS], "the real-world comparison")?.join("bin/python");

@@ -3,7 +3,7 @@
 //! wrap in its own terms.
 //!
 //! - [`SkillSource`]: a directory of skills inside a backend, with a label and a location
-//!   for people. `agent_skills::sources` opens the source syntax (`s3://...`,
+//!   for people. `skills_runtime::sources` opens the source syntax (`s3://...`,
 //!   `git+https://...`, `skills.toml`) straight into it.
 //! - [`SkillCatalog`]: the merged skills of a list of sources as versioned, immutable
 //!   [`CatalogSnapshot`]s, reloaded incrementally (by hand or by [watching](SkillCatalog::watch)

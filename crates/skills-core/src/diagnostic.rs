@@ -197,6 +197,10 @@ diagnostic_kinds! {
     /// skill hold (512 files, 16 MiB); `skills serve` does not publish it. Reported by
     /// `validate`; fails under `--profile spec`.
     OverSpecLimits = "over-spec-limits" => Warning,
+    /// The description is still a placeholder (it starts with `TODO`, as the one `skills
+    /// new` writes): a model cannot tell when to use the skill. Reported by `validate`
+    /// under every profile, failed by none.
+    PlaceholderDescription = "placeholder-description" => Warning,
     /// A standard resource directory of a skill could not be listed; the skill loads
     /// without those resources.
     ResourcesUnlisted = "resources-unlisted" => Warning,

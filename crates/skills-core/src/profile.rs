@@ -48,26 +48,43 @@ impl ValidationProfile {
         }
     }
 
-    /// The diagnostics this profile adds for a loaded skill: under `Spec`, one
-    /// `unknown-field` per top-level key the specification does not define.
+    /// The diagnostics this profile adds for a loaded skill: under every profile, a
+    /// `placeholder-description` for a description that still starts with `TODO`;
+    /// under `Spec`, one `unknown-field` per top-level key the specification does not
+    /// define.
     pub fn check(self, skill: &SkillMetadata) -> Vec<Diagnostic> {
-        match self {
-            Self::Lenient => Vec::new(),
-            Self::Spec => skill
-                .extra
-                .keys()
-                .map(String::as_str)
-                .chain(skill.extensions().map(|e| e.declared_keys()).unwrap_or_default())
-                .filter(|key| !SPEC_FIELDS.contains(key))
-                .map(|key| {
-                    let msg = format!(
-                        "`{key}` is not a field of the Agent Skills specification (it defines {})",
-                        SPEC_FIELDS.join(", ")
-                    );
-                    Diagnostic::new(&skill.path, DiagnosticKind::UnknownField, msg)
-                })
-                .collect(),
+        let mut found = Vec::new();
+        if is_placeholder(&skill.description) {
+            let msg = "the description is still a placeholder: say what the skill does and when to use it, \
+                       the model picks skills by it";
+            found.push(Diagnostic::new(
+                &skill.path,
+                DiagnosticKind::PlaceholderDescription,
+                msg,
+            ));
         }
+        match self {
+            Self::Lenient => {}
+            Self::Spec => found.extend(self.unknown_fields(skill)),
+        }
+        found
+    }
+
+    fn unknown_fields(self, skill: &SkillMetadata) -> Vec<Diagnostic> {
+        skill
+            .extra
+            .keys()
+            .map(String::as_str)
+            .chain(skill.extensions().map(|e| e.declared_keys()).unwrap_or_default())
+            .filter(|key| !SPEC_FIELDS.contains(key))
+            .map(|key| {
+                let msg = format!(
+                    "`{key}` is not a field of the Agent Skills specification (it defines {})",
+                    SPEC_FIELDS.join(", ")
+                );
+                Diagnostic::new(&skill.path, DiagnosticKind::UnknownField, msg)
+            })
+            .collect()
     }
 
     /// Whether `diagnostic` fails validation under this profile.
@@ -96,6 +113,14 @@ impl ValidationProfile {
             ),
         }
     }
+}
+
+/// Whether a description is a placeholder left to fill in: it starts with `TODO`
+/// (`TODO: ...`, `[TODO] ...`, `todo - ...`), as the scaffold's does.
+fn is_placeholder(description: &str) -> bool {
+    let text = description.trim_start().trim_start_matches(['[', '(', '<']);
+    text.get(..4).is_some_and(|head| head.eq_ignore_ascii_case("todo"))
+        && !text[4..].starts_with(|c: char| c.is_alphanumeric())
 }
 
 impl std::str::FromStr for ValidationProfile {
@@ -139,6 +164,36 @@ mod tests {
                 !diagnostics.iter().any(|d| ValidationProfile::Lenient.fails(d)),
                 "{md:?}"
             );
+        }
+    }
+
+    #[test]
+    fn a_placeholder_description_is_warned_under_every_profile_and_failed_by_none() {
+        for (description, placeholder) in [
+            ("TODO: what this skill does and when to use it.", true),
+            ("[TODO: Say what it does, and when.]", true),
+            ("todo - fill in", true),
+            ("TODO", true),
+            ("Todoist tasks: add, list and close them", false),
+            ("Reviews TODO comments in code", false),
+            ("Writes release notes", false),
+        ] {
+            let md = format!("---\nname: web\ndescription: {description:?}\n---\n");
+            let (skill, _) = outcome(&md, "web");
+            let skill = skill.unwrap();
+            for profile in [ValidationProfile::Lenient, ValidationProfile::Spec] {
+                let found: Vec<_> = profile
+                    .check(&skill)
+                    .into_iter()
+                    .filter(|d| d.kind == DiagnosticKind::PlaceholderDescription)
+                    .collect();
+                assert_eq!(
+                    found.len(),
+                    usize::from(placeholder),
+                    "{description:?} under {profile:?}"
+                );
+                assert!(!found.iter().any(|d| profile.fails(d)));
+            }
         }
     }
 

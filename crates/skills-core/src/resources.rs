@@ -7,19 +7,26 @@ use crate::file::FileInfo;
 use crate::path;
 use crate::skill::{ResourceKind, ResourceMetadata, SKILL_FILE};
 
+/// The placeholder file that keeps an empty folder in a git repository.
+pub const KEEP_FILE: &str = ".gitkeep";
+
 /// Picks a skill's resources out of listing entries under its directory (any depth,
 /// sorted by path), following the Agent Skills layout:
 ///
 /// - files directly in `scripts/`, `references/` and `assets/` are scripts, references
 ///   and assets (one level: `scripts/lib/x.py` is not offered);
 /// - other files at the skill's root, except `SKILL.md`, are `other`;
-/// - any other directory is ignored.
+/// - any other directory is ignored, and so is a `.gitkeep` (the empty file that keeps
+///   an empty folder in git, as `skills new` leaves in each resource folder).
 ///
 /// The result keeps the entries' path order.
 pub fn resources_from_entries(skill_dir: &str, skill_name: &str, entries: &[FileInfo]) -> Vec<ResourceMetadata> {
     let skill_dir = skill_dir.trim_end_matches('/');
     let mut resources = Vec::new();
-    for entry in entries.iter().filter(|e| !e.is_dir) {
+    for entry in entries
+        .iter()
+        .filter(|e| !e.is_dir && path::file_name(&e.path) != KEEP_FILE)
+    {
         let parent = path::parent(&entry.path);
         let kind = if parent == skill_dir {
             if path::file_name(&entry.path) == SKILL_FILE {

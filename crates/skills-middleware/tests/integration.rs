@@ -59,7 +59,7 @@ async fn load_skill_then_read_file_of_a_resource() {
 }
 
 #[tokio::test]
-async fn parent_and_subagent_skills_state_are_isolated() {
+async fn parent_and_subskills_runtime_state_are_isolated() {
     // The subagent has its own skills middleware over the same library.
     let child_model = Arc::new(
         ScriptedModel::new()

@@ -1,0 +1,155 @@
+//! `skills info NAME`: one skill in full: its fields, its source, the copies it hides,
+//! its files and its warnings.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde::Serialize;
+use skills_runtime::{Diagnostic, HookAction, ResourceKind, SkillMetadata};
+
+use super::{ShadowedJson, SkillJson, print_json, shadowed_of};
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::library::{self, Need};
+
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    #[serde(flatten)]
+    skill: SkillJson<'a>,
+    source_location: &'a str,
+    shadowed: Vec<ShadowedJson<'a>>,
+    files: Vec<FileJson>,
+    diagnostics: Vec<&'a Diagnostic>,
+}
+
+#[derive(Serialize)]
+struct FileJson {
+    path: String,
+    size: u64,
+}
+
+pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let library = library::catalog(specs, Need::Inventory, json).await?;
+    let catalog = library.catalog.clone();
+    let snapshot = catalog.snapshot();
+    let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
+        let available: Vec<_> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+        eprintln!("error: no skill named '{name}'; available: {}", available.join(", "));
+        return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+    };
+    let dir = skill.dir();
+    let walk = source
+        .backend()
+        .walk(dir, 16)
+        .await
+        .with_context(|| format!("listing {dir}"))?;
+    let files: Vec<FileJson> = walk
+        .entries
+        .iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| FileJson {
+            path: e.path[dir.len()..].trim_start_matches('/').to_owned(),
+            size: e.size,
+        })
+        .collect();
+    let diagnostics: Vec<&Diagnostic> = snapshot.diagnostics().iter().filter(|d| d.path == skill.path).collect();
+    let shadowed = shadowed_of(&snapshot, name);
+    if json {
+        return print_json(&InfoJson {
+            skill: SkillJson::new(skill, source.label()),
+            source_location: source.location(),
+            shadowed,
+            files,
+            diagnostics,
+        })
+        .map(|()| ExitCode::from(library.exit(EXIT_OK)));
+    }
+    println!("name:          {}", skill.name);
+    println!("description:   {}", skill.description);
+    println!("source:        {} ({})", source.label(), source.location());
+    println!("path:          {}", skill.path);
+    if let Some(license) = &skill.license {
+        println!("license:       {license}");
+    }
+    if let Some(compatibility) = &skill.compatibility {
+        println!("compatibility: {compatibility}");
+    }
+    if !skill.allowed_tools.is_empty() {
+        println!("allowed-tools: {}", skill.allowed_tools.join(", "));
+    }
+    print_extensions(skill);
+    if !skill.metadata.is_empty() {
+        println!("metadata:");
+        for (key, value) in &skill.metadata {
+            println!("  {key}: {value}");
+        }
+    }
+    for hidden in &shadowed {
+        println!("shadows:       {} ({})", hidden.path, hidden.source);
+    }
+    let resources = snapshot.resources_of(name).unwrap_or_default();
+    if !resources.is_empty() {
+        println!("resources:");
+        for kind in [
+            ResourceKind::Script,
+            ResourceKind::Reference,
+            ResourceKind::Asset,
+            ResourceKind::Other,
+        ] {
+            let of_kind: Vec<&str> = resources
+                .iter()
+                .filter(|r| r.kind == kind)
+                .map(|r| r.path[dir.len()..].trim_start_matches('/'))
+                .collect();
+            if !of_kind.is_empty() {
+                println!("  {:<10} {}", format!("{}:", kind.as_str()), of_kind.join(", "));
+            }
+        }
+    }
+    println!("files:");
+    for file in &files {
+        println!("  {} ({} bytes)", file.path, file.size);
+    }
+    for d in diagnostics {
+        println!("warning:       {}: {}", d.kind, d.message);
+    }
+    Ok(ExitCode::from(library.exit(EXIT_OK)))
+}
+
+/// The invocation fields, tool rules and hooks a skill declares, one line each.
+fn print_extensions(skill: &SkillMetadata) {
+    let flags = super::flags(skill);
+    if !flags.is_empty() {
+        println!("flags:         {}", flags.join(", "));
+    }
+    let Some(ext) = skill.extensions() else { return };
+    let fields = [
+        ("argument-hint", ext.argument_hint.as_deref()),
+        ("model", ext.model.as_deref()),
+        ("effort", ext.effort.as_deref()),
+        ("agent", ext.agent.as_deref()),
+        ("when_to_use", ext.when_to_use.as_deref()),
+    ];
+    for (key, value) in fields {
+        if let Some(value) = value {
+            println!("{:<15}{value}", format!("{key}:"));
+        }
+    }
+    if !ext.disallowed_tools.is_empty() {
+        println!("disallowed-tools: {}", ext.disallowed_tools.join(", "));
+    }
+    if !ext.paths.is_empty() {
+        println!("paths:         {}", ext.paths.join(", "));
+    }
+    if !ext.hooks.is_empty() {
+        println!("hooks (nothing here runs them; an agent hands command hooks to its hook runner):");
+        for hook in &ext.hooks {
+            let matcher = hook.matcher.as_deref().unwrap_or("*");
+            let once = if hook.once { " (once)" } else { "" };
+            let action = match &hook.action {
+                HookAction::Command { command, .. } => format!("command: {command}"),
+                HookAction::Prompt { prompt } => format!("prompt: {prompt}"),
+            };
+            println!("  {} [{matcher}]{once} {action}", hook.event.as_str());
+        }
+    }
+}

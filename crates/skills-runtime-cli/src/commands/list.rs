@@ -1,0 +1,178 @@
+//! `skills list`: every skill of the sources, merged (the last source wins).
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use serde::Serialize;
+
+use skills_runtime::resources::resources_from_entries;
+use skills_runtime::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
+
+use super::{ShadowedJson, SkillJson, flags, print_json_items, shadowed_of};
+use crate::cli::{EXIT_OK, SourceArgs};
+use crate::library::{self, Need};
+use crate::output::{print_diagnostics, shorten, write_table};
+
+pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
+    let library = library::catalog(specs, Need::Listing, json).await?;
+    let catalog = library.catalog.clone();
+    let snapshot = catalog.snapshot();
+    print_diagnostics(snapshot.diagnostics());
+    let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
+    let counts: Option<Vec<ResourceCounts>> = if resources {
+        Some(resource_counts(&snapshot).await)
+    } else {
+        None
+    };
+    let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
+    if json {
+        let skills = snapshot.skills();
+        print_json_items(skills.len(), |i| ListJson {
+            skill: SkillJson::new(&skills[i], label(&skills[i].name)),
+            resources: count(i),
+            shadowed: shadowed_of(&snapshot, &skills[i].name),
+        })?;
+    } else if snapshot.skills().is_empty() {
+        // An empty default chain was said in one line already.
+        if catalog.sources().is_empty() {
+            return Ok(ExitCode::from(library.exit(EXIT_OK)));
+        }
+        let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
+        eprintln!("no skills found in: {}", searched.join(", "));
+    } else {
+        let rows = || {
+            snapshot.skills().iter().enumerate().map(|(i, skill)| {
+                let mut source = label(&skill.name).to_owned();
+                let hidden = shadowed_of(&snapshot, &skill.name);
+                if !hidden.is_empty() {
+                    let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
+                    source = format!("{source} (hides {})", hidden.join(", "));
+                }
+                let mut row = vec![skill.name.clone(), shorten(&skill.description, 60)];
+                row.extend(count(i).map(|r| r.short()));
+                row.extend([flags(skill).join(","), source]);
+                row
+            })
+        };
+        let header: &[&str] = if resources {
+            &["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"]
+        } else {
+            &["NAME", "DESCRIPTION", "FLAGS", "SOURCE"]
+        };
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        write_table(&mut out, header, rows)?;
+        std::io::Write::flush(&mut out)?;
+    }
+    let code = library.exit(EXIT_OK);
+    // The process ends with this command: freeing the library skill by skill (15 ms at
+    // 10,000 skills, after the output) would only delay the exit.
+    std::mem::forget((snapshot, catalog, library));
+    Ok(ExitCode::from(code))
+}
+
+/// How many resources each skill of `snapshot` has, in its order; only the counts are
+/// kept, so a large library costs no more memory than its skills. A source searched one
+/// level deep (the default) is walked once, three levels down: one listing on object
+/// stores, the same folders on disk. Deeper sources have their skill folders walked
+/// [`WALKS_AT_ONCE`] at a time with one `walk_each`.
+async fn resource_counts(snapshot: &CatalogSnapshot) -> Vec<ResourceCounts> {
+    let mut shallow: Vec<Option<Vec<FileInfo>>> = Vec::with_capacity(snapshot.sources().len());
+    for source in snapshot.sources() {
+        let walked = if source.depth() <= 1 {
+            source.backend().walk(source.path(), 3).await.ok().map(|w| w.entries)
+        } else {
+            None
+        };
+        shallow.push(walked);
+    }
+    let skills = snapshot.skills();
+    let mut counts = vec![ResourceCounts::default(); skills.len()];
+    // Skill folders of deeper sources, by source: (skill's position, folder).
+    let mut deep: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
+    for (at, skill) in skills.iter().enumerate() {
+        let Some(index) = snapshot.source_of(&skill.name) else {
+            continue;
+        };
+        let dir = skill.dir();
+        match shallow.get(index) {
+            Some(Some(entries)) => {
+                // Entries are sorted by path: the folder's are one run of them.
+                let start = format!("{dir}/");
+                let from = entries.partition_point(|e| e.path.as_str() < start.as_str());
+                let end = from + entries[from..].partition_point(|e| e.path.starts_with(&start));
+                counts[at] = ResourceCounts::of(&resources_from_entries(dir, &skill.name, &entries[from..end]));
+            }
+            _ => deep.entry(index).or_default().push((at, dir)),
+        }
+    }
+    for (index, folders) in deep {
+        let backend = snapshot.sources()[index].backend();
+        for batch in folders.chunks(WALKS_AT_ONCE) {
+            let dirs: Vec<String> = batch.iter().map(|(_, dir)| (*dir).to_owned()).collect();
+            for (&(at, dir), walk) in batch.iter().zip(backend.walk_each(&dirs, 2).await) {
+                if let Ok(walk) = walk {
+                    counts[at] = ResourceCounts::of(&resources_from_entries(dir, &skills[at].name, &walk.entries));
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// How many skill folders of a deep source one `walk_each` covers: their entries are
+/// held until counted.
+const WALKS_AT_ONCE: usize = 512;
+
+/// A skill as `list --json` prints it: with the copies it hides.
+#[derive(Serialize)]
+struct ListJson<'a> {
+    #[serde(flatten)]
+    skill: SkillJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<ResourceCounts>,
+    shadowed: Vec<ShadowedJson<'a>>,
+}
+
+/// How many resource files of each kind a skill has.
+#[derive(Serialize, Default, Clone, Copy)]
+struct ResourceCounts {
+    scripts: usize,
+    references: usize,
+    assets: usize,
+    other: usize,
+}
+
+impl ResourceCounts {
+    fn of(resources: &[ResourceMetadata]) -> Self {
+        let mut counts = Self::default();
+        for resource in resources {
+            *match resource.kind {
+                ResourceKind::Script => &mut counts.scripts,
+                ResourceKind::Reference => &mut counts.references,
+                ResourceKind::Asset => &mut counts.assets,
+                ResourceKind::Other => &mut counts.other,
+            } += 1;
+        }
+        counts
+    }
+
+    /// `2s 1r 1a 1o` (scripts, references, assets, other files), the kinds it has;
+    /// `-` for none.
+    fn short(&self) -> String {
+        let parts: Vec<String> = [
+            (self.scripts, 's'),
+            (self.references, 'r'),
+            (self.assets, 'a'),
+            (self.other, 'o'),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, kind)| format!("{n}{kind}"))
+        .collect();
+        if parts.is_empty() {
+            "-".to_owned()
+        } else {
+            parts.join(" ")
+        }
+    }
+}

@@ -1,0 +1,146 @@
+//! `skills lock` and `skills verify`: pin a library in skills.lock, and check a library
+//! against its pin.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use serde::Serialize;
+use skills_runtime::lock::Drift;
+
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::library::{self, Need, lock_settings};
+use crate::output::print_diagnostics;
+
+/// Exit code of `verify` when the library differs from its lock.
+const EXIT_DRIFT: u8 = 1;
+
+/// `skills lock [--update NAME]... [--sign KEY]`: writes the lock of the library (or
+/// re-pins the named skills in the existing lock) and, with a key, its signature.
+pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
+    // Pin what is there, not what an earlier lock allows.
+    let mut unfrozen = args.clone();
+    unfrozen.lock.frozen = false;
+    let settings = lock_settings(args)?;
+    let library = library::catalog(&unfrozen, Need::Listing, false).await?;
+    print_diagnostics(library.catalog.snapshot().diagnostics());
+    let (pinned, problems) = library.catalog.pin().await;
+    for problem in &problems {
+        eprintln!("error: {problem}");
+    }
+    let lock = if update.is_empty() {
+        pinned
+    } else {
+        let mut lock = settings.read().context("--update re-pins skills of an existing lock")?;
+        for name in update {
+            match pinned.skills.get(name) {
+                Some(skill) => {
+                    lock.skills.insert(name.clone(), skill.clone());
+                }
+                None if lock.skills.remove(name).is_some() => eprintln!("unpinned {name}: it is gone"),
+                None => {
+                    eprintln!("error: no skill named '{name}' in the library or the lock");
+                    return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+                }
+            }
+        }
+        lock.sources = pinned.sources;
+        lock
+    };
+    let mut lock = lock;
+    relative_locations(&mut lock, &settings.path);
+    let text = lock.to_toml();
+    std::fs::write(&settings.path, &text).with_context(|| format!("cannot write {}", settings.path.display()))?;
+    println!("locked {} skills in {}", lock.skills.len(), settings.path.display());
+    if let Some(key) = sign {
+        let signature = crate::signing::sign(&settings.path, &text, key)?;
+        println!("signed: {}", signature.display());
+    }
+    let code = if problems.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_SOURCE_ERROR
+    };
+    Ok(ExitCode::from(library.exit(code)))
+}
+
+/// Local locations under the lockfile's folder written relative to it, so that the
+/// same library pins to the same text in every clone.
+fn relative_locations(lock: &mut skills_runtime::lock::Lock, lockfile: &std::path::Path) {
+    let Some(base) = lockfile
+        .parent()
+        .map(|p| {
+            if p.as_os_str().is_empty() {
+                std::path::Path::new(".")
+            } else {
+                p
+            }
+        })
+        .and_then(|p| p.canonicalize().ok())
+    else {
+        return;
+    };
+    for source in lock.sources.values_mut() {
+        let path = std::path::Path::new(&source.location);
+        if let Ok(rel) = path.strip_prefix(&base) {
+            let rel = rel.to_string_lossy();
+            source.location = if rel.is_empty() {
+                ".".to_owned()
+            } else {
+                rel.into_owned()
+            };
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct VerifyJson {
+    matches: bool,
+    skills: usize,
+    drift: Vec<String>,
+}
+
+/// `skills verify`: the library against its lock, one line per difference; exit 1 when
+/// there is any (or the signature a trusted key asks for is missing or wrong).
+pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let settings = lock_settings(args)?;
+    let lock = match settings.read() {
+        Ok(lock) => lock,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            return Ok(ExitCode::from(EXIT_DRIFT));
+        }
+    };
+    let mut unfrozen = args.clone();
+    unfrozen.lock.frozen = false;
+    let library = library::catalog(&unfrozen, Need::Listing, json).await?;
+    let (found, problems) = library.catalog.pin().await;
+    // A skill that cannot be read is reported as such, not also as gone.
+    let unreadable: Vec<String> = problems.iter().map(|d| d.skill().to_owned()).collect();
+    let mut drift: Vec<Drift> = problems;
+    drift.extend(
+        lock.drift(&found)
+            .into_iter()
+            .filter(|d| !(matches!(d, Drift::Gone { .. }) && unreadable.iter().any(|s| s == d.skill()))),
+    );
+    let lines: Vec<String> = drift.iter().map(ToString::to_string).collect();
+    if json {
+        let out = VerifyJson {
+            matches: lines.is_empty(),
+            skills: found.skills.len(),
+            drift: lines.clone(),
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        for line in &lines {
+            println!("{line}");
+        }
+        if lines.is_empty() {
+            println!("{} skills match {}", found.skills.len(), settings.path.display());
+        }
+    }
+    Ok(ExitCode::from(if lines.is_empty() {
+        library.exit(EXIT_OK)
+    } else {
+        EXIT_DRIFT
+    }))
+}

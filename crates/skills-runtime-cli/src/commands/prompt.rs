@@ -1,0 +1,98 @@
+//! `skills prompt [--loaded a,b]`: the exact skills section of the system prompt, as an
+//! agent with those skills loaded sees it.
+
+use std::process::ExitCode;
+
+use serde::Serialize;
+use skills_runtime::{AllowedToolsPolicy, CatalogBudget, CatalogSnapshot, EntryForm, PromptSection, PromptTemplate};
+
+use crate::cli::{BudgetArgs, EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::library::{self, Need};
+use crate::output::print_diagnostics;
+
+#[derive(Serialize)]
+struct PromptJson<'a> {
+    catalog_version: u64,
+    loaded: &'a [String],
+    section: &'a str,
+}
+
+/// `skills prompt [--loaded a,b] [--budget CHARS | --context-window TOKENS] [--report]`:
+/// the exact skills section of the system prompt, or what the budget did to it.
+pub async fn prompt(
+    args: &SourceArgs,
+    loaded: &[String],
+    json: bool,
+    budget_args: BudgetArgs,
+    report: bool,
+) -> anyhow::Result<ExitCode> {
+    let library = library::catalog(args, Need::Agent, json).await?;
+    let budget = budget_args.budget(&library.prompt)?;
+    let catalog = library.catalog.clone();
+    let snapshot = catalog.snapshot();
+    print_diagnostics(snapshot.diagnostics());
+    if let Some(unknown) = loaded.iter().find(|name| snapshot.get(name).is_none()) {
+        eprintln!("error: no skill named {unknown:?} in the sources");
+        return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+    }
+    let section = PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
+        .with_budget(budget);
+    if report {
+        print_report(&section, &snapshot, loaded)?;
+        return Ok(ExitCode::from(library.exit(EXIT_OK)));
+    }
+    let (section, _) = section.render_fetching(&snapshot, loaded).await;
+    if json {
+        let out = PromptJson {
+            catalog_version: snapshot.version(),
+            loaded,
+            section: &section,
+        };
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        println!("{section}");
+    }
+    Ok(ExitCode::from(library.exit(EXIT_OK)))
+}
+
+/// Budgets `--report` compares, in characters.
+const OTHER_BUDGETS: [usize; 6] = [2_000, 4_000, 8_000, 16_000, 32_000, 64_000];
+
+/// `--report`: one line per skill (form, characters, name), the total, and what other
+/// budgets would show.
+fn print_report(section: &PromptSection, snapshot: &CatalogSnapshot, loaded: &[String]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let form_name = |form: EntryForm| match form {
+        EntryForm::Full => "full",
+        EntryForm::Compact => "short",
+        EntryForm::Name => "name",
+        EntryForm::Omitted => "omitted",
+    };
+    let report = section.report(snapshot, loaded);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for (name, form, chars) in &report.entries {
+        writeln!(out, "{:<8} {chars:>6}  {name}", form_name(*form))?;
+    }
+    let limit = section
+        .budget()
+        .chars()
+        .map_or_else(|| "no budget".to_owned(), |c| format!("budget {c}"));
+    let counts = |r: &skills_runtime::BudgetReport| {
+        format!(
+            "{} full, {} short, {} by name, {} not listed",
+            r.count(EntryForm::Full),
+            r.count(EntryForm::Compact),
+            r.count(EntryForm::Name),
+            r.count(EntryForm::Omitted)
+        )
+    };
+    writeln!(out, "total {} characters ({limit}): {}", report.total, counts(&report))?;
+    for chars in OTHER_BUDGETS {
+        let other = PromptSection::new(&[], section.policy(), PromptTemplate::default())
+            .with_budget(CatalogBudget::of_chars(chars));
+        let r = other.report(snapshot, loaded);
+        writeln!(out, "at {chars} characters: {} ({} characters)", counts(&r), r.total)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,411 @@
+//! The one route from a command's arguments to skills: `--source` values, a
+//! `skills.toml` (`--config`, or `./skills.toml`), or the default chain, opened into
+//! [`SkillSource`]s (parsing and opening are the library's, `skills_runtime::sources`, so
+//! the CLI, the MCP server and Rust code read a library the same way) and loaded into a
+//! [`SkillCatalog`].
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::Context;
+use skills_runtime::lock::Lock;
+use skills_runtime::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SearchConfig, SourceSpec, SourcesConfig};
+use skills_runtime::{DiscoveryLimits, SkillCatalog, SkillSource};
+
+use crate::cli::{Cli, Command, DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
+use crate::progress::Progress;
+
+/// What a command needs of its catalog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Need {
+    /// The skills only, once; a source that cannot be read fails the command (search).
+    Listing,
+    /// As [`Need::Listing`], with every skill's resources (list, info).
+    Inventory,
+    /// Skills once, as an agent sees them, resources listed for the skills shown in
+    /// full or loaded; a source that cannot be read is a diagnostic, as it is for an
+    /// agent (prompt, load).
+    Agent,
+    /// Skills and their resources, kept up to date: incremental reloads, last good
+    /// versions (watch).
+    Live,
+    /// As [`Need::Live`], resources listed when needed (serve: `skills/list` walks each
+    /// skill's folder for its manifest anyway).
+    Serve,
+}
+
+/// A command's catalog, loaded, and whether a limit left skills out of it.
+#[derive(Debug)]
+pub struct Library {
+    /// The catalog.
+    pub catalog: Arc<SkillCatalog>,
+    /// A limit cut a source (each cut was said on stderr).
+    pub cut: bool,
+    allow_partial: bool,
+    /// The `[prompt]` table of the skills.toml read, if any.
+    pub prompt: PromptConfig,
+}
+
+/// The lockfile settings of a command: the command line's over skills.toml's `[lock]`.
+#[derive(Debug, Clone)]
+pub struct LockSettings {
+    /// The lockfile.
+    pub path: PathBuf,
+    /// Serve only what it pins.
+    pub frozen: bool,
+    /// The public key its signature must verify with.
+    pub trusted_key: Option<PathBuf>,
+}
+
+impl LockSettings {
+    /// Reads the lockfile, checking its signature when a key is trusted.
+    pub fn read(&self) -> anyhow::Result<Lock> {
+        let text = std::fs::read_to_string(&self.path).with_context(|| {
+            format!(
+                "cannot read the lockfile {} (`skills lock` writes it)",
+                self.path.display()
+            )
+        })?;
+        if let Some(key) = &self.trusted_key {
+            crate::signing::check_signature(&self.path, &text, key)?;
+        }
+        Lock::parse(&text).with_context(|| format!("in {}", self.path.display()))
+    }
+}
+
+impl Library {
+    /// The exit code of a command that would exit with `code`: a cut source turns
+    /// success into [`EXIT_PARTIAL`], unless `--allow-partial` was given.
+    pub fn exit(&self, code: u8) -> u8 {
+        exit_code(code, self.cut, self.allow_partial)
+    }
+}
+
+/// `code`, or [`EXIT_PARTIAL`] for a success that a limit cut.
+pub fn exit_code(code: u8, cut: bool, allow_partial: bool) -> u8 {
+    if code == EXIT_OK && cut && !allow_partial {
+        EXIT_PARTIAL
+    } else {
+        code
+    }
+}
+
+/// Opens the sources of a command and discovers them into a catalog; `quiet` (JSON
+/// output, or a server whose client owns the terminal) means no spinner. Every source a
+/// limit cut is said on stderr, in one line naming the flag that raises it.
+pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
+    let progress = Progress::start(quiet, "reading skill sources");
+    let settings = lock_settings(args)?;
+    let lock = settings.frozen.then(|| settings.read()).transpose()?;
+    let (sources, Settings { limits, prompt, search }) = open_pinned(args, lock.as_ref())?;
+    let mut catalog = SkillCatalog::new(sources)
+        .with_limits(limits)
+        .with_search_instructions(search.instructions())
+        .with_resources(need != Need::Listing)
+        // A one-shot agent command shows a few skills in full: their resources are
+        // listed when needed, not the whole library's.
+        .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
+        // A one-shot command holds one copy of the skills, not three.
+        .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
+    if let Some(lock) = lock {
+        catalog = catalog.with_lock(lock);
+    }
+    let catalog = Arc::new(catalog);
+    let snapshot = catalog.ensure_loaded().await;
+    drop(progress);
+    if matches!(need, Need::Listing | Need::Inventory) {
+        if let Some((i, error)) = catalog.source_errors().await.into_iter().next() {
+            let source = &catalog.sources()[i];
+            let context = format!("source {} ({})", source.label(), source.location());
+            return Err(anyhow::Error::new(error).context(context));
+        }
+    }
+    let mut cut = false;
+    for diagnostic in snapshot.diagnostics() {
+        if let Some(line) = crate::output::cut_line(diagnostic) {
+            eprintln!("{line}");
+            cut = true;
+        }
+    }
+    Ok(Library {
+        catalog,
+        cut,
+        allow_partial: args.discovery.allow_partial,
+        prompt,
+    })
+}
+
+/// The sources of a command, in priority order: those of `--config FILE` (or of
+/// `./skills.toml` when there is one and no `--source` is given), then every `--source`.
+/// With neither, the default chain. Limits are the defaults, then the file's
+/// `[limits]`, then the command line's. Each git source that `lock` pins is opened at
+/// its locked commit.
+fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<SkillSource>, Settings)> {
+    let pins: std::collections::BTreeMap<String, String> = lock
+        .map(|lock| {
+            lock.sources
+                .iter()
+                .filter_map(|(label, s)| Some((label.clone(), s.resolved.strip_prefix("git:")?.to_owned())))
+                .collect()
+        })
+        .unwrap_or_default();
+    let pinned = |mut options: OpenOptions| {
+        options.pinned_commits = pins.clone();
+        options
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let config = config_file(args);
+    let mut opened = Vec::new();
+    let mut limits = DiscoveryLimits::default();
+    let mut prompt = PromptConfig::default();
+    let mut search = SearchConfig::default();
+    let flags = &args.discovery;
+    if let Some(path) = &config {
+        let file = SourcesConfig::load(path)?;
+        // The file's settings, then the command line's over them.
+        let options = pinned(flags.options(file.apply(OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path))))));
+        for spec in &file.sources {
+            opened.push(spec.open(&options)?);
+        }
+        limits = file.limits.apply(limits);
+        prompt = file.prompt.clone();
+        search = file.search.clone();
+    }
+    let limits = flags.apply(limits);
+    let options = pinned(flags.options(OpenOptions::new(&cwd)));
+    for text in &args.sources {
+        opened.push(open_with(text, &options)?);
+    }
+    let settings = Settings { limits, prompt, search };
+    if config.is_none() && args.sources.is_empty() {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let chain = default_chain(&options, home.as_deref());
+        eprintln!("{}", chain.summary());
+        return Ok((chain.sources, settings));
+    }
+    Ok((opened, settings))
+}
+
+/// What a command's `skills.toml` and flags set besides the sources.
+struct Settings {
+    limits: DiscoveryLimits,
+    prompt: PromptConfig,
+    search: SearchConfig,
+}
+
+/// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over
+/// the `[lock]` table of the skills.toml read; the lockfile defaults to skills.lock next
+/// to that file, else in the current directory.
+pub fn lock_settings(args: &SourceArgs) -> anyhow::Result<LockSettings> {
+    let (config, base) = match config_file(args) {
+        Some(path) => {
+            let base = SourcesConfig::base_dir_of(&path);
+            (SourcesConfig::load(&path)?.lock, base)
+        }
+        None => (Default::default(), PathBuf::from(".")),
+    };
+    let flags = &args.lock;
+    Ok(LockSettings {
+        path: flags.lockfile.clone().unwrap_or_else(|| config.lock_path(&base)),
+        frozen: flags.frozen || config.frozen,
+        trusted_key: flags
+            .trusted_key
+            .clone()
+            .or_else(|| config.trusted_key.as_ref().map(|k| base.join(k))),
+    })
+}
+
+/// The `skills.toml` a command reads: `--config FILE`, or `./skills.toml` when there is
+/// one and no `--source` is given.
+pub fn config_file(args: &SourceArgs) -> Option<PathBuf> {
+    match &args.config {
+        Some(path) => Some(path.clone()),
+        None if args.sources.is_empty() && Path::new(CONFIG_FILE).is_file() => Some(PathBuf::from(CONFIG_FILE)),
+        None => None,
+    }
+}
+
+/// The limits and open options of a command without sources of its own (`validate`):
+/// the defaults, then `./skills.toml`'s `[limits]` and `hard-links` when there is one,
+/// then the command line's.
+pub fn discovery_of(args: &DiscoveryArgs) -> anyhow::Result<(DiscoveryLimits, OpenOptions)> {
+    let config = Path::new(CONFIG_FILE);
+    discovery_with(args, config.is_file().then_some(config))
+}
+
+/// As [`discovery_of`], with the settings of the skills.toml `config` (relative
+/// locations are taken from its folder).
+pub fn discovery_with(args: &DiscoveryArgs, config: Option<&Path>) -> anyhow::Result<(DiscoveryLimits, OpenOptions)> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let mut limits = DiscoveryLimits::default();
+    let mut options = OpenOptions::new(&cwd);
+    if let Some(path) = config {
+        let file = SourcesConfig::load(path)?;
+        limits = file.limits.apply(limits);
+        options = file.apply(options);
+    }
+    Ok((args.apply(limits), args.options(options)))
+}
+
+/// One source given on the command line (`[LABEL=]LOCATION`) with the given options.
+pub fn open_with(text: &str, options: &OpenOptions) -> anyhow::Result<SkillSource> {
+    let spec: SourceSpec = text.parse()?;
+    Ok(spec.open(options)?)
+}
+
+/// The folders read when a command names no source and finds no `skills.toml`, lowest
+/// priority first (for one name, the last wins): the user's, then the project's, each
+/// with the cross-agent `.agents/skills` over Claude Code's `.claude/skills`. Each is
+/// (label, `~` for the home folder or `.` for the current one, the folder below it).
+pub const DEFAULT_CHAIN: [(&str, &str, &str); 4] = [
+    ("user-claude", "~", ".claude/skills"),
+    ("user", "~", ".agents/skills"),
+    ("project-claude", ".", ".claude/skills"),
+    ("project", ".", ".agents/skills"),
+];
+
+/// The default chain as opened: the folders that exist, and how each folder of
+/// [`DEFAULT_CHAIN`] is shown (`~/.agents/skills`, `./.claude/skills`) with whether it
+/// was read.
+#[derive(Debug, Default)]
+pub struct DefaultChain {
+    /// The folders that exist, opened, lowest priority first.
+    pub sources: Vec<SkillSource>,
+    /// Every folder of the chain as shown to a person, and whether it was read.
+    pub folders: Vec<(String, bool)>,
+}
+
+impl DefaultChain {
+    /// One line for stderr: which folders were read, or, when none exists, where the
+    /// command looked and how to start.
+    pub fn summary(&self) -> String {
+        let shown = |read: bool| -> Vec<&str> {
+            self.folders
+                .iter()
+                .filter(|(_, r)| *r == read)
+                .map(|(f, _)| f.as_str())
+                .collect()
+        };
+        if self.sources.is_empty() {
+            format!(
+                "no skills: none of {} exists (no --source given, no skills.toml here); \
+                 start one with `skills new my-skill --dir .agents/skills`, or name a folder \
+                 with `--source DIR`",
+                shown(false).join(", ")
+            )
+        } else {
+            format!(
+                "skills from {} (no --source given, no skills.toml here)",
+                shown(true).join(", ")
+            )
+        }
+    }
+}
+
+/// Opens the folders of [`DEFAULT_CHAIN`] that exist under `home` and the current
+/// folder; a folder reached twice (the current folder is the home folder) is read once.
+pub fn default_chain(options: &OpenOptions, home: Option<&Path>) -> DefaultChain {
+    let mut chain = DefaultChain::default();
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for (label, base, below) in DEFAULT_CHAIN {
+        let shown = format!("{base}/{below}");
+        let dir = match base {
+            "~" => home.map(|home| home.join(below)),
+            _ => Some(options.base_dir.join(below)),
+        };
+        let real = dir
+            .as_deref()
+            .and_then(|dir| std::fs::canonicalize(dir).ok())
+            .filter(|d| d.is_dir());
+        let again = real.as_ref().is_some_and(|real| seen.contains(real));
+        let opened = real.as_ref().filter(|_| !again).and_then(|real| {
+            let spec = SourceSpec {
+                label: Some(label.to_owned()),
+                location: real.to_str()?.to_owned(),
+                depth: None,
+            };
+            spec.open(options).ok()
+        });
+        if let Some(real) = real {
+            seen.push(real);
+        }
+        chain.folders.push((shown, again || opened.is_some()));
+        chain.sources.extend(opened);
+    }
+    chain
+}
+
+/// Whether the command may read a git source: a `git+` location among its sources,
+/// in the `skills.toml` it would read, or among `validate`'s arguments. Errs on the
+/// side of yes: a config file that exists but cannot be read as text, or that
+/// mentions `git+` anywhere.
+pub fn may_read_git(cli: &Cli) -> bool {
+    let sources = match &cli.command {
+        Command::List { sources, .. }
+        | Command::Info { sources, .. }
+        | Command::Prompt { sources, .. }
+        | Command::Load { sources, .. }
+        | Command::Search { sources, .. }
+        | Command::Watch { sources, .. }
+        | Command::Lock { sources, .. }
+        | Command::Verify { sources, .. }
+        | Command::Serve { sources, .. } => sources,
+        Command::Validate { paths, .. } => return paths.iter().any(|p| p.contains("git+")),
+        Command::Publish { location, sources, .. } => {
+            if location.as_deref().is_some_and(|l| l.contains("git+")) {
+                return true;
+            }
+            sources
+        }
+        Command::New { .. } | Command::Completions { .. } | Command::Manpage => return false,
+    };
+    if sources.sources.iter().any(|s| s.contains("git+")) {
+        return true;
+    }
+    config_file(sources).is_some_and(|path| match std::fs::read_to_string(&path) {
+        Ok(text) => text.contains("git+"),
+        Err(_) => path.exists(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::Cli;
+
+    fn may_read_git(args: &[&str]) -> bool {
+        let cli = Cli::try_parse_from(std::iter::once("skills").chain(args.iter().copied())).unwrap();
+        super::may_read_git(&cli)
+    }
+
+    #[test]
+    fn only_commands_that_may_read_git_initialize_it() {
+        assert!(may_read_git(&["list", "--source", "team=git+file:///srv/skills.git"]));
+        assert!(may_read_git(&["validate", "git+https://example.com/s.git"]));
+        assert!(!may_read_git(&[
+            "list",
+            "--source",
+            "./skills",
+            "--source",
+            "s3://bucket/x"
+        ]));
+        assert!(!may_read_git(&["validate", "./skills"]));
+        assert!(!may_read_git(&["new", "demo"]));
+
+        let dir = tempfile::tempdir().unwrap();
+        let with_git = dir.path().join("git.toml");
+        std::fs::write(&with_git, "[[source]]\nlocation = \"git+file:///srv/s.git\"\n").unwrap();
+        let without = dir.path().join("disk.toml");
+        std::fs::write(&without, "[[source]]\nlocation = \"./skills\"\n").unwrap();
+        let with_git = with_git.to_str().unwrap();
+        assert!(may_read_git(&["serve", "--config", with_git]));
+        assert!(!may_read_git(&["serve", "--config", without.to_str().unwrap()]));
+        // A missing file fails the command before any source is opened.
+        assert!(!may_read_git(&["prompt", "--config", "/no/such/skills.toml"]));
+        // A file that exists but cannot be read as text might name one.
+        let binary = dir.path().join("binary.toml");
+        std::fs::write(&binary, [0xff, 0xfe, 0x00]).unwrap();
+        assert!(may_read_git(&["list", "--config", binary.to_str().unwrap()]));
+    }
+}

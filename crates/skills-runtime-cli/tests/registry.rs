@@ -1,0 +1,142 @@
+//! The `skills` binary on an HTTP registry (`.well-known/agent-skills`) served on
+//! 127.0.0.1: discovery from its index, a tampered file refused.
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+mod common;
+
+use std::process::Command;
+
+use common::{json, md, stderr, strings};
+use skills_backend_http::test_server::Registry;
+use skills_runtime::digest::sha256_text;
+
+async fn skills(args: Vec<String>) -> std::process::Output {
+    tokio::task::spawn_blocking(move || Command::new(env!("CARGO_BIN_EXE_skills")).args(args).output().unwrap())
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_and_load_read_a_registry_and_refuse_a_tampered_file() {
+    let registry = Registry::default();
+    let web = md("web", "Search the web");
+    let evil = md("evil", "Reviewed, then changed");
+    registry.put("/.well-known/agent-skills/web/SKILL.md", web.as_bytes());
+    registry.put("/.well-known/agent-skills/evil/SKILL.md", evil.as_bytes());
+    let index = format!(
+        r#"{{"skills": [
+            {{"name": "web", "type": "skill-md", "description": "Search", "url": "web/SKILL.md", "digest": "{}"}},
+            {{"name": "evil", "type": "skill-md", "description": "x", "url": "evil/SKILL.md", "digest": "{}"}}
+        ]}}"#,
+        sha256_text(web.as_bytes()),
+        sha256_text(b"the reviewed version")
+    );
+    registry.put("/.well-known/agent-skills/index.json", index);
+    let url = registry.start().await;
+    let source = format!("team={url}");
+
+    let out = skills(vec!["list".into(), "--json".into(), "--source".into(), source.clone()]).await;
+    let listed = json(&out);
+    assert_eq!(strings(&listed, "name"), ["web"]);
+    assert_eq!(listed[0]["source"], "team");
+    assert!(
+        stderr(&out).contains("does not match the digest the index gives"),
+        "{}",
+        stderr(&out)
+    );
+    let out = skills(vec!["load".into(), "web".into(), "--source".into(), source.clone()]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("description: Search the web"));
+
+    let refused = skills(vec!["list".into(), "--source".into(), "http://example.com/".into()]).await;
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("loopback"), "{}", stderr(&refused));
+}
+
+/// Every file under `root`, as (URL path, bytes).
+fn files_under(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, Vec<u8>)>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files_under(root, &path, out);
+        } else {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            out.push((format!("/{rel}"), std::fs::read(&path).unwrap()));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "lib/web/SKILL.md", &md("web", "Search the web"));
+    common::write(dir.path(), "lib/web/scripts/fetch.py", "print('fetch')\n");
+    common::write(dir.path(), "lib/notes/SKILL.md", &md("notes", "Take notes"));
+    common::write(
+        dir.path(),
+        "lib/daily/SKILL.md",
+        &md("Daily log", "A name with a space"),
+    );
+    common::write(
+        dir.path(),
+        "lib/ci-cd/SKILL.md",
+        &md("CI/CD helper", "No folder can be named so"),
+    );
+    let site = dir.path().join("site");
+    let lib = dir.path().join("lib");
+    let args = vec![
+        "publish".to_owned(),
+        lib.to_str().unwrap().to_owned(),
+        "--well-known".to_owned(),
+        site.to_str().unwrap().to_owned(),
+    ];
+    let out = skills(args.clone()).await;
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "one skill cannot be published: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("error: CI/CD helper: not published"),
+        "{}",
+        stderr(&out)
+    );
+    let index = std::fs::read_to_string(site.join(".well-known/agent-skills/index.json")).unwrap();
+    assert!(
+        index.contains("\"type\": \"skill-md\"") && index.contains("\"type\": \"archive\""),
+        "{index}"
+    );
+    assert!(index.contains("\"url\": \"Daily%20log/SKILL.md\""), "{index}");
+    // Deterministic: publishing again writes the same bytes.
+    let archive = std::fs::read(site.join(".well-known/agent-skills/web.tar.gz")).unwrap();
+    skills(args).await;
+    assert_eq!(
+        std::fs::read(site.join(".well-known/agent-skills/web.tar.gz")).unwrap(),
+        archive
+    );
+
+    let registry = Registry::default();
+    let mut served = Vec::new();
+    files_under(&site, &site, &mut served);
+    for (path, bytes) in served {
+        // The test server matches request paths as sent: percent-encoded.
+        registry.put(&path.replace(' ', "%20"), bytes);
+    }
+    let url = registry.start().await;
+    let listed = json(
+        &skills(vec![
+            "list".into(),
+            "--json".into(),
+            "--resources".into(),
+            "--source".into(),
+            url.clone(),
+        ])
+        .await,
+    );
+    assert_eq!(strings(&listed, "name"), ["Daily log", "notes", "web"]);
+    assert_eq!(listed[2]["resources"]["scripts"], 1);
+    let loaded = skills(vec!["load".into(), "web".into(), "--source".into(), url]).await;
+    assert!(String::from_utf8_lossy(&loaded.stdout).contains("[script] `/web/scripts/fetch.py`"));
+}
