@@ -72,3 +72,43 @@ mod open_options;
 mod prompt_config;
 mod search_config;
 pub mod sources;
+
+/// The README's and the guide's Rust snippets, compiled and run as doctests so that a
+/// snippet cannot rot (the guide is `docs/src`, built with mdBook).
+#[cfg(all(
+    doctest,
+    feature = "fs",
+    feature = "middleware",
+    feature = "s3",
+    feature = "git",
+    feature = "http",
+    feature = "rig"
+))]
+mod guide {
+    #[doc = include_str!("../README.md")]
+    struct Readme;
+    #[doc = include_str!("../docs/src/sources.md")]
+    struct Sources;
+    #[doc = include_str!("../docs/src/library.md")]
+    struct Library;
+    #[doc = include_str!("../docs/src/middleware.md")]
+    struct Middleware;
+    #[doc = include_str!("../docs/src/skill-fields.md")]
+    struct SkillFields;
+    #[doc = include_str!("../docs/src/backends.md")]
+    struct Backends;
+    #[doc = include_str!("../docs/src/hot-reload.md")]
+    struct HotReload;
+    #[doc = include_str!("../docs/src/security.md")]
+    struct Security;
+    #[doc = include_str!("../docs/src/search.md")]
+    struct Search;
+    #[doc = include_str!("../docs/src/locks.md")]
+    struct Locks;
+    #[doc = include_str!("../docs/src/mcp.md")]
+    struct Mcp;
+    #[doc = include_str!("../docs/src/cli.md")]
+    struct Cli;
+    #[doc = include_str!("../docs/src/install.md")]
+    struct Install;
+}

@@ -125,14 +125,35 @@ impl SkillsMiddleware {
             .state_of(&*self.runtime.catalog.ensure_loaded().await, Vec::new())
     }
 
-    /// The skills section for a thread's state, rendered from that state (what
-    /// `wrap_model_call` appends, which renders from the catalog snapshot the thread
-    /// uses and caches the result). A state without skills renders the empty-library
-    /// message.
-    pub fn render_section(&self, state: Option<&SkillsState>) -> String {
+    /// The skills section of the system prompt for a thread's state: the text
+    /// `wrap_model_call` appends to every model request of that thread (sources, one
+    /// entry per skill within the budget, `[Loaded]` on the loaded ones, the
+    /// `load_skill` guidance, load warnings). It is rendered from the state alone;
+    /// `wrap_model_call` renders the same text from the catalog snapshot the thread
+    /// uses and caches it per (catalog version, loaded set). A state without skills
+    /// (or `None`) renders the empty-library message. The type is that of
+    /// [`PromptSection::render`](skills_catalog::PromptSection::render).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use std::sync::Arc;
+    /// use skills_core::MemoryBackend;
+    /// use skills_middleware::SkillsMiddleware;
+    ///
+    /// let backend = Arc::new(MemoryBackend::new());
+    /// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\n")?;
+    /// let skills = SkillsMiddleware::builder().paths(backend, ["/skills"]).build()?;
+    /// let state = skills.discover().await;
+    /// let section = skills.render_section(Some(&state));
+    /// assert!(section.contains("**web**: Search the web"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn render_section(&self, state: Option<&SkillsState>) -> Arc<str> {
         match state {
-            Some(state) => self.runtime.section.render_state(state),
-            None => self.runtime.section.render_state(&SkillsState::default()),
+            Some(state) => self.runtime.section.render_state(state).into(),
+            None => self.runtime.section.render_state(&SkillsState::default()).into(),
         }
     }
 }
