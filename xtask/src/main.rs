@@ -1,7 +1,10 @@
 //! Project tasks, run as `cargo xtask <task>`.
 //!
-//! - `test`: format check, clippy with `-D warnings`, every test of the workspace (all
-//!   features), and the docs with warnings denied. This is what CI runs.
+//! - `test`: format check, layout and documentation rules, clippy with `-D warnings`,
+//!   every test of the workspace (all features; the README's and the guide's snippets
+//!   are doctests of the facade), the API docs with warnings denied, the guide built
+//!   with mdBook, and every publishable crate packaged. This is what CI runs.
+//! - `man`: the manual page of `skills`, into `target/man/skills.1`.
 //! - `layout`: no source file over 500 lines, no two modules of a crate importing each
 //!   other (directly or around a circle); part of `test`.
 //! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
@@ -27,6 +30,7 @@
 
 mod layout;
 mod realworld;
+mod release;
 
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
@@ -36,7 +40,9 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  test                                  fmt check, layout, clippy -D warnings, all tests, docs
+  test                                  fmt check, layout and docs rules, clippy -D warnings, all
+                                        tests, API docs, the guide (mdbook build), cargo package
+  man                                   the manual page of `skills` into target/man/skills.1
   layout                                no source file over 500 lines, no import circle
                                         between the modules of a crate
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
@@ -82,6 +88,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") if args.len() == 1 => test(),
         Some("layout") if args.len() == 1 => layout::check(&workspace_root()).map(|report| println!("{report}")),
+        Some("man") if args.len() == 1 => release::man(),
         Some("conformance") => conformance(&args[1..]),
         Some("realworld") => realworld::realworld(&args[1..]),
         Some("bench") => bench(&args[1..]),
@@ -127,6 +134,7 @@ fn test() -> Result<(), String> {
     fmt.args(["fmt", "--all", "--", "--check"]);
     step("fmt", fmt)?;
     println!("{}", layout::check(&workspace_root())?);
+    println!("{}", release::check_docs(&workspace_root())?);
 
     let mut clippy = cargo();
     clippy.args([
@@ -149,6 +157,8 @@ fn test() -> Result<(), String> {
     doc.args(["doc", "--workspace", "--no-deps", "--all-features"])
         .env("RUSTDOCFLAGS", "-D warnings");
     step("doc", doc)?;
+    release::guide()?;
+    release::package()?;
     println!("all checks passed");
     Ok(())
 }

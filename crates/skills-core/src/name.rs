@@ -1,5 +1,9 @@
 //! The Agent Skills name rules.
 
+use std::borrow::Cow;
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+
 /// Longest skill name allowed by the specification, in characters.
 pub const MAX_SKILL_NAME_LENGTH: usize = 64;
 
@@ -27,12 +31,27 @@ pub enum NameError {
     },
 }
 
-/// Checks a name's form: 1-64 characters, each a Unicode lowercase letter, a Unicode
-/// digit or a hyphen, no hyphen at either end, no `--`.
+/// Checks a name's form as the specification's reference library does: after NFKC
+/// normalization, 1-64 characters, each alphanumeric (any script) or a hyphen, no
+/// hyphen at either end, no `--`, and lowercase (a name equal to its own lowercase
+/// form: scripts without case, such as Han, pass).
 ///
-/// `café` and `über-tool` pass; `Café`, CJK ideographs (which have no case) and emoji
-/// do not.
+/// `café` (precomposed or with a combining accent), `über-tool`, `技能` and
+/// `мой-навык` pass; `Café`, `НАВЫК`, `web_search` and emoji do not.
 pub fn check_skill_name(name: &str) -> Result<(), NameError> {
+    check_normalized(&normalized(name))
+}
+
+/// The NFKC form of `text`, the form names are compared in; ASCII is its own.
+pub fn normalized(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(text.nfkc().collect())
+    }
+}
+
+fn check_normalized(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
         return Err(NameError::Empty);
     }
@@ -40,24 +59,28 @@ pub fn check_skill_name(name: &str) -> Result<(), NameError> {
     if len > MAX_SKILL_NAME_LENGTH {
         return Err(NameError::TooLong(len));
     }
-    let char_ok = |c: char| c == '-' || (c.is_alphabetic() && c.is_lowercase()) || c.is_numeric();
-    if name.starts_with('-') || name.ends_with('-') || name.contains("--") || !name.chars().all(char_ok) {
+    let lowercase = name.is_ascii() && !name.bytes().any(|b| b.is_ascii_uppercase())
+        || !name.is_ascii() && name.to_lowercase() == name;
+    let char_ok = |c: char| c == '-' || c.is_alphanumeric();
+    if !lowercase || name.starts_with('-') || name.ends_with('-') || name.contains("--") || !name.chars().all(char_ok) {
         return Err(NameError::InvalidCharacters);
     }
     Ok(())
 }
 
 /// Checks a name's form ([`check_skill_name`]) and that it equals the name of the
-/// directory holding the skill.
+/// directory holding the skill, both compared in NFKC form.
 ///
 /// ```
 /// use skills_core::{validate_skill_name, NameError};
 /// assert!(validate_skill_name("web-research", "web-research").is_ok());
+/// assert!(validate_skill_name("cafe\u{301}", "caf\u{e9}").is_ok());
 /// assert_eq!(validate_skill_name("Web", "Web"), Err(NameError::InvalidCharacters));
 /// ```
 pub fn validate_skill_name(name: &str, directory_name: &str) -> Result<(), NameError> {
-    check_skill_name(name)?;
-    if name != directory_name {
+    let name_form = normalized(name);
+    check_normalized(&name_form)?;
+    if name_form != normalized(directory_name) {
         return Err(NameError::DirectoryMismatch {
             name: name.to_owned(),
             directory: directory_name.to_owned(),
@@ -115,6 +138,14 @@ mod tests {
             "\u{fc}ber-tool",
             "v1-2-3",
             &"a".repeat(64),
+            // The reference library's cases: any script, lowercase where it has case.
+            "\u{6280}\u{80fd}",
+            "\u{43c}\u{43e}\u{439}-\u{43d}\u{430}\u{432}\u{44b}\u{43a}",
+            "\u{43d}\u{430}\u{432}\u{44b}\u{43a}",
+            "\u{661}\u{662}",
+            // NFKC: a combining accent, a ligature.
+            "cafe\u{301}",
+            "\u{fb01}le",
         ] {
             check(name, Ok(()));
         }
@@ -136,8 +167,9 @@ mod tests {
             "web_research",
             "web research",
             "web.research",
-            "\u{6280}\u{80fd}",
+            "\u{41d}\u{410}\u{412}\u{42b}\u{41a}",
             "\u{1f600}",
+            "\u{2160}",
             "a/b",
             "a\nb",
         ] {
@@ -156,5 +188,17 @@ mod tests {
         );
         // The form is checked first.
         assert_eq!(validate_skill_name("Web", "web"), Err(NameError::InvalidCharacters));
+        // Both sides are compared in NFKC form: a decomposed name in a composed folder.
+        assert_eq!(validate_skill_name("cafe\u{301}", "caf\u{e9}"), Ok(()));
+        assert_eq!(validate_skill_name("caf\u{e9}", "cafe\u{301}"), Ok(()));
+        assert!(validate_skill_name("\u{6280}\u{80fd}", "\u{6280}").is_err());
+    }
+
+    #[test]
+    fn length_is_counted_after_normalization() {
+        // 64 decomposed `é` are 128 characters as written and 64 once composed.
+        let decomposed = "e\u{301}".repeat(64);
+        assert_eq!(check_skill_name(&decomposed), Ok(()));
+        assert_eq!(check_skill_name(&"e\u{301}".repeat(65)), Err(NameError::TooLong(65)));
     }
 }

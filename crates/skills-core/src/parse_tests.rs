@@ -170,7 +170,20 @@ fn name_rules_warn_but_load() {
         ("web-", "web-", vec![InvalidName]),
         ("web--x", "web--x", vec![InvalidName]),
         ("web_x", "web_x", vec![InvalidName]),
-        ("\u{6280}\u{80fd}", "\u{6280}\u{80fd}", vec![InvalidName]),
+        // Any script, as the specification's reference library reads it.
+        ("\u{6280}\u{80fd}", "\u{6280}\u{80fd}", vec![]),
+        (
+            "\u{43d}\u{430}\u{432}\u{44b}\u{43a}",
+            "\u{43d}\u{430}\u{432}\u{44b}\u{43a}",
+            vec![],
+        ),
+        (
+            "\u{41d}\u{410}\u{412}\u{42b}\u{41a}",
+            "\u{41d}\u{410}\u{412}\u{42b}\u{41a}",
+            vec![InvalidName],
+        ),
+        // Compared with the folder in NFKC form: a decomposed name in a composed folder.
+        ("caf\u{e9}", "cafe\u{301}", vec![]),
         ("\u{1f680}", "\u{1f680}", vec![InvalidName]),
         ("web-research", "web", vec![NameMismatch]),
     ] {
