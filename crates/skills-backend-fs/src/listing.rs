@@ -5,7 +5,7 @@ use std::fs::Metadata;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use skills_core::{BackendError, FileInfo, Walk, path};
+use skills_core::{BackendError, FileInfo, LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, file_name_matches, path};
 
 use crate::Inner;
 use crate::resolve::{self, map_io_error};
@@ -42,7 +42,7 @@ impl Inner {
             let file_type = entry
                 .file_type()
                 .map_err(|e| map_io_error(e, &path::join(dir_path, name)))?;
-            if only.is_some_and(|only| only != name) && file_type.is_file() {
+            if only.is_some_and(|only| !file_name_matches(name, only)) && file_type.is_file() {
                 continue;
             }
             let entry_path = path::join(dir_path, name);
@@ -163,6 +163,16 @@ impl Inner {
     /// Adds `<dir>/<file_name>` to `walk` when it is there (or an error under the
     /// directory's path when the directory cannot be looked into); whether it was there.
     pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
+        let errors = walk.errors.len();
+        // A folder without `SKILL.md` may hold the skill file under its lowercase name
+        // (asked only when the folder could be looked into).
+        self.one_child_file(dir_path, dir, file_name, walk)
+            || (file_name == SKILL_FILE
+                && walk.errors.len() == errors
+                && self.one_child_file(dir_path, dir, LOWERCASE_SKILL_FILE, walk))
+    }
+
+    fn one_child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
         let entry_path = path::join(dir_path, file_name);
         let host = host_join(dir, file_name);
         let meta = match std::fs::symlink_metadata(&host) {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use skills_core::digest::sha256_text;
-use skills_core::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, path};
+use skills_core::{LOWERCASE_SKILL_FILE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, path};
 
 /// A skill's files, by path inside its folder.
 pub(crate) type Unpacked = BTreeMap<String, ArchiveFile>;
@@ -34,7 +34,8 @@ pub(crate) fn unpack(bytes: &[u8]) -> Result<Unpacked, String> {
         return Err("not a .tar.gz or .zip archive".to_owned());
     };
     let files = strip_single_folder(files);
-    if !files.contains_key(SKILL_FILE) {
+    // The skill file, as in a folder: SKILL.md, or its lowercase skill.md.
+    if !files.contains_key(SKILL_FILE) && !files.contains_key(LOWERCASE_SKILL_FILE) {
         return Err(format!("the archive has no {SKILL_FILE} at its root"));
     }
     Ok(files
@@ -138,7 +139,10 @@ fn unpack_zip(bytes: &[u8]) -> Result<Files, String> {
 fn strip_single_folder(files: Files) -> Files {
     let mut tops = files.keys().map(|p| p.split('/').next().unwrap_or_default());
     let Some(first) = tops.next() else { return files };
-    let single = tops.all(|t| t == first) && files.contains_key(&format!("{first}/{SKILL_FILE}"));
+    let single = tops.all(|t| t == first)
+        && [SKILL_FILE, LOWERCASE_SKILL_FILE]
+            .iter()
+            .any(|name| files.contains_key(&format!("{first}/{name}")));
     if !single {
         return files;
     }

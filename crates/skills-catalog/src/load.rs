@@ -292,7 +292,7 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest
         return Err(too_large(MAX_SKILL_FILE_SIZE));
     }
     if let Some(lock) = snapshot.lock()
-        && !lock.holds(name, skills_core::SKILL_FILE, &content)
+        && !lock.holds(name, skills_core::path::file_name(path), &content)
     {
         return Err(LoadError::LockMismatch { path: path.clone() });
     }

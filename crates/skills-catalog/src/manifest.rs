@@ -6,7 +6,7 @@ use std::sync::Arc;
 use dashmap::DashMap;
 use skills_core::digest::{sha256, text_of};
 use skills_core::parse::frontmatter_json;
-use skills_core::{BackendProtocol, FileErrorKind, SKILL_FILE, SKILL_TREE_DEPTH, SkillMetadata, SkillSize};
+use skills_core::{BackendProtocol, FileErrorKind, SKILL_TREE_DEPTH, SkillMetadata, SkillSize};
 
 /// A JSON object (a frontmatter).
 pub type JsonObject = serde_json::Map<String, serde_json::Value>;
@@ -182,8 +182,9 @@ impl DigestCache {
             });
         }
         manifest.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
-        if !manifest.iter().any(|f| f.rel == SKILL_FILE) {
-            return Err(format!("{SKILL_FILE} is gone"));
+        let skill_file = skills_core::path::file_name(&skill.path);
+        if !manifest.iter().any(|f| f.rel == skill_file) {
+            return Err(format!("{skill_file} is gone"));
         }
         Ok(Manifest {
             files: manifest,

@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering;
 
-use skills_core::{DiagnosticKind, Discovery, SKILL_FILE, path};
+use skills_core::{DiagnosticKind, Discovery, is_skill_file_name, path};
 use tracing::debug;
 
 use crate::catalog::SkillCatalog;
@@ -73,7 +73,7 @@ fn touched_folders(last: &Listing, root: &str, depth: usize, paths: &[String]) -
             continue;
         }
         let last_part = parts[parts.len() - 1];
-        if last_part == SKILL_FILE && parts.len() - 1 == depth {
+        if is_skill_file_name(last_part) && parts.len() - 1 == depth {
             // A new SKILL.md as deep as skills may lie: nothing can be below it.
             dirs.insert(path::parent(&changed).to_owned());
         } else if depth == 1 && parts.len() == 1 {
@@ -188,13 +188,18 @@ fn merge_folders(
     // One pass over the source's skills: how many lie in `dirs`, whether a name read
     // there is held outside them, and which of `dirs` held a SKILL.md (with the
     // diagnostics, for one that did not load).
-    let files: Vec<String> = dirs.iter().map(|d| path::join(d, SKILL_FILE)).collect();
+    // A folder's skill file is its `SKILL.md` or its lowercase `skill.md`.
+    let held_in = |file: &str| {
+        is_skill_file_name(path::file_name(file))
+            .then(|| dirs.iter().position(|d| d == path::parent(file)))
+            .flatten()
+    };
     let mut held = vec![false; dirs.len()];
     let mut gone_count = 0;
     for skill in &last.skills {
         if within(skill.dir()) {
             gone_count += 1;
-            if let Some(i) = files.iter().position(|f| *f == skill.path) {
+            if let Some(i) = held_in(&skill.path) {
                 held[i] = true;
             }
         } else if found.skills.iter().any(|f| f.name == skill.name) {
@@ -205,7 +210,7 @@ fn merge_folders(
         return Err(Some(last));
     }
     for diagnostic in &last.diagnostics {
-        if let Some(i) = files.iter().position(|f| *f == diagnostic.path) {
+        if let Some(i) = held_in(&diagnostic.path) {
             held[i] = true;
         }
     }

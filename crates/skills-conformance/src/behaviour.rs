@@ -17,11 +17,13 @@ fn ensure(condition: bool, message: impl FnOnce() -> String) {
 }
 
 /// Panics unless `actual == expected`, naming `what`.
-fn ensure_eq<T: PartialEq + std::fmt::Debug>(actual: T, expected: T, what: &str) {
+pub(crate) fn ensure_eq<T: PartialEq + std::fmt::Debug>(actual: T, expected: T, what: &str) {
     assert!(actual == expected, "{what}: expected {expected:?}, got {actual:?}");
 }
 
-fn paths(root: &str, rels: &[&str]) -> Vec<String> {
+pub use crate::skill_file::list_skills_reads_a_lowercase_skill_md;
+
+pub(crate) fn paths(root: &str, rels: &[&str]) -> Vec<String> {
     rels.iter().map(|r| join(root, r)).collect()
 }
 

@@ -32,6 +32,19 @@ pub fn fixture() -> Vec<(&'static str, Vec<u8>)> {
         ("skills/gamma/SKILL.md", GAMMA_MD.into()),
         ("skills/huge/SKILL.md", huge_skill()),
         ("skills/no-skill/README.md", b"A directory without SKILL.md.\n".to_vec()),
+        // A source whose skill files are named as some folders name them.
+        (
+            "cased/both/SKILL.md",
+            b"---\nname: both\ndescription: Upper case wins\n---\n".to_vec(),
+        ),
+        (
+            "cased/both/skill.md",
+            b"---\nname: both\ndescription: Lower case loses\n---\n".to_vec(),
+        ),
+        (
+            "cased/lower/skill.md",
+            b"---\nname: lower\ndescription: Read from skill.md\n---\n".to_vec(),
+        ),
         ("other/deep/a/b/c.txt", b"deep\n".to_vec()),
         ("other/top.txt", b"top\n".to_vec()),
     ]
@@ -39,6 +52,9 @@ pub fn fixture() -> Vec<(&'static str, Vec<u8>)> {
 
 /// The relative paths of the fixture's directories.
 pub(crate) const FIXTURE_DIRS: &[&str] = &[
+    "cased",
+    "cased/both",
+    "cased/lower",
     "other",
     "other/deep",
     "other/deep/a",

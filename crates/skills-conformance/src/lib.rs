@@ -43,6 +43,7 @@
 mod before_reads;
 pub mod behaviour;
 mod fixture;
+mod skill_file;
 pub mod watch;
 
 pub use before_reads::BeforeReads;
@@ -94,6 +95,7 @@ macro_rules! backend_conformance {
             find_files_finds_what_a_walk_finds,
             list_skills_parses_fixture_source,
             list_skills_missing_or_file_source_is_source_error,
+            list_skills_reads_a_lowercase_skill_md,
         );
     };
 }

@@ -119,7 +119,8 @@ pub trait BackendProtocol: Send + Sync + Debug {
 
     /// The children of the directory at `path`, plus `<child>/<file_name>` of every child
     /// directory that has one: a [`walk`](Self::walk) of two levels that keeps, on the
-    /// second level, only entries named `file_name`. Sorted by path; a child directory
+    /// second level, only entries named `file_name` (for [`SKILL_FILE`](crate::SKILL_FILE),
+    /// its lowercase form `skill.md` too: see [`file_name_matches`](crate::file_name_matches)). Sorted by path; a child directory
     /// that cannot be looked into is reported in [`Walk::errors`] under its own path.
     ///
     /// Discovery finds each source's `SKILL.md` files with it. The provided
@@ -129,12 +130,13 @@ pub trait BackendProtocol: Send + Sync + Debug {
         let mut walk = self.walk(path, 2).await?;
         let root = path::normalize(path)?;
         walk.entries
-            .retain(|e| path::parent(&e.path) == root || path::file_name(&e.path) == file_name);
+            .retain(|e| path::parent(&e.path) == root || crate::file_name_matches(path::file_name(&e.path), file_name));
         Ok(walk)
     }
 
     /// The files named `file_name` down to `max_depth` levels below `path`, for
-    /// discovery deeper than one level: a backend may leave out what lies inside a
+    /// discovery deeper than one level (matched as in [`child_files`](Self::child_files)):
+    /// a backend may leave out what lies inside a
     /// directory that holds `file_name` (a skill folder), inside a hidden directory
     /// (`.git`) or inside `node_modules`, and the other files it meets; it must keep every
     /// other `file_name` file (with its size and etag, as a listing gives them) and the

@@ -30,6 +30,17 @@ impl Diagnostic {
         }
     }
 
+    /// The `lowercase-skill-file` warning about the skill file at `path` (a `skill.md`),
+    /// naming the rename.
+    pub fn lowercase_skill_file(path: impl Into<String>) -> Self {
+        use crate::skill::{LOWERCASE_SKILL_FILE, SKILL_FILE};
+        let msg = format!(
+            "the skill file is named {LOWERCASE_SKILL_FILE}: read as the skill, but rename it to {SKILL_FILE}, \
+             the name the specification gives it and the one agents look for"
+        );
+        Self::new(path, DiagnosticKind::LowercaseSkillFile, msg)
+    }
+
     /// A `limit-exceeded` diagnostic about `path`: `cut` says which limit and how much.
     pub fn limit(path: impl Into<String>, cut: LimitCut, message: impl Into<String>) -> Self {
         Self {
@@ -197,6 +208,10 @@ diagnostic_kinds! {
     /// skill hold (512 files, 16 MiB); `skills serve` does not publish it. Reported by
     /// `validate`; fails under `--profile spec`.
     OverSpecLimits = "over-spec-limits" => Warning,
+    /// The folder's skill file is named `skill.md`, not `SKILL.md`; it is read as the
+    /// skill (as the specification's reference library reads it), and the message says
+    /// to rename it. Failed by no profile.
+    LowercaseSkillFile = "lowercase-skill-file" => Warning,
     /// The description is still a placeholder (it starts with `TODO`, as the one `skills
     /// new` writes): a model cannot tell when to use the skill. Reported by `validate`
     /// under every profile, failed by none.

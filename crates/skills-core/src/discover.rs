@@ -267,7 +267,7 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
         if level > 0
             && entries
                 .iter()
-                .any(|e| !e.is_dir && path::file_name(&e.path) == SKILL_FILE)
+                .any(|e| !e.is_dir && crate::is_skill_file_name(path::file_name(&e.path)))
         {
             found.push(path::join(&dir, SKILL_FILE));
             levels = levels.max(level);

@@ -89,7 +89,8 @@ pub use parse::{ParseOutcome, parse_skill_md};
 pub use profile::{SPEC_FIELDS, ValidationProfile};
 pub use read::ParseCache;
 pub use skill::{
-    FrontmatterValue, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata, SkillsState,
+    FrontmatterValue, LOWERCASE_SKILL_FILE, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata,
+    SkillsState, file_name_matches, is_skill_file_name,
 };
 pub use skill_files::{SkillFileRead, parse_download, parse_skill_file};
 pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostics};

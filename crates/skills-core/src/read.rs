@@ -13,7 +13,7 @@ use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
 use crate::path;
-use crate::skill::{ResourceKind, SKILL_FILE, SkillListing};
+use crate::skill::{LOWERCASE_SKILL_FILE, ResourceKind, SKILL_FILE, SkillListing};
 
 /// How one `SKILL.md` of a walk is obtained.
 enum Read {
@@ -158,6 +158,9 @@ pub(crate) async fn read_skills(
             .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
     }
     for entry in found {
+        if !entry.is_dir && path::file_name(&entry.path) == LOWERCASE_SKILL_FILE {
+            listing.diagnostics.push(Diagnostic::lowercase_skill_file(&entry.path));
+        }
         let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::ReadFailed, msg))
@@ -234,14 +237,21 @@ pub(crate) fn skill_files(entries: &mut Vec<FileInfo>, root: &str, depth: usize,
         .collect()
 }
 
-/// Where in a path-sorted walk the `SKILL.md` files of skill folders are, in order.
+/// Where in a path-sorted walk the `SKILL.md` files of skill folders are, in order. A
+/// folder without `SKILL.md` is read through its `skill.md`; a folder with both, through
+/// its `SKILL.md` (as the specification's reference library chooses).
 fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<usize> {
     let prefix = format!("{}/", root.trim_end_matches('/'));
+    let mut lowercase = false;
     let mut found: Vec<usize> = (0..entries.len())
         .filter(|&i| {
             let entry = &entries[i];
-            if path::file_name(&entry.path) != SKILL_FILE {
-                return false;
+            let name = path::file_name(&entry.path);
+            if name != SKILL_FILE {
+                if name != LOWERCASE_SKILL_FILE {
+                    return false;
+                }
+                lowercase = true;
             }
             let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
                 return false;
@@ -252,6 +262,18 @@ fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<u
             levels <= depth && !above.split('/').any(|f| f.starts_with('.') || f == "node_modules")
         })
         .collect();
+    if lowercase {
+        let upper: HashSet<&str> = found
+            .iter()
+            .map(|&i| entries[i].path.as_str())
+            .filter(|p| path::file_name(p) == SKILL_FILE)
+            .map(path::parent)
+            .collect();
+        found.retain(|&i| {
+            let p = entries[i].path.as_str();
+            path::file_name(p) == SKILL_FILE || !upper.contains(path::parent(p))
+        });
+    }
     if depth > 1 {
         let skill_dirs: HashSet<&str> = found.iter().map(|&i| path::parent(&entries[i].path)).collect();
         found.retain(|&i| {

@@ -5,7 +5,7 @@ use tracing::warn;
 use crate::backend::BackendProtocol;
 use crate::file::FileInfo;
 use crate::path;
-use crate::skill::{ResourceKind, ResourceMetadata, SKILL_FILE};
+use crate::skill::{ResourceKind, ResourceMetadata};
 
 /// The placeholder file that keeps an empty folder in a git repository.
 pub const KEEP_FILE: &str = ".gitkeep";
@@ -15,7 +15,7 @@ pub const KEEP_FILE: &str = ".gitkeep";
 ///
 /// - files directly in `scripts/`, `references/` and `assets/` are scripts, references
 ///   and assets (one level: `scripts/lib/x.py` is not offered);
-/// - other files at the skill's root, except `SKILL.md`, are `other`;
+/// - other files at the skill's root, except `SKILL.md` (or `skill.md`), are `other`;
 /// - any other directory is ignored, and so is a `.gitkeep` (the empty file that keeps
 ///   an empty folder in git, as `skills new` leaves in each resource folder).
 ///
@@ -29,7 +29,7 @@ pub fn resources_from_entries(skill_dir: &str, skill_name: &str, entries: &[File
     {
         let parent = path::parent(&entry.path);
         let kind = if parent == skill_dir {
-            if path::file_name(&entry.path) == SKILL_FILE {
+            if crate::is_skill_file_name(path::file_name(&entry.path)) {
                 continue;
             }
             ResourceKind::Other

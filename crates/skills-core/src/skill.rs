@@ -13,6 +13,22 @@ use crate::fields::FieldMap;
 /// The file that makes a directory a skill.
 pub const SKILL_FILE: &str = "SKILL.md";
 
+/// The lowercase name some skill folders give their [`SKILL_FILE`]. It is read as the
+/// skill file when the folder has no `SKILL.md` (as the specification's reference
+/// library reads it), with a `lowercase-skill-file` warning that names the rename.
+pub const LOWERCASE_SKILL_FILE: &str = "skill.md";
+
+/// Whether `file_name` names a skill file: `SKILL.md`, or its lowercase form.
+pub fn is_skill_file_name(file_name: &str) -> bool {
+    file_name == SKILL_FILE || file_name == LOWERCASE_SKILL_FILE
+}
+
+/// Whether a file called `file_name` is what a search for `wanted` looks for: the same
+/// name, or either name of the skill file when `wanted` is [`SKILL_FILE`].
+pub fn file_name_matches(file_name: &str, wanted: &str) -> bool {
+    file_name == wanted || (wanted == SKILL_FILE && file_name == LOWERCASE_SKILL_FILE)
+}
+
 /// Metadata of one skill, parsed from the YAML frontmatter of its `SKILL.md`.
 ///
 /// Field names follow the Agent Skills specification as deepagents exposes it.

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
-use skills_core::SKILL_FILE;
 use skills_core::parse::MAX_SKILL_FILE_SIZE;
 
 use super::{SkillIndex, Unread, opening};
@@ -189,14 +188,14 @@ async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String
         };
         let paths: Vec<String> = skills.iter().map(|(_, path)| (*path).to_owned()).collect();
         let responses = source.backend().download_files(&paths).await;
-        for ((at, _), response) in skills.iter().zip(responses) {
+        for ((at, path), response) in skills.iter().zip(responses) {
             let Some(content) = response.content else {
                 continue;
             };
             let name = &unread[*at].name;
-            let held = snapshot
-                .lock()
-                .is_none_or(|lock| lock.holds(name, SKILL_FILE, &content));
+            // The skill file's own name: `SKILL.md`, or a folder's lowercase `skill.md`.
+            let file = skills_core::path::file_name(path);
+            let held = snapshot.lock().is_none_or(|lock| lock.holds(name, file, &content));
             if content.len() as u64 <= MAX_SKILL_FILE_SIZE
                 && held
                 && let Ok(text) = String::from_utf8(content)

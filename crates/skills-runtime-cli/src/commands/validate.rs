@@ -11,8 +11,9 @@ use serde::Serialize;
 use skills_runtime::fs::FilesystemBackend;
 use skills_runtime::sources::OpenOptions;
 use skills_runtime::{
-    BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, SKILL_FILE, Severity,
-    SkillListing, SkillMetadata, ValidationProfile, parse_skill_md, path, size_diagnostics,
+    BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, Discovery, DiscoveryLimits, LOWERCASE_SKILL_FILE,
+    SKILL_FILE, Severity, SkillListing, SkillMetadata, ValidationProfile, is_skill_file_name, parse_skill_md, path,
+    size_diagnostics,
 };
 
 use super::print_json;
@@ -226,16 +227,37 @@ async fn validate_path(
     checked: &mut Checked,
 ) -> anyhow::Result<()> {
     let meta = std::fs::metadata(given).with_context(|| format!("cannot read {}", given.display()))?;
-    let skill_dir = if meta.is_file() {
-        if given.file_name().is_none_or(|n| n != SKILL_FILE) {
+    // A folder's skill file is its SKILL.md, or (without one) its lowercase skill.md.
+    let skill_file_in = |dir: &Path| {
+        [SKILL_FILE, LOWERCASE_SKILL_FILE]
+            .into_iter()
+            .find(|name| dir.join(name).is_file())
+    };
+    let (skill_dir, file_name) = if meta.is_file() {
+        let Some(name) = given
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| is_skill_file_name(n))
+        else {
             bail!(
                 "{} is a file; give a skill folder, a SKILL.md or a source folder",
                 given.display()
             );
-        }
-        given.parent().unwrap_or(Path::new("."))
-    } else if given.join(SKILL_FILE).is_file() {
-        given
+        };
+        let dir = given
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        (
+            dir,
+            if skill_file_in(dir) == Some(SKILL_FILE) {
+                SKILL_FILE
+            } else {
+                name
+            },
+        )
+    } else if let Some(name) = skill_file_in(given) {
+        (given, name)
     } else {
         let backend = FilesystemBackend::new(given)?
             .with_virtual_mode(false)?
@@ -248,7 +270,10 @@ async fn validate_path(
     let backend = FilesystemBackend::new(skill_dir)?
         .with_virtual_mode(false)?
         .with_hard_links(options.hard_links);
-    let md_path = path::join(backend.root_path(), SKILL_FILE);
+    let md_path = path::join(backend.root_path(), file_name);
+    if file_name == LOWERCASE_SKILL_FILE {
+        checked.diagnostics.push(Diagnostic::lowercase_skill_file(&md_path));
+    }
     let content = match backend.download_file(&md_path).await {
         Ok(content) => content,
         Err(error) => {

@@ -5,8 +5,8 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_percent_encode};
 
 use rmcp::model::{SkillResource, SkillResources};
-use skills_runtime::SKILL_FILE;
 pub use skills_runtime::manifest::{DigestCache, ManifestFile};
+use skills_runtime::{SKILL_FILE, SkillMetadata};
 
 /// The URI scheme of skill files.
 pub const SCHEME: &str = "skill://";
@@ -25,9 +25,21 @@ pub fn file_uri(skill: &str, rel: &str) -> String {
     uri
 }
 
-/// The URI of a skill's `SKILL.md`.
-pub fn skill_md_uri(skill: &str) -> String {
-    file_uri(skill, SKILL_FILE)
+/// The URI of a skill's `SKILL.md`, under the file's real name (a folder's lowercase
+/// `skill.md` is `skill://name/skill.md`).
+pub fn skill_md_uri(skill: &SkillMetadata) -> String {
+    file_uri(&skill.name, skill_file_name(skill))
+}
+
+/// The name of a skill's skill file: `SKILL.md`, or the lowercase `skill.md` it was
+/// read from.
+pub fn skill_file_name(skill: &SkillMetadata) -> &str {
+    let name = skills_runtime::path::file_name(&skill.path);
+    if skills_runtime::is_skill_file_name(name) {
+        name
+    } else {
+        SKILL_FILE
+    }
 }
 
 /// What a path inside a skill's folder keeps unescaped in a URI: unreserved characters
@@ -99,13 +111,13 @@ pub fn parse_uri(uri: &str) -> Option<SkillUri> {
     })
 }
 
-/// The manifest as SEP-2640 resources, `SKILL.md` first.
-pub fn skill_resources(skill: &str, files: &[ManifestFile]) -> SkillResources {
+/// The manifest as SEP-2640 resources, the skill file (`skill_file`) first.
+pub fn skill_resources(skill: &str, skill_file: &str, files: &[ManifestFile]) -> SkillResources {
     let mut resources: Vec<SkillResource> = files
         .iter()
         .map(|f| SkillResource::new(file_uri(skill, &f.rel), f.digest.clone(), f.size))
         .collect();
-    if let Some(at) = files.iter().position(|f| f.rel == SKILL_FILE) {
+    if let Some(at) = files.iter().position(|f| f.rel == skill_file) {
         let skill_md = resources.remove(at);
         resources.insert(0, skill_md);
     }
@@ -194,7 +206,7 @@ mod tests {
                 size: 1,
             },
         ];
-        let SkillResources::Files(resources) = skill_resources("x", &files) else {
+        let SkillResources::Files(resources) = skill_resources("x", SKILL_FILE, &files) else {
             panic!("expected files");
         };
         assert_eq!(resources[0].uri, "skill://x/SKILL.md");

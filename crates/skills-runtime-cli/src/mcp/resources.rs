@@ -26,7 +26,7 @@ impl SkillsServer {
                 .with_mime_type("application/json"),
         ];
         all.extend(Self::servable(&snapshot).map(|skill| {
-            Resource::new(files::skill_md_uri(&skill.name), skill.name.clone())
+            Resource::new(files::skill_md_uri(skill), skill.name.clone())
                 .with_title(format!("{} (skill)", skill.name))
                 .with_description(skill.description.clone())
                 .with_mime_type("text/markdown")
@@ -58,7 +58,7 @@ impl SkillsServer {
                             "name": s.name,
                             "type": "skill-md",
                             "description": s.description,
-                            "url": files::skill_md_uri(&s.name),
+                            "url": files::skill_md_uri(s),
                         })
                     })
                     .collect();

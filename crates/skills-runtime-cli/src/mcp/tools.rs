@@ -125,7 +125,7 @@ impl SkillsServer {
                 .iter()
                 .filter(|s| listed.contains(s.name.as_str()))
                 .map(|s| {
-                    let uri = servable(s).then(|| files::skill_md_uri(&s.name));
+                    let uri = servable(s).then(|| files::skill_md_uri(s));
                     json!({ "name": s.name, "description": s.description, "uri": uri })
                 })
                 .collect::<Vec<_>>(),
