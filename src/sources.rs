@@ -147,9 +147,17 @@ impl SourceSpec {
             open_dir(&options.base_dir.join(location), options).map_err(|e| fail(&e))?
         };
         let depth = options.depth.or(self.depth).unwrap_or(1);
+        // What opens it again: a folder as the absolute path it resolved to (a lock
+        // writes it relative to itself), anything else as written, without a password.
+        let spec = if location.contains("://") || location.starts_with("git+") {
+            skills_core::url::without_password(location)
+        } else {
+            opened.location().to_owned()
+        };
         Ok(opened
             .with_label(self.label.clone().unwrap_or(default_label))
-            .with_depth(depth))
+            .with_depth(depth)
+            .with_spec(spec))
     }
 }
 

@@ -40,11 +40,26 @@ pub struct Lock {
 /// A source as it was pinned.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LockedSource {
-    /// Where it is, as configured.
+    /// Where it is, as shown to people.
     pub location: String,
     /// Its version: `git:<commit>` when the backend names one, else `content
     /// sha256:<hex>`, a digest of every locked file of its skills.
     pub resolved: String,
+    /// The source as it can be opened again (`[LABEL=]`'s location: a folder relative to
+    /// the lockfile, `s3://...`, `git+...#ref=...`), when it was opened from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
+    /// How many levels below it skill folders may lie.
+    #[serde(default = "one")]
+    pub depth: usize,
+    /// Its place in the chain of sources, lowest priority first (sources are written
+    /// by label; for one name, the source with the higher priority wins).
+    #[serde(default)]
+    pub priority: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// A skill as it was pinned: every file of its folder.
@@ -235,6 +250,15 @@ impl Lock {
                 quote(&source.location),
                 quote(&source.resolved)
             ));
+            if let Some(spec) = &source.spec {
+                out.push_str(&format!("spec = {}\n", quote(spec)));
+            }
+            if source.depth > 1 {
+                out.push_str(&format!("depth = {}\n", source.depth));
+            }
+            if source.priority > 0 {
+                out.push_str(&format!("priority = {}\n", source.priority));
+            }
         }
         for (name, skill) in &self.skills {
             out.push_str(&format!(
@@ -374,6 +398,19 @@ mod tests {
             LockedSource {
                 location: "s3://b/p".into(),
                 resolved: "git:abc".into(),
+                spec: Some("s3://b/p".into()),
+                depth: 3,
+                priority: 1,
+            },
+        );
+        lock.sources.insert(
+            "plain".into(),
+            LockedSource {
+                location: "/lib".into(),
+                resolved: "content sha256:00".into(),
+                spec: None,
+                depth: 1,
+                priority: 0,
             },
         );
         lock.skills.insert(

@@ -59,7 +59,7 @@ impl SkillCatalog {
                 }),
             }
         }
-        for source in snapshot.sources() {
+        for (priority, source) in snapshot.sources().iter().enumerate() {
             let resolved = match source.backend().revision() {
                 Some(revision) => revision,
                 None => lock.content_digest(source.label()),
@@ -67,6 +67,9 @@ impl SkillCatalog {
             let locked = LockedSource {
                 location: source.location().to_owned(),
                 resolved,
+                spec: source.spec().map(str::to_owned),
+                depth: source.depth(),
+                priority,
             };
             lock.sources.insert(source.label().to_owned(), locked);
         }

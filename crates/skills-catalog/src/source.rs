@@ -19,6 +19,7 @@ pub struct SkillSource {
     /// Whether the label was set (otherwise it follows the path).
     labelled: bool,
     location: Option<String>,
+    spec: Option<String>,
     depth: usize,
 }
 
@@ -32,6 +33,7 @@ impl SkillSource {
             labelled: false,
             path,
             location: None,
+            spec: None,
             depth: 1,
         }
     }
@@ -59,6 +61,19 @@ impl SkillSource {
     pub fn with_location(mut self, location: impl Into<String>) -> Self {
         self.location = Some(location.into());
         self
+    }
+
+    /// Sets the text the source was opened from (`git+https://...#ref=main`, a folder,
+    /// `s3://bucket/prefix`), which opens it again: a lock records it, so that `skills
+    /// verify` reads the sources the lock was made from. It holds no credentials.
+    pub fn with_spec(mut self, spec: impl Into<String>) -> Self {
+        self.spec = Some(spec.into());
+        self
+    }
+
+    /// The text the source was opened from, when it was opened from one.
+    pub fn spec(&self) -> Option<&str> {
+        self.spec.as_deref()
     }
 
     /// The source path inside its backend.

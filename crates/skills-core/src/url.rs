@@ -10,6 +10,24 @@
 /// assert_eq!(redact_url("ssh://git@example.com/r.git"), "ssh://git@example.com/r.git");
 /// ```
 pub fn redact_url(url: &str) -> String {
+    replace_password(url, ":***")
+}
+
+/// A URL without the password of its user-info part (`https://me:tok3n@host` becomes
+/// `https://me@host`), for text that is written down and opened again (a lockfile):
+/// the credential comes from the environment then, never from the file.
+///
+/// ```
+/// use skills_core::url::without_password;
+/// assert_eq!(without_password("git+https://me:tok3n@example.com/r.git#ref=v1"), "git+https://me@example.com/r.git#ref=v1");
+/// assert_eq!(without_password("s3://bucket/prefix"), "s3://bucket/prefix");
+/// ```
+pub fn without_password(url: &str) -> String {
+    replace_password(url, "")
+}
+
+/// `url` with the password of its user-info part replaced by `with` (`:***`, or nothing).
+fn replace_password(url: &str, with: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
@@ -17,7 +35,7 @@ pub fn redact_url(url: &str) -> String {
     match rest[..end].rsplit_once('@') {
         Some((userinfo, host)) if userinfo.contains(':') => {
             let user = userinfo.split(':').next().unwrap_or("");
-            format!("{scheme}://{user}:***@{host}{}", &rest[end..])
+            format!("{scheme}://{user}{with}@{host}{}", &rest[end..])
         }
         _ => url.to_owned(),
     }

@@ -97,7 +97,66 @@ pub async fn catalog(args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Resu
     let progress = Progress::start(quiet, "reading skill sources");
     let settings = lock_settings(args)?;
     let lock = settings.frozen.then(|| settings.read()).transpose()?;
-    let (sources, Settings { limits, prompt, search }) = open_pinned(args, lock.as_ref())?;
+    let (sources, settings) = open_pinned(args, lock.as_ref())?;
+    load(sources, settings, lock, args, need, progress).await
+}
+
+/// The sources a lock was made from, as specs that open them again (folders relative
+/// to the lockfile made absolute); `None` when a source of the lock has no spec (a lock
+/// written before specs were recorded).
+pub fn specs_of_lock(lock: &Lock, lockfile: &Path) -> Option<Vec<SourceSpec>> {
+    let base = lockfile
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut sources: Vec<_> = lock.sources.iter().collect();
+    sources.sort_by_key(|(_, source)| source.priority);
+    sources
+        .into_iter()
+        .map(|(label, source)| {
+            let spec = source.spec.as_ref()?;
+            let remote = spec.contains("://") || spec.starts_with("git+");
+            let location = if remote {
+                spec.clone()
+            } else {
+                base.join(spec).to_str()?.to_owned()
+            };
+            Some(SourceSpec {
+                label: Some(label.clone()),
+                location,
+                depth: Some(source.depth),
+            })
+        })
+        .collect()
+}
+
+/// A catalog of `specs` (in priority order), with the limits and options of `args`'
+/// flags: what `verify` reads when the lock names its sources.
+pub async fn catalog_of(specs: &[SourceSpec], args: &SourceArgs, need: Need, quiet: bool) -> anyhow::Result<Library> {
+    let progress = Progress::start(quiet, "reading skill sources");
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let options = args.discovery.options(OpenOptions::new(&cwd));
+    let sources = specs
+        .iter()
+        .map(|spec| spec.open(&options))
+        .collect::<Result<Vec<_>, _>>()?;
+    let settings = Settings {
+        limits: args.discovery.apply(DiscoveryLimits::default()),
+        prompt: PromptConfig::default(),
+        search: SearchConfig::default(),
+    };
+    load(sources, settings, None, args, need, progress).await
+}
+
+/// Discovers `sources` into a catalog as [`catalog`] does.
+async fn load(
+    sources: Vec<SkillSource>,
+    Settings { limits, prompt, search }: Settings,
+    lock: Option<Lock>,
+    args: &SourceArgs,
+    need: Need,
+    progress: Progress,
+) -> anyhow::Result<Library> {
     let mut catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_search_instructions(search.instructions())

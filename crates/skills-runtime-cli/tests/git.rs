@@ -252,3 +252,34 @@ fn frozen_serves_the_locked_commit_when_the_branch_moves() {
         "new skill: pdf (not in skills.lock)\nchanged: web/SKILL.md\n"
     );
 }
+
+#[test]
+fn verify_without_sources_checks_the_git_source_the_lock_names() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", md("web", "pinned"));
+    repo.commit("main", "v1");
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let lockfile = dir.path().join("skills.lock");
+    let lockfile = lockfile.to_str().unwrap();
+    let source = format!("team=git+file://{}#ref=main&path=skills", repo.path().display());
+    let out = skills(cache.path(), &["lock", "--source", &source, "--lockfile", lockfile]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(lockfile).unwrap();
+    assert!(
+        text.contains(&format!(
+            "spec = \"git+file://{}#ref=main&path=skills\"",
+            repo.path().display()
+        )),
+        "{text}"
+    );
+
+    // No --source: the lock's own source is read, at the branch's head.
+    let out = skills(cache.path(), &["verify", "--lockfile", lockfile]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    repo.write("skills/web/SKILL.md", md("web", "moved on"));
+    repo.commit("main", "v2");
+    let out = skills(cache.path(), &["verify", "--lockfile", lockfile]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "changed: web/SKILL.md\n");
+}

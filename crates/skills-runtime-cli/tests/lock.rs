@@ -184,3 +184,39 @@ fn a_trusted_key_refuses_unsigned_and_wrongly_signed_locks() {
     let edited = skills(dir.path(), &["list", "--frozen", "--trusted-key", public]);
     assert!(stderr(&edited).contains("does not verify"), "{}", stderr(&edited));
 }
+
+#[test]
+fn verify_reads_the_sources_the_lock_was_made_from_in_their_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a/web/SKILL.md", &md("web", "the base's web"));
+    write(root, "b/web/SKILL.md", &md("web", "the team's web"));
+    write(root, "b/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+    let out = skills(root, &["lock", "--source", "base=a", "--source", "team=b"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(root.join("skills.lock")).unwrap();
+    assert!(text.contains("spec = \"a\"\n"), "{text}");
+    assert!(text.contains("spec = \"b\"\npriority = 1\n"), "{text}");
+
+    // A skills.toml naming another library does not change what verify checks, and
+    // `base` sorts first by label but keeps its lower priority: the team's web wins.
+    write(root, "other/x/SKILL.md", &md("x", "Another library"));
+    write(root, "skills.toml", "[[source]]\nlocation = \"other\"\n");
+    let out = skills(root, &["verify"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("2 skills match"), "{}", stdout(&out));
+
+    // From another folder, through --lockfile: folders are relative to the lockfile.
+    std::fs::create_dir(root.join("elsewhere")).unwrap();
+    let out = skills(&root.join("elsewhere"), &["verify", "--lockfile", "../skills.lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+
+    // A change to a locked source is drift; --source still checks what it names.
+    write(root, "b/web/SKILL.md", &md("web", "edited"));
+    let out = skills(root, &["verify"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("changed: web/SKILL.md"), "{}", stdout(&out));
+    let out = skills(root, &["verify", "--source", "other"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("gone: web"), "{}", stdout(&out));
+}

@@ -79,15 +79,20 @@ fn relative_locations(lock: &mut skills_runtime::lock::Lock, lockfile: &std::pat
     else {
         return;
     };
-    for source in lock.sources.values_mut() {
-        let path = std::path::Path::new(&source.location);
-        if let Ok(rel) = path.strip_prefix(&base) {
+    let relative = |text: &mut String| {
+        if let Ok(rel) = std::path::Path::new(text.as_str()).strip_prefix(&base) {
             let rel = rel.to_string_lossy();
-            source.location = if rel.is_empty() {
+            *text = if rel.is_empty() {
                 ".".to_owned()
             } else {
                 rel.into_owned()
             };
+        }
+    };
+    for source in lock.sources.values_mut() {
+        relative(&mut source.location);
+        if let Some(spec) = &mut source.spec {
+            relative(spec);
         }
     }
 }
@@ -100,7 +105,10 @@ struct VerifyJson {
 }
 
 /// `skills verify`: the library against its lock, one line per difference; exit 1 when
-/// there is any (or the signature a trusted key asks for is missing or wrong).
+/// there is any (or the signature a trusted key asks for is missing or wrong). The
+/// sources are those the lock was made from (each source's `spec`, folders relative to
+/// the lockfile), unless `--source` or `--config` names others, or the lock predates
+/// specs.
 pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let settings = lock_settings(args)?;
     let lock = match settings.read() {
@@ -112,7 +120,11 @@ pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     };
     let mut unfrozen = args.clone();
     unfrozen.lock.frozen = false;
-    let library = library::catalog(&unfrozen, Need::Listing, json).await?;
+    let named = !args.sources.is_empty() || args.config.is_some();
+    let library = match library::specs_of_lock(&lock, &settings.path) {
+        Some(specs) if !named => library::catalog_of(&specs, &unfrozen, Need::Listing, json).await?,
+        _ => library::catalog(&unfrozen, Need::Listing, json).await?,
+    };
     let (found, problems) = library.catalog.pin().await;
     // A skill that cannot be read is reported as such, not also as gone.
     let unreadable: Vec<String> = problems.iter().map(|d| d.skill().to_owned()).collect();
