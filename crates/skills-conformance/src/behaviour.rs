@@ -9,23 +9,10 @@ use skills_core::{
     list_skills, parse_skill_file,
 };
 
+use crate::check::{ensure, ensure_eq, paths};
 use crate::fixture::{ALPHA_MD, BETA_MD, FIXTURE_DIRS, fixture};
 
-/// Panics with `message` unless `condition` holds.
-fn ensure(condition: bool, message: impl FnOnce() -> String) {
-    assert!(condition, "{}", message());
-}
-
-/// Panics unless `actual == expected`, naming `what`.
-pub(crate) fn ensure_eq<T: PartialEq + std::fmt::Debug>(actual: T, expected: T, what: &str) {
-    assert!(actual == expected, "{what}: expected {expected:?}, got {actual:?}");
-}
-
 pub use crate::skill_file::list_skills_reads_a_lowercase_skill_md;
-
-pub(crate) fn paths(root: &str, rels: &[&str]) -> Vec<String> {
-    rels.iter().map(|r| join(root, r)).collect()
-}
 
 /// `ls_info` lists the immediate children of a directory, sorted by path.
 pub async fn ls_info_lists_children_sorted(b: &dyn BackendProtocol, root: &str) {

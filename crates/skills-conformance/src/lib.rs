@@ -42,6 +42,7 @@
 
 mod before_reads;
 pub mod behaviour;
+mod check;
 mod fixture;
 mod skill_file;
 pub mod watch;

@@ -3,7 +3,7 @@
 
 use skills_core::{BackendProtocol, DiagnosticKind, Discovery, path::join};
 
-use crate::behaviour::{ensure_eq, paths};
+use crate::check::{ensure_eq, paths};
 
 /// Discovery reads a folder's lowercase `skill.md` when it has no `SKILL.md`, with a
 /// `lowercase-skill-file` warning naming it, and prefers `SKILL.md` when both exist; at

@@ -30,17 +30,6 @@ impl Diagnostic {
         }
     }
 
-    /// The `lowercase-skill-file` warning about the skill file at `path` (a `skill.md`),
-    /// naming the rename.
-    pub fn lowercase_skill_file(path: impl Into<String>) -> Self {
-        use crate::skill::{LOWERCASE_SKILL_FILE, SKILL_FILE};
-        let msg = format!(
-            "the skill file is named {LOWERCASE_SKILL_FILE}: read as the skill, but rename it to {SKILL_FILE}, \
-             the name the specification gives it and the one agents look for"
-        );
-        Self::new(path, DiagnosticKind::LowercaseSkillFile, msg)
-    }
-
     /// A `limit-exceeded` diagnostic about `path`: `cut` says which limit and how much.
     pub fn limit(path: impl Into<String>, cut: LimitCut, message: impl Into<String>) -> Self {
         Self {

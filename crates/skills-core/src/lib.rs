@@ -90,7 +90,7 @@ pub use profile::{SPEC_FIELDS, ValidationProfile};
 pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, LOWERCASE_SKILL_FILE, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata,
-    SkillsState, file_name_matches, is_skill_file_name,
+    SkillsState, file_name_matches, is_skill_file_name, lowercase_skill_file,
 };
 pub use skill_files::{SkillFileRead, parse_download, parse_skill_file};
 pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostics};

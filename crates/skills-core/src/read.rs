@@ -159,7 +159,7 @@ pub(crate) async fn read_skills(
     }
     for entry in found {
         if !entry.is_dir && path::file_name(&entry.path) == LOWERCASE_SKILL_FILE {
-            listing.diagnostics.push(Diagnostic::lowercase_skill_file(&entry.path));
+            listing.diagnostics.push(crate::lowercase_skill_file(&entry.path));
         }
         let read = if entry.is_dir {
             let msg = format!("{SKILL_FILE} is a directory");
@@ -263,12 +263,8 @@ fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<u
         })
         .collect();
     if lowercase {
-        let upper: HashSet<&str> = found
-            .iter()
-            .map(|&i| entries[i].path.as_str())
-            .filter(|p| path::file_name(p) == SKILL_FILE)
-            .map(path::parent)
-            .collect();
+        let upper = |i: &usize| Some(entries[*i].path.as_str()).filter(|p| path::file_name(p) == SKILL_FILE);
+        let upper: HashSet<&str> = found.iter().filter_map(upper).map(path::parent).collect();
         found.retain(|&i| {
             let p = entries[i].path.as_str();
             path::file_name(p) == SKILL_FILE || !upper.contains(path::parent(p))

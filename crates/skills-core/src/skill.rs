@@ -23,6 +23,16 @@ pub fn is_skill_file_name(file_name: &str) -> bool {
     file_name == SKILL_FILE || file_name == LOWERCASE_SKILL_FILE
 }
 
+/// The `lowercase-skill-file` warning about the skill file at `path` (a `skill.md`),
+/// naming the rename.
+pub fn lowercase_skill_file(path: impl Into<String>) -> Diagnostic {
+    let msg = format!(
+        "the skill file is named {LOWERCASE_SKILL_FILE}: read as the skill, but rename it to {SKILL_FILE}, \
+         the name the specification gives it and the one agents look for"
+    );
+    Diagnostic::new(path, crate::DiagnosticKind::LowercaseSkillFile, msg)
+}
+
 /// Whether a file called `file_name` is what a search for `wanted` looks for: the same
 /// name, or either name of the skill file when `wanted` is [`SKILL_FILE`].
 pub fn file_name_matches(file_name: &str, wanted: &str) -> bool {

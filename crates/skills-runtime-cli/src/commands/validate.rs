@@ -272,7 +272,7 @@ async fn validate_path(
         .with_hard_links(options.hard_links);
     let md_path = path::join(backend.root_path(), file_name);
     if file_name == LOWERCASE_SKILL_FILE {
-        checked.diagnostics.push(Diagnostic::lowercase_skill_file(&md_path));
+        checked.diagnostics.push(skills_runtime::lowercase_skill_file(&md_path));
     }
     let content = match backend.download_file(&md_path).await {
         Ok(content) => content,
