@@ -180,3 +180,34 @@ fn a_large_library_gets_a_budgeted_list_and_search() {
     // skills/list stays complete.
     assert_eq!(report["skills_list_count"], json!(301));
 }
+
+/// A skill folder whose file is a lowercase `skill.md` is published: SEP-2640 names a
+/// skill by its `SKILL.md`, so the file is listed, digested and read as `SKILL.md` (the
+/// name a host looks for once it has copied the folder), and still reads by its own name.
+#[test]
+fn a_lowercase_skill_md_is_published_as_its_skill_md() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    let content = md("lower", "Kept in a lowercase file.");
+    write(&lib, "lower/skill.md", &content);
+    write(&lib, "lower/references/notes.md", "notes\n");
+    let (_, report) = mcp_client(
+        dir.path(),
+        "skill-file",
+        &lib,
+        &[SKILLS, "serve", "--source", lib.to_str().unwrap()],
+    );
+    let skills = report["skills_list"]["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 1, "{report}");
+    assert_eq!(skills[0]["uri"], "skill://lower/SKILL.md", "{report}");
+    let resources = report["skills_get"]["skill"]["resources"].as_array().unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert_eq!(uris, ["skill://lower/SKILL.md", "skill://lower/references/notes.md"]);
+    assert_eq!(resources[0]["size"], json!(content.len()));
+    assert_eq!(
+        resources[0]["digest"],
+        json!(skills_runtime::digest::sha256_text(content.as_bytes()))
+    );
+    assert_eq!(report["read"], json!(content));
+    assert_eq!(report["read_lowercase"], json!(content));
+}

@@ -140,3 +140,64 @@ async fn publish_well_known_writes_a_registry_that_reads_back_as_the_library() {
     let loaded = skills(vec!["load".into(), "web".into(), "--source".into(), url]).await;
     assert!(String::from_utf8_lossy(&loaded.stdout).contains("[script] `/web/scripts/fetch.py`"));
 }
+
+/// Without a location, `publish --well-known` publishes the command's sources merged as
+/// every command merges them (the last wins), from `--source` or a `skills.toml`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_well_known_of_the_merged_sources_of_source_flags_or_a_config() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "base/web/SKILL.md", &md("web", "the base's web"));
+    common::write(dir.path(), "base/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+    common::write(dir.path(), "team/web/SKILL.md", &md("web", "the team's web"));
+    let path = |rel: &str| dir.path().join(rel).to_str().unwrap().to_owned();
+    let site = path("site");
+    let out = skills(
+        [
+            "publish",
+            "--well-known",
+            &site,
+            "--source",
+            &path("base"),
+            "--source",
+            &path("team"),
+        ]
+        .map(String::from)
+        .to_vec(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let web = std::fs::read_to_string(dir.path().join("site/.well-known/agent-skills/web/SKILL.md")).unwrap();
+    assert!(web.contains("the team's web"), "{web}");
+    assert!(dir.path().join("site/.well-known/agent-skills/pdf/SKILL.md").is_file());
+
+    common::write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"team\"\n\n[[source]]\nlocation = \"base\"\n",
+    );
+    let config = path("skills.toml");
+    let site = path("site2");
+    let out = skills(
+        ["publish", "--well-known", &site, "--config", &config]
+            .map(String::from)
+            .to_vec(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let web = std::fs::read_to_string(dir.path().join("site2/.well-known/agent-skills/web/SKILL.md")).unwrap();
+    assert!(web.contains("the base's web"), "the config puts base last: {web}");
+
+    // LOCATION indexes one library: --source goes with --well-known only.
+    let out = skills(
+        ["publish", &path("base"), "--source", &path("team")]
+            .map(String::from)
+            .to_vec(),
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--source goes with --well-known"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -25,10 +25,12 @@ pub fn file_uri(skill: &str, rel: &str) -> String {
     uri
 }
 
-/// The URI of a skill's `SKILL.md`, under the file's real name (a folder's lowercase
-/// `skill.md` is `skill://name/skill.md`).
+/// The URI of a skill's `SKILL.md`. SEP-2640 names a skill by it, so a folder whose
+/// skill file is a lowercase `skill.md` is served with that file as `SKILL.md` too (in
+/// its manifest and when read), which is also the name a host looks for once it has
+/// copied the folder.
 pub fn skill_md_uri(skill: &SkillMetadata) -> String {
-    file_uri(&skill.name, skill_file_name(skill))
+    file_uri(&skill.name, SKILL_FILE)
 }
 
 /// The name of a skill's skill file: `SKILL.md`, or the lowercase `skill.md` it was
@@ -111,11 +113,15 @@ pub fn parse_uri(uri: &str) -> Option<SkillUri> {
     })
 }
 
-/// The manifest as SEP-2640 resources, the skill file (`skill_file`) first.
+/// The manifest as SEP-2640 resources, the skill file (`skill_file`, listed as
+/// `SKILL.md` whatever its name on disk) first.
 pub fn skill_resources(skill: &str, skill_file: &str, files: &[ManifestFile]) -> SkillResources {
     let mut resources: Vec<SkillResource> = files
         .iter()
-        .map(|f| SkillResource::new(file_uri(skill, &f.rel), f.digest.clone(), f.size))
+        .map(|f| {
+            let rel = if f.rel == skill_file { SKILL_FILE } else { &f.rel };
+            SkillResource::new(file_uri(skill, rel), f.digest.clone(), f.size)
+        })
         .collect();
     if let Some(at) = files.iter().position(|f| f.rel == skill_file) {
         let skill_md = resources.remove(at);

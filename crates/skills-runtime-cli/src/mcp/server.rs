@@ -155,9 +155,15 @@ impl SkillsServer {
     /// Reads `asked` (relative to the skill's folder) of skill `name`.
     pub(super) async fn read_file(&self, name: &str, asked: &str) -> Result<(String, Vec<u8>), ReadError> {
         let snapshot = self.snapshot().await;
-        if Self::servable_skill(&snapshot, name).is_none() {
+        let Some(skill) = Self::servable_skill(&snapshot, name) else {
             return Err(ReadError::UnknownSkill(format!("no skill named {:?}", shorten(name))));
-        }
+        };
+        // The skill file is served as SKILL.md whatever its name on disk (`skill.md`).
+        let asked = if asked == skills_runtime::SKILL_FILE {
+            files::skill_file_name(skill)
+        } else {
+            asked
+        };
         let uri = |rel: &str| files::file_uri(name, rel);
         match read_skill_file(&snapshot, name, asked).await {
             Ok(file) => Ok((uri(&file.rel), file.bytes)),

@@ -7,7 +7,7 @@ use rmcp::model::{
     SkillFrontmatter,
 };
 use serde_json::{Value, json};
-use skills_runtime::{CatalogSnapshot, SkillMetadata, path};
+use skills_runtime::{CatalogSnapshot, SKILL_FILE, SkillMetadata, path};
 
 use super::files::{self, SkillUri};
 use super::resources::resource_page;
@@ -81,9 +81,7 @@ impl SkillsServer {
     pub(super) async fn skills_get(&self, request: GetSkillRequestParams) -> Result<GetSkillResult, ErrorData> {
         let snapshot = self.snapshot().await;
         let found = match files::parse_uri(&request.uri) {
-            Some(SkillUri::File { skill, rel }) => {
-                Self::servable_skill(&snapshot, &skill).filter(|s| files::skill_file_name(s) == rel)
-            }
+            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => Self::servable_skill(&snapshot, &skill),
             _ => None,
         };
         let Some(skill) = found else {

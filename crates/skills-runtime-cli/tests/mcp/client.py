@@ -151,6 +151,18 @@ async def main(mode: str, library: str, server: list[str]) -> None:
                 )
             print(json.dumps(report))
             return
+        if mode == "skill-file":
+            # A skill whose file is a lowercase skill.md: served as SKILL.md, as SEP-2640 names it.
+            session = client.session
+            report["skills_list"] = await session.send_request(ListSkillsRequest(), RAW)
+            named = GetSkillRequest(params=GetSkillParams(uri="skill://lower/SKILL.md"))
+            report["skills_get"] = await session.send_request(named, RAW)
+            read = await client.read_resource("skill://lower/SKILL.md")
+            report["read"] = read.contents[0].text
+            read = await client.read_resource("skill://lower/skill.md")
+            report["read_lowercase"] = read.contents[0].text
+            print(json.dumps(report))
+            return
         caps = client.server_capabilities
         report["capabilities"] = caps.model_dump(mode="json", by_alias=True, exclude_none=True)
 
