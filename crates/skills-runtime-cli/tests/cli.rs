@@ -414,3 +414,53 @@ fn list_prints_twenty_warnings_of_a_kind_then_counts_the_rest() {
     let out = skills(dir.path(), &["validate", "lib"]);
     assert_eq!(stdout(&out).matches("name-mismatch:").count(), 25);
 }
+
+#[test]
+fn version_completions_and_the_manual_page_come_from_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = skills(dir.path(), &["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    let version = stdout(&out);
+    assert!(
+        version.starts_with(&format!("skills {}", env!("CARGO_PKG_VERSION"))),
+        "{version}"
+    );
+    for (shell, marker) in [
+        ("bash", "_skills()"),
+        ("zsh", "#compdef skills"),
+        ("fish", "complete -c skills"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = skills(dir.path(), &["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", stderr(&out));
+        let script = stdout(&out);
+        assert!(script.contains(marker), "{shell}: {marker} missing");
+        assert!(script.contains("validate"), "{shell}: the subcommands are completed");
+    }
+    assert_eq!(skills(dir.path(), &["completions", "tcsh"]).status.code(), Some(2));
+    let out = skills(dir.path(), &["manpage"]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = stdout(&out);
+    assert!(page.contains(".TH skills 1"), "{page}");
+    for section in ["SKILLS LIST", "SKILLS VALIDATE", "SKILLS SERVE"] {
+        assert!(page.contains(section), "{section} missing");
+    }
+}
+
+#[test]
+fn validate_reads_a_folder_whose_skill_file_is_lowercase_and_names_the_rename() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/lower/skill.md", &md("lower", "Kept in skill.md"));
+    for target in ["lib/lower", "lib/lower/skill.md", "lib"] {
+        let out = skills(dir.path(), &["validate", target]);
+        assert_eq!(out.status.code(), Some(0), "{target}: {}{}", stdout(&out), stderr(&out));
+        assert!(
+            stdout(&out).contains("lowercase-skill-file") && stdout(&out).contains("rename it to SKILL.md"),
+            "{target}: {}",
+            stdout(&out)
+        );
+        assert!(stderr(&out).contains("1 loaded"), "{target}: {}", stderr(&out));
+    }
+    let listed = json(&skills(dir.path(), &["list", "--json", "--source", "lib"]));
+    assert_eq!(strings(&listed, "name"), ["lower"]);
+}
