@@ -283,7 +283,7 @@ fn venv(name: &str, packages: &[&str], needed_by: &str) -> Result<PathBuf, Strin
     let venv = target_dir().join(name);
     let marker = venv.join(".installed");
     let wanted = packages.join("\n");
-    if venv.join("bin/python").exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == wanted) {
+    if installed(&venv.join("bin/python"), &marker, &wanted) {
         return Ok(venv);
     }
     let mut create = Command::new("python3");
@@ -299,12 +299,18 @@ fn venv(name: &str, packages: &[&str], needed_by: &str) -> Result<PathBuf, Strin
     Ok(venv)
 }
 
+/// Whether a tool is there as pinned: its `program` exists and its `marker` file holds
+/// `wanted`, what was installed.
+pub(crate) fn installed(program: &std::path::Path, marker: &std::path::Path, wanted: &str) -> bool {
+    program.exists() && std::fs::read_to_string(marker).is_ok_and(|v| v == wanted)
+}
+
 /// `target/test-npm` with [`INSPECTOR`]; returns the path of its `mcp-inspector`.
 fn inspector() -> Result<PathBuf, String> {
     let prefix = target_dir().join("test-npm");
     let program = prefix.join("node_modules/.bin/mcp-inspector");
     let marker = prefix.join(".installed");
-    if program.exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == INSPECTOR) {
+    if installed(&program, &marker, INSPECTOR) {
         return Ok(program);
     }
     std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;

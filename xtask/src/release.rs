@@ -21,7 +21,7 @@ fn mdbook() -> Result<PathBuf, String> {
     let root = target_dir().join("tools");
     let program = root.join("bin/mdbook");
     let marker = root.join(".mdbook");
-    if program.exists() && std::fs::read_to_string(&marker).is_ok_and(|v| v == MDBOOK) {
+    if crate::installed(&program, &marker, MDBOOK) {
         return Ok(program);
     }
     let mut install = cargo();
