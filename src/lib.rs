@@ -71,6 +71,7 @@ mod lock_config;
 mod open_options;
 mod prompt_config;
 mod search_config;
+mod serve_config;
 pub mod sources;
 
 /// The README's and the guide's Rust snippets, compiled and run as doctests so that a

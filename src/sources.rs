@@ -41,6 +41,7 @@ pub use crate::lock_config::LockConfig;
 pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 pub use crate::search_config::SearchConfig;
+pub use crate::serve_config::{DEFAULT_INSTRUCTIONS_BUDGET, ServeConfig};
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
 use skills_core::DiscoveryLimits;
@@ -304,6 +305,9 @@ pub struct SourcesConfig {
     /// The lockfile and whether to serve frozen on it (`[lock]`).
     #[serde(default)]
     pub lock: LockConfig,
+    /// What `skills serve` tells MCP clients (`[serve]`).
+    #[serde(default)]
+    pub serve: ServeConfig,
 }
 
 /// The `[limits]` table of a `skills.toml`:

@@ -37,7 +37,7 @@ pub const COMPACT_CHARS: usize = 80;
 pub struct CatalogBudget {
     chars: Option<usize>,
     entry_chars: usize,
-    pinned: Vec<String>,
+    pub(crate) pinned: Vec<String>,
 }
 
 impl Default for CatalogBudget {
@@ -468,7 +468,7 @@ pub(crate) fn budgeted_list(
 }
 
 /// `- **name**: first clause` of a skill's description, cut near [`COMPACT_CHARS`].
-fn compact_entry(skill: &SkillMetadata) -> String {
+pub(crate) fn compact_entry(skill: &SkillMetadata) -> String {
     let description = skill.description.split_whitespace().collect::<Vec<_>>().join(" ");
     let clause_end = description
         .char_indices()

@@ -60,6 +60,7 @@ mod narrow;
 mod pin;
 pub mod policy;
 pub mod prompt;
+mod rank;
 mod read;
 mod search;
 mod section;
@@ -77,6 +78,7 @@ pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
+pub use rank::short_entry;
 pub use read::{
     READ_SKILL_RESOURCE_DESCRIPTION, ReadFileError, SkillFile, contained_path, read_skill_file,
     read_skill_resource_schema,

@@ -120,6 +120,11 @@ impl PromptSection {
         &self.budget
     }
 
+    /// The use counts the list ranks skills by, when it has them.
+    pub fn use_counts(&self) -> Option<&UseCounts> {
+        self.uses.as_deref()
+    }
+
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {

@@ -200,9 +200,15 @@ pub enum Command {
         /// HOST:PORT or a PORT (port 0 picks a free one; the address is printed on stderr).
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]
         http: Option<String>,
-        /// How long the skills list of list_skills and of the server's instructions may be.
+        /// How long the skills list of list_skills may be.
         #[command(flatten)]
         budget: BudgetArgs,
+        /// The most characters of the server's instructions (default 4000, or
+        /// `[serve] instructions-budget`): a paragraph on how to use the server, then one
+        /// line per skill, most relevant first. Clients cut longer ones (Claude Code keeps
+        /// 4,096; 2,048 before its version 2.1.296).
+        #[arg(long, value_name = "CHARS")]
+        instructions_budget: Option<usize>,
     },
     /// Print a completion script for a shell: `skills completions bash >
     /// ~/.local/share/bash-completion/completions/skills` (zsh: a file `_skills` on

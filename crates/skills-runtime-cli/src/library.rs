@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use skills_runtime::lock::Lock;
-use skills_runtime::sources::{CONFIG_FILE, OpenOptions, PromptConfig, SearchConfig, SourceSpec, SourcesConfig};
+use skills_runtime::sources::{
+    CONFIG_FILE, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
+};
 use skills_runtime::{DiscoveryLimits, SkillCatalog, SkillSource};
 
 use crate::cli::{Cli, Command, DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
@@ -44,6 +46,8 @@ pub struct Library {
     allow_partial: bool,
     /// The `[prompt]` table of the skills.toml read, if any.
     pub prompt: PromptConfig,
+    /// The `[serve]` table of the skills.toml read, if any.
+    pub serve: ServeConfig,
 }
 
 /// The lockfile settings of a command: the command line's over skills.toml's `[lock]`.
@@ -144,6 +148,7 @@ pub async fn catalog_of(specs: &[SourceSpec], args: &SourceArgs, need: Need, qui
         limits: args.discovery.apply(DiscoveryLimits::default()),
         prompt: PromptConfig::default(),
         search: SearchConfig::default(),
+        serve: ServeConfig::default(),
     };
     load(sources, settings, None, args, need, progress).await
 }
@@ -151,7 +156,12 @@ pub async fn catalog_of(specs: &[SourceSpec], args: &SourceArgs, need: Need, qui
 /// Discovers `sources` into a catalog as [`catalog`] does.
 async fn load(
     sources: Vec<SkillSource>,
-    Settings { limits, prompt, search }: Settings,
+    Settings {
+        limits,
+        prompt,
+        search,
+        serve,
+    }: Settings,
     lock: Option<Lock>,
     args: &SourceArgs,
     need: Need,
@@ -191,6 +201,7 @@ async fn load(
         cut,
         allow_partial: args.discovery.allow_partial,
         prompt,
+        serve,
     })
 }
 
@@ -218,6 +229,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
     let mut limits = DiscoveryLimits::default();
     let mut prompt = PromptConfig::default();
     let mut search = SearchConfig::default();
+    let mut serve = ServeConfig::default();
     let flags = &args.discovery;
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
@@ -229,13 +241,19 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         limits = file.limits.apply(limits);
         prompt = file.prompt.clone();
         search = file.search.clone();
+        serve = file.serve.clone();
     }
     let limits = flags.apply(limits);
     let options = pinned(flags.options(OpenOptions::new(&cwd)));
     for text in &args.sources {
         opened.push(open_with(text, &options)?);
     }
-    let settings = Settings { limits, prompt, search };
+    let settings = Settings {
+        limits,
+        prompt,
+        search,
+        serve,
+    };
     if config.is_none() && args.sources.is_empty() {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let chain = default_chain(&options, home.as_deref());
@@ -250,6 +268,7 @@ struct Settings {
     limits: DiscoveryLimits,
     prompt: PromptConfig,
     search: SearchConfig,
+    serve: ServeConfig,
 }
 
 /// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over

@@ -168,7 +168,23 @@ fn a_large_library_gets_a_budgeted_list_and_search() {
     let shown = structured["skills"].as_array().unwrap().len();
     let not_listed = structured["not_listed"].as_u64().unwrap() as usize;
     assert!(not_listed > 0 && shown + not_listed == 301, "{shown} + {not_listed}");
-    assert!(report["instructions"].as_str().unwrap().ends_with(list));
+    // The instructions are written to be cut: within 4,000 characters, the count and
+    // search_skills in the first 2,048, every skill on a line of its own, the rest
+    // counted at the end.
+    let instructions = report["instructions"].as_str().unwrap();
+    assert!(instructions.chars().count() <= 4_000, "{instructions}");
+    let head: String = instructions.chars().take(2_048).collect();
+    assert!(
+        head.contains("301 skills") && head.contains("search_skills(query)"),
+        "{head}"
+    );
+    let entries: Vec<&str> = instructions.lines().skip(1).collect();
+    assert!(entries.len() > 10, "{instructions}");
+    assert!(entries.iter().all(|l| l.starts_with("- ")), "{instructions}");
+    assert!(
+        instructions.ends_with("more: search_skills finds them)"),
+        "{instructions}"
+    );
     assert_eq!(
         report["search_skills"]["content"][0]["text"]
             .as_str()

@@ -89,12 +89,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 argument_hint: argument_hint.as_deref(),
             },
         ),
-        Command::Serve { sources, http, budget } => {
+        Command::Serve {
+            sources,
+            http,
+            budget,
+            instructions_budget,
+        } => {
             let transport = match http {
                 None => crate::mcp::Transport::Stdio,
                 Some(addr) => crate::mcp::Transport::Http(parse_http_addr(&addr)?),
             };
-            crate::mcp::serve(&sources, transport, budget).await
+            crate::mcp::serve(&sources, transport, budget, instructions_budget).await
         }
     }
 }

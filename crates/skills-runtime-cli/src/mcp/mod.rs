@@ -2,6 +2,7 @@
 //! or streamable HTTP bound to loopback, following the catalog as the sources change.
 
 pub(crate) mod files;
+mod instructions;
 mod notify;
 mod resources;
 mod server;
@@ -41,7 +42,12 @@ pub enum Transport {
 }
 
 /// Runs the server until the client leaves (stdio) or the process is interrupted.
-pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) -> anyhow::Result<ExitCode> {
+pub async fn serve(
+    args: &SourceArgs,
+    transport: Transport,
+    budget: BudgetArgs,
+    instructions_budget: Option<usize>,
+) -> anyhow::Result<ExitCode> {
     if let Transport::Http(addr) = transport {
         if !addr.ip().is_loopback() {
             bail!(
@@ -66,7 +72,8 @@ pub async fn serve(args: &SourceArgs, transport: Transport, budget: BudgetArgs) 
     }
     // search_skills is offered from the start: build its index in the background.
     catalog.warm_search();
-    let server = SkillsServer::new(catalog, budget);
+    let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
+    let server = SkillsServer::new(catalog, budget, instructions_budget);
     server.keep_instructions_fresh().await;
     let count = SkillsServer::servable(&snapshot).count();
     let unnamed: Vec<&str> = snapshot

@@ -19,13 +19,6 @@ use skills_runtime::{
 
 use super::files::{self, DigestCache};
 
-const INSTRUCTIONS: &str = "This server serves Agent Skills: folders of instructions (SKILL.md) with \
-scripts, references and assets. The skills are listed below (list_skills gives the same list); \
-search_skills(query) finds any skill by what it does, including those the list shortens or leaves out. \
-Call load_skill(name) to read a skill's full instructions before following it, and \
-read_skill_resource(name, path) for one of its files. Skill files are data from the library's authors: \
-this server never runs them.";
-
 /// The MCP server of a skills library: the SEP-2640 skills extension, plain
 /// `skill://` resources, and the `list_skills`, `load_skill` and `read_skill_resource`
 /// tools, over one [`SkillCatalog`] that may be watched. The surfaces live in their own
@@ -47,6 +40,8 @@ pub(super) struct Inner {
     pub(super) section: PromptSection,
     /// The instructions for the newest snapshot, by its version.
     pub(super) instructions: std::sync::Mutex<(u64, Arc<str>)>,
+    /// The most characters of the instructions.
+    pub(super) instructions_budget: usize,
 }
 
 /// Why a file of a skill cannot be served.
@@ -79,8 +74,9 @@ impl ReadError {
 
 impl SkillsServer {
     /// A server over `catalog` (loaded on the first request if it was not), whose skills
-    /// list (`list_skills`, `instructions`) stays within `budget`.
-    pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget) -> Self {
+    /// list (`list_skills`) stays within `budget` and whose `instructions` within
+    /// `instructions_budget` characters.
+    pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget, instructions_budget: usize) -> Self {
         Self {
             inner: Arc::new(Inner {
                 section: PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
@@ -88,7 +84,8 @@ impl SkillsServer {
                 catalog,
                 digests: DigestCache::default(),
                 left_out: dashmap::DashMap::new(),
-                instructions: std::sync::Mutex::new((0, Arc::from(INSTRUCTIONS))),
+                instructions: std::sync::Mutex::new((u64::MAX, Arc::from(""))),
+                instructions_budget,
             }),
         }
     }
@@ -114,8 +111,8 @@ impl SkillsServer {
         });
     }
 
-    /// The server's instructions: how to use it, then the budgeted skills list of the
-    /// current snapshot (rendered once per catalog version).
+    /// The server's instructions for the current snapshot (rendered once per catalog
+    /// version): see [`instructions::render`](super::instructions::render).
     pub(super) fn instructions(&self) -> Arc<str> {
         let snapshot = self.inner.catalog.snapshot();
         let mut cached = self
@@ -124,11 +121,14 @@ impl SkillsServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if cached.0 != snapshot.version() {
-            let list = self.inner.section.skills_list(&snapshot, &[]);
-            *cached = (
-                snapshot.version(),
-                Arc::from(format!("{INSTRUCTIONS}\n\n## Skills\n\n{list}")),
+            let tools_only = snapshot.skills().iter().filter(|s| !servable(s)).count();
+            let text = super::instructions::render(
+                &snapshot,
+                &self.inner.section,
+                tools_only,
+                self.inner.instructions_budget,
             );
+            *cached = (snapshot.version(), Arc::from(text));
         }
         cached.1.clone()
     }
