@@ -224,3 +224,108 @@ fn an_mcp_client_neither_sees_nor_loads_a_skill_for_people_and_passes_arguments(
     assert_eq!(deploy["frontmatter"]["disable-model-invocation"], true);
     assert_eq!(deploy["frontmatter"]["argument-hint"], "[env] [version]");
 }
+
+/// Skills as MCP prompts (slash commands), on both protocol eras: every skill a person
+/// may invoke is one (the manual-only `deploy` too, still refused to the model), named
+/// after the skill or, for a title, after its folder; arguments come from the argument
+/// hint; `prompts/get` answers what `skills load` prints; bad input is an error a person
+/// can act on; adding a skill tells the client.
+#[test]
+fn skills_are_prompts_a_person_invokes_with_their_arguments() {
+    for mode in ["prompts", "prompts-legacy"] {
+        let dir = tempfile::tempdir().unwrap();
+        library(dir.path());
+        write(
+            dir.path(),
+            "lib/daily/SKILL.md",
+            "---\nname: Daily Log\ndescription: Keep a daily log\n---\nWrite today's entry.\n",
+        );
+        let lib = dir.path().join("lib");
+        let bin = env!("CARGO_BIN_EXE_skills");
+        let (output, report) = mcp_client(
+            dir.path(),
+            mode,
+            &lib,
+            &[bin, "serve", "--source", lib.to_str().unwrap()],
+        );
+        let list = &report["prompts_list"];
+        let names: Vec<&str> = list["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        // The catalog's order; `greet` is `user-invocable: false`.
+        assert_eq!(names, ["daily", "deploy", "plain"], "{mode}: {list}");
+        let deploy = &list["prompts"][1];
+        assert_eq!(deploy["description"], "Deploy the app", "{mode}");
+        let args: Vec<(&str, bool)> = deploy["arguments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| (a["name"].as_str().unwrap(), a["required"].as_bool().unwrap()))
+            .collect();
+        assert_eq!(args, [("env", true), ("version", true)], "{mode}");
+        assert_eq!(list["prompts"][0]["title"], "Daily Log", "{mode}");
+        assert_eq!(list["prompts"][2]["arguments"][0]["name"], "arguments", "{mode}");
+        if mode == "prompts" {
+            assert!(
+                list["ttlMs"].as_u64().is_some() && list["cacheScope"].is_string(),
+                "{list}"
+            );
+        }
+
+        // What `skills load deploy -- staging 2.1` prints, as one user message.
+        let loaded = skills(
+            dir.path(),
+            &["load", "deploy", "--source", "lib", "--", "staging", "2.1"],
+        );
+        let messages = &report["deploy"]["result"]["messages"];
+        assert_eq!(messages.as_array().unwrap().len(), 1, "{mode}: {report}");
+        assert_eq!(messages[0]["role"], "user");
+        assert_eq!(
+            messages[0]["content"]["text"].as_str().unwrap(),
+            stdout(&loaded).trim_end_matches('\n')
+        );
+        let plain = report["plain"]["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap();
+        assert!(plain.contains("ARGUMENTS: one 'two three'"), "{mode}: {plain}");
+        assert!(
+            report["titled"]["result"]["messages"][0]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("Write today's entry."),
+            "{mode}"
+        );
+
+        for (case, needle) in [
+            ("deploy_missing", "needs the argument version"),
+            ("deploy_extra", "takes no argument \"force\""),
+            ("unknown", "no prompt named \"nope\"; prompts: daily, deploy, plain"),
+            ("model_only", "no prompt named \"greet\""),
+        ] {
+            assert_eq!(report[case]["raised"], true, "{mode} {case}: {report}");
+            assert_eq!(report[case]["code"], -32602, "{mode} {case}");
+            let message = report[case]["message"].as_str().unwrap();
+            assert!(message.contains(needle), "{mode} {case}: {message}");
+        }
+        // The model still cannot load a skill for people.
+        assert_eq!(report["load_manual"]["is_error"], true, "{mode}");
+
+        assert_eq!(report["prompts_changed"], true, "{mode}: {report}");
+        let after: Vec<&str> = report["prompts_after"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap())
+            .collect();
+        assert_eq!(after, ["daily", "deploy", "gamma", "plain"], "{mode}");
+        // The startup line counts every skill, and says which only tools and prompts reach.
+        let err = stderr(&output);
+        assert!(
+            err.contains("serving 4 skills (1 of them through tools and prompts only") && err.contains("\"Daily Log\""),
+            "{mode}: {err}"
+        );
+    }
+}

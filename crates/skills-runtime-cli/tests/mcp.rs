@@ -133,7 +133,8 @@ fn check_report(report: &Value, library: &Library) {
         report["directory_unknown"]["data"]["uri"], "skill://nobody/",
         "{report}"
     );
-    assert_eq!(report["prompts_list"]["code"], json!(-32601), "{report}");
+    // Every skill a person may invoke is a prompt (a slash command in clients).
+    assert_eq!(report["prompts_list"], json!(["alpha", "beta"]), "{report}");
 
     // Resources: SKILL.md verbatim, the index, a reference.
     assert_eq!(report["skill_md"].as_str().unwrap().as_bytes(), skill_md.as_slice());
@@ -352,6 +353,28 @@ fn check_with_inspector(era: &str, target: &[&str]) {
         listing["resources"].as_array().unwrap().len(),
         1,
         "the outward link is not listed"
+    );
+
+    // The inspector lists the skills as prompts, and gets one.
+    let prompts = run_inspector(era, target, &["--method", "prompts/list"]);
+    assert!(prompts.status.success(), "{}", stderr(&prompts));
+    let listed: Value = serde_json::from_str(&stdout(&prompts)).unwrap();
+    let names: Vec<&str> = listed["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alpha", "beta"], "{listed}");
+    let got = run_inspector(era, target, &["--method", "prompts/get", "--prompt-name", "beta"]);
+    assert!(got.status.success(), "{}", stderr(&got));
+    let got: Value = serde_json::from_str(&stdout(&got)).unwrap();
+    assert!(
+        got["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("name: beta"),
+        "{got}"
     );
 
     let load = run_inspector(

@@ -4,6 +4,7 @@
 pub(crate) mod files;
 mod instructions;
 mod notify;
+mod prompts;
 mod resources;
 mod server;
 mod skills_ext;
@@ -75,31 +76,17 @@ pub async fn serve(
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
     let server = SkillsServer::new(catalog, budget, instructions_budget);
     server.keep_instructions_fresh().await;
-    let count = SkillsServer::servable(&snapshot).count();
-    let unnamed: Vec<&str> = snapshot
-        .skills()
-        .iter()
-        .filter(|s| !server::servable(s))
-        .map(|s| s.name.as_str())
-        .collect();
-    if let Some(first) = unnamed.first() {
-        eprintln!(
-            "warning: {} skills are not served over MCP: a skill:// URI needs a name that follows the Agent \
-             Skills naming rules (lowercase letters, digits, single hyphens, at most 64), and theirs do not, \
-             such as {first:?}; `skills validate` names each one",
-            unnamed.len()
-        );
-    }
+    let serving = serving(&snapshot);
     match transport {
         Transport::Stdio => {
-            eprintln!("serving {count} skills over MCP on stdio");
+            eprintln!("{serving} over MCP on stdio");
             let running = server
                 .serve(rmcp::transport::stdio())
                 .await
                 .context("the MCP client did not initialize")?;
             running.waiting().await.context("the MCP session failed")?;
         }
-        Transport::Http(addr) => serve_http(server, addr, count).await?,
+        Transport::Http(addr) => serve_http(server, addr, &serving).await?,
     }
     drop(watch);
     Ok(ExitCode::from(EXIT_OK))
@@ -107,7 +94,33 @@ pub async fn serve(
 
 type Body = BoxBody<Bytes, Infallible>;
 
-async fn serve_http(server: SkillsServer, addr: SocketAddr, count: usize) -> anyhow::Result<()> {
+/// `serving N skills`, and how many of them only the tools and prompts reach: a
+/// `skill://` URI (the skills extension, resources) needs a name that follows the Agent
+/// Skills naming rules, and titles such as `Daily Log` do not.
+fn serving(snapshot: &skills_runtime::CatalogSnapshot) -> String {
+    let count = snapshot.skills().len();
+    let unnamed: Vec<&str> = snapshot
+        .skills()
+        .iter()
+        .filter(|s| !server::servable(s))
+        .map(|s| s.name.as_str())
+        .collect();
+    let skills = if count == 1 {
+        "1 skill".to_owned()
+    } else {
+        format!("{count} skills")
+    };
+    match unnamed.first() {
+        None => format!("serving {skills}"),
+        Some(first) => format!(
+            "serving {skills} ({} of them through tools and prompts only: names that are not valid skill \
+             names, e.g. {first:?}; `skills validate --profile spec` names each one)",
+            unnamed.len()
+        ),
+    }
+}
+
+async fn serve_http(server: SkillsServer, addr: SocketAddr, serving: &str) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
@@ -121,7 +134,7 @@ async fn serve_http(server: SkillsServer, addr: SocketAddr, count: usize) -> any
         LocalSessionManager::default().into(),
         config,
     );
-    eprintln!("serving {count} skills over MCP on http://{bound}{HTTP_PATH}");
+    eprintln!("{serving} over MCP on http://{bound}{HTTP_PATH}");
     loop {
         let (stream, _) = tokio::select! {
             accepted = listener.accept() => match accepted {

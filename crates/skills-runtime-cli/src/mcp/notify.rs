@@ -1,5 +1,6 @@
-//! Change notifications: `notifications/resources/list_changed` to every client when
-//! the catalog's skills change, by session (handshake era) or by subscription.
+//! Change notifications: `notifications/resources/list_changed` and
+//! `notifications/prompts/list_changed` to every client when the catalog's skills
+//! change, by session (handshake era) or by subscription.
 
 use std::time::Duration;
 
@@ -12,8 +13,9 @@ use tokio::sync::broadcast::{self, error::RecvError};
 use super::server::SkillsServer;
 
 impl SkillsServer {
-    /// Sends `notifications/resources/list_changed` to a handshake-era client on every
-    /// catalog change, until the client is gone.
+    /// Sends `notifications/resources/list_changed` and
+    /// `notifications/prompts/list_changed` to a handshake-era client on every catalog
+    /// change, until the client is gone.
     pub(super) fn forward_changes(&self, peer: Peer<RoleServer>) {
         let mut events = self.inner.catalog.subscribe();
         tokio::spawn(async move {
@@ -21,7 +23,11 @@ impl SkillsServer {
             loop {
                 tokio::select! {
                     changed = next_list_change(&mut events) => {
-                        if !changed || peer.is_transport_closed() || peer.notify_resource_list_changed().await.is_err() {
+                        if !changed
+                            || peer.is_transport_closed()
+                            || peer.notify_resource_list_changed().await.is_err()
+                            || peer.notify_prompt_list_changed().await.is_err()
+                        {
                             break;
                         }
                     }
@@ -33,7 +39,10 @@ impl SkillsServer {
 
     pub(super) async fn listen_for_changes(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let mut events = self.inner.catalog.subscribe();
-        if context.accepted().resources_list_changed != Some(true) {
+        let accepted = context.accepted();
+        let resources = accepted.resources_list_changed == Some(true);
+        let prompts = accepted.prompts_list_changed == Some(true);
+        if !resources && !prompts {
             context.cancelled().await;
             return Ok(());
         }
@@ -41,7 +50,11 @@ impl SkillsServer {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
                 changed = next_list_change(&mut events) => {
-                    if !changed || context.sink().notify_resource_list_changed().await.is_err() {
+                    let sink = context.sink();
+                    let sent = changed
+                        && (!resources || sink.notify_resource_list_changed().await.is_ok())
+                        && (!prompts || sink.notify_prompt_list_changed().await.is_ok());
+                    if !sent {
                         return Ok(());
                     }
                 }
@@ -62,7 +75,8 @@ async fn next_list_change(events: &mut broadcast::Receiver<CatalogEvent>) -> boo
     }
 }
 
-/// Whether an event changes what `resources/list` or `skills/list` answers.
+/// Whether an event changes what `resources/list`, `skills/list` or `prompts/list`
+/// answers.
 fn lists_change(event: &CatalogEvent) -> bool {
     event.changes.iter().any(|change| {
         matches!(

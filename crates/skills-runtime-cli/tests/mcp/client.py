@@ -88,16 +88,19 @@ def add_skill(library: str, name: str) -> None:
 async def main(mode: str, library: str, server: list[str]) -> None:
     report: dict[str, Any] = {"mode": mode}
     changed = asyncio.Event()
+    prompts_changed = asyncio.Event()
 
     async def on_message(message: Any) -> None:
         if isinstance(message, types.ResourceListChangedNotification):
             changed.set()
+        if isinstance(message, types.PromptListChangedNotification):
+            prompts_changed.set()
 
     if server[0].startswith("http://"):
         target: Any = server[0]
     else:
         target = StdioServerParameters(command=server[0], args=server[1:])
-    client_mode = "legacy" if mode == "legacy" else "auto"
+    client_mode = "legacy" if mode in ("legacy", "prompts-legacy") else "auto"
     async with Client(target, mode=client_mode, message_handler=on_message, cache=None) as client:
         report["protocol"] = client.protocol_version
         if mode == "pages":
@@ -151,6 +154,50 @@ async def main(mode: str, library: str, server: list[str]) -> None:
                 )
             print(json.dumps(report))
             return
+        if mode in ("prompts", "prompts-legacy"):
+            # Skills as prompts: the list, gets with and without good arguments, and the
+            # list-changed notification after a skill is added.
+            session = client.session
+            report["prompts_list"] = await session.send_request(ListPromptsRawRequest(), RAW)
+
+            async def get(name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+                try:
+                    result = await client.get_prompt(name, arguments)
+                except Exception as error:
+                    detail = getattr(error, "error", None)
+                    return {"raised": True, "code": getattr(detail, "code", None), "message": str(error)}
+                return {"raised": False, "result": result.model_dump(mode="json", by_alias=True, exclude_none=True)}
+
+            report["deploy"] = await get("deploy", {"env": "staging", "version": "2.1"})
+            report["deploy_missing"] = await get("deploy", {"env": "staging"})
+            report["deploy_extra"] = await get("deploy", {"env": "a", "version": "b", "force": "yes"})
+            report["unknown"] = await get("nope", None)
+            report["model_only"] = await get("greet", None)
+            report["plain"] = await get("plain", {"arguments": "one 'two three'"})
+            report["titled"] = await get("daily", None)
+            report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
+            if mode == "prompts-legacy":
+                add_skill(library, ADDED)
+                try:
+                    await asyncio.wait_for(prompts_changed.wait(), NOTIFICATION_TIMEOUT)
+                    report["prompts_changed"] = True
+                except TimeoutError:
+                    report["prompts_changed"] = False
+            else:
+                async with client.listen(prompts_list_changed=True) as subscription:
+                    add_skill(library, ADDED)
+                    try:
+                        async with asyncio.timeout(NOTIFICATION_TIMEOUT):
+                            async for event in subscription:
+                                report["prompts_event"] = type(event).__name__
+                                break
+                        report["prompts_changed"] = "prompts_event" in report
+                    except TimeoutError:
+                        report["prompts_changed"] = False
+            after = await session.send_request(ListPromptsRawRequest(), RAW)
+            report["prompts_after"] = [p["name"] for p in after["prompts"]]
+            print(json.dumps(report))
+            return
         if mode == "skill-file":
             # A skill whose file is a lowercase skill.md: served as SKILL.md, as SEP-2640 names it.
             session = client.session
@@ -193,7 +240,8 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         report["directory_unknown"] = await error_of(
             session.send_request(DirectoryReadRequest(params=DirectoryReadParams(uri="skill://nobody/")), RAW)
         )
-        report["prompts_list"] = await error_of(session.send_request(ListPromptsRawRequest(), RAW))
+        prompts = await session.send_request(ListPromptsRawRequest(), RAW)
+        report["prompts_list"] = [p["name"] for p in prompts["prompts"]]
         report["read_link_out"] = await error_of(client.read_resource("skill://alpha/references/secret.md"))
 
         report["instructions"] = client.instructions
