@@ -228,3 +228,96 @@ fn a_lowercase_skill_md_is_published_as_its_skill_md() {
     assert_eq!(report["read"], json!(content));
     assert_eq!(report["read_lowercase"], json!(content));
 }
+
+/// On a 10,000-skill library the instructions stay within 4,000 characters, the first
+/// 2,048 (what Claude Code kept before its version 2.1.296) hold the count and
+/// `search_skills`, and the skills come most used first, not in alphabetical order.
+#[test]
+fn instructions_of_a_10000_skill_library_survive_every_client_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    for i in 0..10_000 {
+        let name = format!("skill-{i:05}");
+        write(
+            &lib,
+            &format!("{name}/SKILL.md"),
+            &md(
+                &name,
+                &format!("Does task number {i} of the generated library, and nothing else."),
+            ),
+        );
+    }
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[prompt]\npinned = [\"skill-09999\"]\n",
+    );
+    let config = dir.path().join("skills.toml");
+    let (_, report) = mcp_client(
+        dir.path(),
+        "instructions",
+        &lib,
+        &[SKILLS, "serve", "--config", config.to_str().unwrap()],
+    );
+    let instructions = report["instructions"].as_str().unwrap();
+    assert!(
+        instructions.chars().count() <= 4_000,
+        "{} characters",
+        instructions.chars().count()
+    );
+    let head: String = instructions.chars().take(2_048).collect();
+    assert!(
+        head.contains("10000 skills") && head.contains("search_skills(query)"),
+        "{head}"
+    );
+    let entries: Vec<&str> = instructions.lines().skip(1).collect();
+    assert!(
+        entries[0].starts_with("- **skill-09999**"),
+        "the pinned skill first: {}",
+        entries[0]
+    );
+    assert!(entries.iter().all(|l| l.starts_with("- ")), "{instructions}");
+    assert!(
+        instructions.ends_with("more: search_skills finds them)"),
+        "{instructions}"
+    );
+
+    // A smaller budget is a smaller text, cut between entries.
+    let (_, report) = mcp_client(
+        dir.path(),
+        "instructions",
+        &lib,
+        &[
+            SKILLS,
+            "serve",
+            "--config",
+            config.to_str().unwrap(),
+            "--instructions-budget",
+            "1500",
+        ],
+    );
+    let short = report["instructions"].as_str().unwrap();
+    assert!(
+        short.chars().count() <= 1_500 && short.len() < instructions.len(),
+        "{short}"
+    );
+    assert!(instructions.starts_with(short.lines().next().unwrap()));
+    // So is one a skills.toml sets.
+    write(
+        dir.path(),
+        "serve.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[serve]\ninstructions-budget = 1000\n",
+    );
+    let config = dir.path().join("serve.toml");
+    let (_, report) = mcp_client(
+        dir.path(),
+        "instructions",
+        &lib,
+        &[SKILLS, "serve", "--config", config.to_str().unwrap()],
+    );
+    let configured = report["instructions"].as_str().unwrap();
+    assert!(
+        configured.chars().count() <= 1_000 && configured.lines().count() > 1,
+        "{configured}"
+    );
+}

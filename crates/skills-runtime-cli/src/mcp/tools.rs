@@ -212,3 +212,22 @@ impl SkillsServer {
         Ok(result.into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SkillsServer;
+
+    /// Claude Code cuts each tool's description at 2,048 characters (4,096 since its
+    /// version 2.1.296); every description here fits the older cut whole, the texts of
+    /// its parameters included.
+    #[test]
+    fn every_tool_description_fits_the_oldest_client_cut() {
+        for tool in SkillsServer::tool_specs() {
+            let description = tool.description.as_deref().unwrap_or_default();
+            assert!(!description.is_empty(), "{}", tool.name);
+            assert!(description.chars().count() <= 2_048, "{}: {description}", tool.name);
+            let schema = serde_json::Value::Object((*tool.input_schema).clone()).to_string();
+            assert!(schema.chars().count() <= 2_048, "{}: {schema}", tool.name);
+        }
+    }
+}

@@ -154,6 +154,10 @@ async def main(mode: str, library: str, server: list[str]) -> None:
                 )
             print(json.dumps(report))
             return
+        if mode == "instructions":
+            report["instructions"] = client.instructions
+            print(json.dumps(report))
+            return
         if mode in ("prompts", "prompts-legacy"):
             # Skills as prompts: the list, gets with and without good arguments, and the
             # list-changed notification after a skill is added.
