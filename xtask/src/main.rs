@@ -5,6 +5,8 @@
 //!   are doctests of the facade), the API docs with warnings denied, the guide built
 //!   with mdBook, and every publishable crate packaged. This is what CI runs.
 //! - `man`: the manual page of `skills`, into `target/man/skills.1`.
+//! - `mcp-conformance`: the official MCP conformance scenarios that apply to a skills
+//!   server, against `skills serve --http` (part of `test`).
 //! - `layout`: no source file over 500 lines, no two modules of a crate importing each
 //!   other (directly or around a circle); part of `test`.
 //! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
@@ -29,6 +31,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod layout;
+mod mcp_conformance;
 mod realworld;
 mod release;
 
@@ -43,6 +46,8 @@ tasks:
   test                                  fmt check, layout and docs rules, clippy -D warnings, all
                                         tests, API docs, the guide (mdbook build), cargo package
   man                                   the manual page of `skills` into target/man/skills.1
+  mcp-conformance                       the official MCP conformance scenarios that apply to a
+                                        skills server, against `skills serve --http`; part of test
   layout                                no source file over 500 lines, no import circle
                                         between the modules of a crate
   conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
@@ -89,6 +94,7 @@ fn main() -> ExitCode {
         Some("test") if args.len() == 1 => test(),
         Some("layout") if args.len() == 1 => layout::check(&workspace_root()).map(|report| println!("{report}")),
         Some("man") if args.len() == 1 => release::man(),
+        Some("mcp-conformance") if args.len() == 1 => mcp_conformance::run(),
         Some("conformance") => conformance(&args[1..]),
         Some("realworld") => realworld::realworld(&args[1..]),
         Some("bench") => bench(&args[1..]),
@@ -157,6 +163,7 @@ fn test() -> Result<(), String> {
     doc.args(["doc", "--workspace", "--no-deps", "--all-features"])
         .env("RUSTDOCFLAGS", "-D warnings");
     step("doc", doc)?;
+    mcp_conformance::run()?;
     release::guide()?;
     release::package()?;
     println!("all checks passed");
