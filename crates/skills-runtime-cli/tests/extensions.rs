@@ -310,8 +310,9 @@ fn skills_are_prompts_a_person_invokes_with_their_arguments() {
             let message = report[case]["message"].as_str().unwrap();
             assert!(message.contains(needle), "{mode} {case}: {message}");
         }
-        // The model still cannot load a skill for people.
+        // The model still cannot load a skill for people, and loads a titled one.
         assert_eq!(report["load_manual"]["is_error"], true, "{mode}");
+        assert_eq!(report["load_titled"]["is_error"], false, "{mode}: {report}");
 
         assert_eq!(report["prompts_changed"], true, "{mode}: {report}");
         let after: Vec<&str> = report["prompts_after"]

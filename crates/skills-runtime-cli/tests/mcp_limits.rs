@@ -253,6 +253,12 @@ fn instructions_of_a_10000_skill_library_survive_every_client_cut() {
         "[[source]]\nlocation = \"lib\"\n\n[prompt]\npinned = [\"skill-09999\"]\n",
     );
     let config = dir.path().join("skills.toml");
+    let (_, legacy) = mcp_client(
+        dir.path(),
+        "instructions-legacy",
+        &lib,
+        &[SKILLS, "serve", "--config", config.to_str().unwrap()],
+    );
     let (_, report) = mcp_client(
         dir.path(),
         "instructions",
@@ -260,6 +266,10 @@ fn instructions_of_a_10000_skill_library_survive_every_client_cut() {
         &[SKILLS, "serve", "--config", config.to_str().unwrap()],
     );
     let instructions = report["instructions"].as_str().unwrap();
+    assert_eq!(
+        legacy["instructions"], report["instructions"],
+        "both protocol eras get the same text"
+    );
     assert!(
         instructions.chars().count() <= 4_000,
         "{} characters",

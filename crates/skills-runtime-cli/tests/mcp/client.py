@@ -100,7 +100,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         target: Any = server[0]
     else:
         target = StdioServerParameters(command=server[0], args=server[1:])
-    client_mode = "legacy" if mode in ("legacy", "prompts-legacy") else "auto"
+    client_mode = "legacy" if mode == "legacy" or mode.endswith("-legacy") else "auto"
     async with Client(target, mode=client_mode, message_handler=on_message, cache=None) as client:
         report["protocol"] = client.protocol_version
         if mode == "pages":
@@ -136,6 +136,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
             report["search_manual"] = tool_result(await client.call_tool("search_skills", {"query": "deploy the app"}))
             report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
+            report["load_titled"] = tool_result(await client.call_tool("load_skill", {"name": "Daily Log"}))
             report["load_arguments"] = tool_result(
                 await client.call_tool("load_skill", {"name": "greet", "arguments": "'Ada Lovelace' today"})
             )
@@ -154,7 +155,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
                 )
             print(json.dumps(report))
             return
-        if mode == "instructions":
+        if mode in ("instructions", "instructions-legacy"):
             report["instructions"] = client.instructions
             print(json.dumps(report))
             return
@@ -180,6 +181,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["plain"] = await get("plain", {"arguments": "one 'two three'"})
             report["titled"] = await get("daily", None)
             report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
+            report["load_titled"] = tool_result(await client.call_tool("load_skill", {"name": "Daily Log"}))
             if mode == "prompts-legacy":
                 add_skill(library, ADDED)
                 try:
