@@ -304,6 +304,7 @@ fn skills_are_prompts_a_person_invokes_with_their_arguments() {
             ("deploy_extra", "takes no argument \"force\""),
             ("unknown", "no prompt named \"nope\"; prompts: daily, deploy, plain"),
             ("model_only", "no prompt named \"greet\""),
+            ("too_long", "too long: at most 256 arguments and 16384 characters"),
         ] {
             assert_eq!(report[case]["raised"], true, "{mode} {case}: {report}");
             assert_eq!(report[case]["code"], -32602, "{mode} {case}");

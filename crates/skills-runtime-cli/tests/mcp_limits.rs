@@ -117,7 +117,8 @@ fn skills_whose_names_cannot_be_uris_are_named_when_the_server_starts() {
     );
 }
 
-/// `skills/list` pages through a library larger than a page, every skill exactly once.
+/// `skills/list` and `prompts/list` page through a library larger than a page, every
+/// skill exactly once.
 #[test]
 fn skills_list_pages_through_every_skill_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -141,6 +142,16 @@ fn skills_list_pages_through_every_skill_once() {
         .collect();
     let expected: Vec<String> = (0..1_100).map(|i| format!("skill://skill-{i:04}/SKILL.md")).collect();
     assert_eq!(uris, expected);
+    // prompts/list pages the same way: every skill once, as a prompt.
+    assert_eq!(report["prompt_pages"], json!(3), "500 prompts a page");
+    let names: Vec<&str> = report["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let expected: Vec<String> = (0..1_100).map(|i| format!("skill-{i:04}")).collect();
+    assert_eq!(names, expected);
 }
 
 #[test]

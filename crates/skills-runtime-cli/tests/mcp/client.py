@@ -117,6 +117,18 @@ async def main(mode: str, library: str, server: list[str]) -> None:
                     break
             report["pages"] = pages
             report["uris"] = uris
+            # Every page of prompts/list the same way.
+            names, pages, cursor = [], 0, None
+            while True:
+                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                page = await session.send_request(ListPromptsRawRequest(params=params), RAW)
+                pages += 1
+                names += [prompt["name"] for prompt in page["prompts"]]
+                cursor = page.get("nextCursor")
+                if not cursor or pages > 100:
+                    break
+            report["prompt_pages"] = pages
+            report["prompts"] = names
             print(json.dumps(report))
             return
         if mode == "budget":
@@ -180,6 +192,7 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["model_only"] = await get("greet", None)
             report["plain"] = await get("plain", {"arguments": "one 'two three'"})
             report["titled"] = await get("daily", None)
+            report["too_long"] = await get("plain", {"arguments": "x" * 17000})
             report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
             report["load_titled"] = tool_result(await client.call_tool("load_skill", {"name": "Daily Log"}))
             if mode == "prompts-legacy":
