@@ -314,22 +314,30 @@ pub(crate) fn installed(program: &std::path::Path, marker: &std::path::Path, wan
 
 /// `target/test-npm` with [`INSPECTOR`]; returns the path of its `mcp-inspector`.
 fn inspector() -> Result<PathBuf, String> {
-    let prefix = target_dir().join("test-npm");
-    let program = prefix.join("node_modules/.bin/mcp-inspector");
+    let bin = npm_tools("test-npm", &[INSPECTOR], "mcp-inspector", "the MCP tests")?;
+    Ok(bin.join("mcp-inspector"))
+}
+
+/// An npm prefix `target/NAME` with `packages` installed, unless `program` is there
+/// already from exactly those; returns its `node_modules/.bin`.
+pub(crate) fn npm_tools(name: &str, packages: &[&str], program: &str, needed_by: &str) -> Result<PathBuf, String> {
+    let prefix = target_dir().join(name);
+    let bin = prefix.join("node_modules/.bin");
     let marker = prefix.join(".installed");
-    if installed(&program, &marker, INSPECTOR) {
-        return Ok(program);
+    let wanted = packages.join("\n");
+    if installed(&bin.join(program), &marker, &wanted) {
+        return Ok(bin);
     }
     std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
     let mut install = Command::new("npm");
     install
         .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
         .arg(&prefix)
-        .arg(INSPECTOR);
-    step("test-tools: npm install", install)
-        .map_err(|e| format!("{e}\nthe MCP tests need Node.js 20+ with npm (Debian: nodejs npm)"))?;
-    std::fs::write(&marker, INSPECTOR).map_err(|e| format!("{}: {e}", marker.display()))?;
-    Ok(program)
+        .args(packages);
+    step(&format!("{name}: npm install"), install)
+        .map_err(|e| format!("{e}\n{needed_by} need Node.js 20+ with npm (Debian: nodejs npm) and the npm registry"))?;
+    std::fs::write(&marker, wanted).map_err(|e| format!("{}: {e}", marker.display()))?;
+    Ok(bin)
 }
 
 /// Known benchmarks: (name, package, bench target).

@@ -13,7 +13,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::{cargo, installed, step, target_dir, workspace_root};
+use crate::{cargo, npm_tools, step, target_dir, workspace_root};
 
 /// The suite and the Node.js it runs on, pinned.
 const PACKAGES: &[&str] = &["@modelcontextprotocol/conformance@0.2.0-alpha.12", "node@22.23.3"];
@@ -37,23 +37,7 @@ const SCENARIOS: &[&str] = &[
 
 /// `target/test-conformance` with [`PACKAGES`]; returns its `node_modules/.bin`.
 fn tools() -> Result<PathBuf, String> {
-    let prefix = target_dir().join("test-conformance");
-    let bin = prefix.join("node_modules/.bin");
-    let marker = prefix.join(".installed");
-    let wanted = PACKAGES.join("\n");
-    if installed(&bin.join("conformance"), &marker, &wanted) {
-        return Ok(bin);
-    }
-    std::fs::create_dir_all(&prefix).map_err(|e| format!("{}: {e}", prefix.display()))?;
-    let mut install = Command::new("npm");
-    install
-        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix"])
-        .arg(&prefix)
-        .args(PACKAGES);
-    step("mcp-conformance: npm install", install)
-        .map_err(|e| format!("{e}\nthe MCP conformance run needs npm and the npm registry"))?;
-    std::fs::write(&marker, wanted).map_err(|e| format!("{}: {e}", marker.display()))?;
-    Ok(bin)
+    npm_tools("test-conformance", PACKAGES, "conformance", "the MCP conformance run")
 }
 
 /// Runs [`SCENARIOS`] against `skills serve --http` on `examples/skills`.

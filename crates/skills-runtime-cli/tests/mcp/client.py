@@ -106,29 +106,21 @@ async def main(mode: str, library: str, server: list[str]) -> None:
         if mode == "pages":
             # Every page of skills/list, following the cursor.
             session = client.session
-            uris, pages, cursor = [], 0, None
-            while True:
-                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await session.send_request(ListSkillsRequest(params=params), RAW)
-                pages += 1
-                uris += [skill["uri"] for skill in page["skills"]]
-                cursor = page.get("nextCursor")
-                if not cursor or pages > 100:
-                    break
-            report["pages"] = pages
-            report["uris"] = uris
+
+            async def all_pages(request: Any, key: str, field: str) -> tuple[int, list[str]]:
+                items, pages, cursor = [], 0, None
+                while True:
+                    params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+                    page = await session.send_request(request(params=params), RAW)
+                    pages += 1
+                    items += [item[field] for item in page[key]]
+                    cursor = page.get("nextCursor")
+                    if not cursor or pages > 100:
+                        return pages, items
+
+            report["pages"], report["uris"] = await all_pages(ListSkillsRequest, "skills", "uri")
             # Every page of prompts/list the same way.
-            names, pages, cursor = [], 0, None
-            while True:
-                params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
-                page = await session.send_request(ListPromptsRawRequest(params=params), RAW)
-                pages += 1
-                names += [prompt["name"] for prompt in page["prompts"]]
-                cursor = page.get("nextCursor")
-                if not cursor or pages > 100:
-                    break
-            report["prompt_pages"] = pages
-            report["prompts"] = names
+            report["prompt_pages"], report["prompts"] = await all_pages(ListPromptsRawRequest, "prompts", "name")
             print(json.dumps(report))
             return
         if mode == "budget":
