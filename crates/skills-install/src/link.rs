@@ -1,0 +1,137 @@
+//! Making an installed skill visible in an agent's own folder: a relative symbolic
+//! link to the canonical copy (`.claude/skills/web -> ../../.agents/skills/web`), or a
+//! copy where links cannot be made or are not wanted.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::write::{SkillFile, WriteError, replace};
+
+/// What linking one skill into one agent's folder did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Linked {
+    /// A link was made (or pointed at the canonical copy again).
+    Linked(PathBuf),
+    /// The link was there already.
+    Unchanged(PathBuf),
+    /// A copy was written.
+    Copied(PathBuf),
+    /// Something that is not our link is there (a folder of the agent's own, or a copy
+    /// that differs from the one to write): left alone.
+    Occupied(PathBuf),
+}
+
+/// `to` as a path relative to the folder `from` (both absolute, or both relative to
+/// the same folder).
+pub fn relative(from: &Path, to: &Path) -> PathBuf {
+    let from: Vec<Component<'_>> = from.components().collect();
+    let to: Vec<Component<'_>> = to.components().collect();
+    let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..from.len() {
+        out.push("..");
+    }
+    for part in &to[common..] {
+        out.push(part.as_os_str());
+    }
+    out
+}
+
+/// Makes skill `name` of the canonical folder `canonical` visible in the agent folder
+/// `agent_dir`: a relative link, or with `copy` (or where a link cannot be made) a copy
+/// of `files`. An entry that is neither our link nor a copy we may replace is left
+/// alone.
+pub fn link_skill(
+    agent_dir: &Path,
+    canonical: &Path,
+    name: &str,
+    files: &[SkillFile],
+    copy: bool,
+) -> Result<Linked, WriteError> {
+    let entry = agent_dir.join(name);
+    let target = relative(agent_dir, &canonical.join(name));
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WriteError::Io { path, source }
+    };
+    match entry.symlink_metadata() {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            if !copy && std::fs::read_link(&entry).is_ok_and(|t| t == target) {
+                return Ok(Linked::Unchanged(entry));
+            }
+            std::fs::remove_file(&entry).map_err(io(&entry))?;
+        }
+        // A folder there is left alone unless it is already this very copy: it may
+        // be the agent's own skill, or a copy a person edited.
+        Ok(_) if copy && crate::write::digests_of(&entry)? == Some(crate::write::digests_of_files(files)) => {
+            return Ok(Linked::Unchanged(entry));
+        }
+        Ok(_) => return Ok(Linked::Occupied(entry)),
+        Err(_) => {}
+    }
+    std::fs::create_dir_all(agent_dir).map_err(io(agent_dir))?;
+    if !copy {
+        #[cfg(unix)]
+        if std::os::unix::fs::symlink(&target, &entry).is_ok() {
+            return Ok(Linked::Linked(entry));
+        }
+    }
+    replace(agent_dir, name, files, None).map(Linked::Copied)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_to_the_common_folder() {
+        assert_eq!(
+            relative(Path::new("/p/.claude/skills"), Path::new("/p/.agents/skills/web")),
+            Path::new("../../.agents/skills/web")
+        );
+        assert_eq!(
+            relative(Path::new("/h/.config/goose/skills"), Path::new("/h/.agents/skills/web")),
+            Path::new("../../../.agents/skills/web")
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_made_once_and_a_folder_of_the_agents_own_is_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let canonical = dir.path().join(".agents/skills");
+        let files = vec![SkillFile {
+            rel: "SKILL.md".into(),
+            bytes: b"---\nname: web\ndescription: d\n---\n".to_vec(),
+        }];
+        replace(&canonical, "web", &files, None).unwrap();
+        let claude = dir.path().join(".claude/skills");
+        let made = link_skill(&claude, &canonical, "web", &files, false).unwrap();
+        assert_eq!(made, Linked::Linked(claude.join("web")));
+        assert_eq!(std::fs::read(claude.join("web/SKILL.md")).unwrap(), files[0].bytes);
+        assert_eq!(
+            link_skill(&claude, &canonical, "web", &files, false).unwrap(),
+            Linked::Unchanged(claude.join("web"))
+        );
+        std::fs::create_dir_all(claude.join("mine")).unwrap();
+        assert_eq!(
+            link_skill(&claude, &canonical, "mine", &files, false).unwrap(),
+            Linked::Occupied(claude.join("mine"))
+        );
+        let goose = dir.path().join(".goose/skills");
+        assert_eq!(
+            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            Linked::Copied(goose.join("web"))
+        );
+        assert!(!goose.join("web").symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(
+            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            Linked::Unchanged(goose.join("web"))
+        );
+        // An edited copy is not overwritten.
+        std::fs::write(goose.join("web/SKILL.md"), "edited").unwrap();
+        assert_eq!(
+            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            Linked::Occupied(goose.join("web"))
+        );
+    }
+}
