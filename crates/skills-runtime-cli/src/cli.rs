@@ -210,6 +210,34 @@ pub enum Command {
         #[arg(long, value_name = "CHARS")]
         instructions_budget: Option<usize>,
     },
+    /// Install skills of a source into the project's .agents/skills (or ~/.agents/skills
+    /// with --global) and link them into each agent's own folder; pins what was
+    /// installed in skills.lock. A skill edited here is kept unless --force.
+    Add {
+        /// Where the skills are: a folder, `git+...`, `s3://...`, an HTTP registry.
+        source: String,
+        /// Install only this skill (repeat for several; default: every skill).
+        #[arg(long = "skill", value_name = "NAME")]
+        skills: Vec<String>,
+        /// Link into this agent's folder (repeat; default: the agents whose folders
+        /// exist here, e.g. .claude for claude-code).
+        #[arg(long = "agent", value_name = "NAME")]
+        agents: Vec<String>,
+        /// Install under the home directory instead of the current project.
+        #[arg(long)]
+        global: bool,
+        /// Copy into the agents' folders instead of linking.
+        #[arg(long)]
+        copy: bool,
+        /// Replace skills edited here (your version is kept as a backup).
+        #[arg(long)]
+        force: bool,
+        /// Print what would change, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        discovery: DiscoveryArgs,
+    },
     /// Print a completion script for a shell: `skills completions bash >
     /// ~/.local/share/bash-completion/completions/skills` (zsh: a file `_skills` on
     /// $fpath; fish: ~/.config/fish/completions/skills.fish; PowerShell: dot-source it

@@ -435,6 +435,7 @@ pub fn may_read_git(cli: &Cli) -> bool {
             }
             sources
         }
+        Command::Add { source, .. } => return source.contains("git+"),
         Command::New { .. } | Command::Completions { .. } | Command::Manpage => return false,
     };
     if sources.sources.iter().any(|s| s.contains("git+")) {

@@ -1,6 +1,7 @@
 //! The subcommands, one file each; every one that reads skills gets them through
 //! [`crate::library`].
 
+mod add;
 mod info;
 mod list;
 mod load;
@@ -64,6 +65,33 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 "publish needs LOCATION (the library whose skills-index.json to write) or --well-known DIR"
             ),
         },
+        Command::Add {
+            source,
+            skills,
+            agents,
+            global,
+            copy,
+            force,
+            dry_run,
+            discovery,
+        } => {
+            let request = add::AddRequest {
+                source: &source,
+                skills: &skills,
+                agents: &agents,
+                global,
+                copy,
+                force,
+                dry_run,
+            };
+            let args = crate::cli::SourceArgs {
+                sources: Vec::new(),
+                config: None,
+                discovery,
+                lock: crate::cli::LockArgs::default(),
+            };
+            add::add(&request, &args).await
+        }
         Command::Completions { shell } => shell::completions(shell),
         Command::Manpage => shell::manpage(),
         Command::Search {

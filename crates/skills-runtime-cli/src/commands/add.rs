@@ -1,0 +1,280 @@
+//! `skills add SOURCE`: install skills of any source into the project's (or the home
+//! directory's) `.agents/skills`, and make them visible in each agent's own folder.
+//! The work is the install layer's (`skills_install`); this file reads the source,
+//! prints the plan and applies it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use skills_install::agents::{self, Agent};
+use skills_install::link::{Linked, link_skill};
+use skills_install::plan::{Action, Step, plan_skill};
+use skills_install::write::{SkillFile, recover, replace, work_dir};
+use skills_runtime::lock::Lock;
+use skills_runtime::{SkillCatalog, SkillMetadata};
+
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::library::{self, Need};
+
+/// What `skills add` was asked.
+#[derive(Debug)]
+pub struct AddRequest<'a> {
+    pub source: &'a str,
+    pub skills: &'a [String],
+    pub agents: &'a [String],
+    pub global: bool,
+    pub copy: bool,
+    pub force: bool,
+    pub dry_run: bool,
+}
+
+pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let root = if request.global {
+        std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .context("--global installs under the home directory, and HOME is not set")?
+    } else {
+        std::env::current_dir().context("cannot read the current directory")?
+    };
+    let chosen_agents: Vec<&Agent> = if request.agents.is_empty() {
+        agents::detect(&root, request.global)
+    } else {
+        request
+            .agents
+            .iter()
+            .map(|name| agents::find(name))
+            .collect::<Result<_, _>>()?
+    };
+    // The source, read as every command reads one.
+    let mut source_args = args.clone();
+    source_args.sources = vec![request.source.to_owned()];
+    source_args.config = None;
+    let library = library::catalog(&source_args, Need::Listing, true).await?;
+    let catalog = library.catalog.clone();
+    let snapshot = catalog.snapshot();
+    let skills = choose(snapshot.skills(), request.skills)?;
+    let canonical = agents::canonical_dir(&root);
+    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lock = read_lock(&lockfile)?;
+
+    let mut plan = Vec::new();
+    for skill in &skills {
+        let files = read_files(&catalog, skill).await?;
+        let installed = lock.as_ref().and_then(|lock| installed_digests(lock, &skill.name));
+        let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.force)?;
+        println!("{}", describe(&step));
+        plan.push((step, files));
+    }
+    let names: Vec<&str> = chosen_agents.iter().map(|a| a.name).collect();
+    if names.is_empty() {
+        println!(
+            "into {} (read by the agents of the Agent Skills convention)",
+            canonical.display()
+        );
+    } else {
+        println!("into {}, linked for {}", canonical.display(), names.join(", "));
+    }
+    if request.dry_run {
+        println!("dry run: nothing written");
+        return Ok(ExitCode::from(EXIT_OK));
+    }
+    let _guard = InstallLock::take(&canonical)?;
+    for name in recover(&canonical)? {
+        eprintln!("{name}: put back the version an interrupted run had moved aside");
+    }
+    let mut kept = 0;
+    for (step, files) in &plan {
+        match step.action {
+            Action::KeepLocalEdit => {
+                kept += 1;
+                continue;
+            }
+            Action::Unchanged => {}
+            Action::Install | Action::Update => {
+                replace(&canonical, &step.name, files, None)?;
+            }
+            Action::ReplaceLocalEdit => {
+                let backup = backup_path(&canonical, &step.name);
+                replace(&canonical, &step.name, files, Some(&backup))?;
+                println!("{}: your edited version is kept at {}", step.name, backup.display());
+            }
+        }
+        for agent in &chosen_agents {
+            let Some(dir) = agent.dir(&root, request.global) else {
+                continue;
+            };
+            match link_skill(&dir, &canonical, &step.name, files, request.copy)? {
+                Linked::Occupied(path) => eprintln!(
+                    "warning: {} is not ours (a folder of {}'s own, or an edited copy): left alone",
+                    path.display(),
+                    agent.display
+                ),
+                Linked::Linked(_) | Linked::Copied(_) | Linked::Unchanged(_) => {}
+            }
+        }
+    }
+    // What is installed now, pinned with each file's digest.
+    let (pinned, problems) = catalog.pin().await;
+    let mut lock = lock.unwrap_or_default();
+    for (step, _) in plan.iter().filter(|(step, _)| step.action != Action::KeepLocalEdit) {
+        if let Some(skill) = pinned.skills.get(&step.name) {
+            lock.skills.insert(step.name.clone(), skill.clone());
+        }
+    }
+    lock.sources.extend(pinned.sources);
+    write_atomically(&lockfile, &lock.to_toml())?;
+    for problem in &problems {
+        eprintln!("error: {problem}");
+    }
+    let installed = plan.len() - kept;
+    println!(
+        "{installed} skills in place, {kept} kept as edited here; {}",
+        lockfile.display()
+    );
+    Ok(ExitCode::from(if problems.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_SOURCE_ERROR
+    }))
+}
+
+/// The skills named (every one of the source without names), or an error naming the
+/// missing ones and what the source has.
+fn choose<'a>(all: &'a [std::sync::Arc<SkillMetadata>], names: &[String]) -> anyhow::Result<Vec<&'a SkillMetadata>> {
+    if names.is_empty() {
+        if all.is_empty() {
+            bail!("the source has no skills");
+        }
+        return Ok(all.iter().map(|s| &**s).collect());
+    }
+    let missing: Vec<&str> = names
+        .iter()
+        .filter(|n| !all.iter().any(|s| &s.name == *n))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        let available: Vec<&str> = all.iter().take(30).map(|s| s.name.as_str()).collect();
+        bail!(
+            "the source has no skill {}; it has: {}",
+            missing.join(", "),
+            available.join(", ")
+        );
+    }
+    Ok(all.iter().filter(|s| names.contains(&s.name)).map(|s| &**s).collect())
+}
+
+/// Every file of `skill`'s folder, read through its source and checked against the
+/// digests of its manifest (the MCP extension's limits and containment applied).
+async fn read_files(catalog: &SkillCatalog, skill: &SkillMetadata) -> anyhow::Result<Vec<SkillFile>> {
+    let snapshot = catalog.snapshot();
+    let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name)) else {
+        bail!("{}: no source serves it", skill.name);
+    };
+    let backend = source.backend().clone();
+    let manifest = catalog
+        .digests()
+        .manifest(backend.as_ref(), index, skill)
+        .await
+        .map_err(|reason| anyhow::anyhow!("{}: cannot be installed: {reason}", skill.name))?;
+    let paths: Vec<String> = manifest
+        .files
+        .iter()
+        .map(|f| format!("{}/{}", skill.dir(), f.rel))
+        .collect();
+    let mut files = Vec::with_capacity(paths.len());
+    for (file, answer) in manifest.files.iter().zip(backend.download_files(&paths).await) {
+        let bytes = answer
+            .into_result()
+            .map_err(|e| anyhow::anyhow!("{}: cannot read {}: {e}", skill.name, file.rel))?;
+        if skills_runtime::digest::sha256_text(&bytes) != file.digest {
+            bail!("{}: {} changed while it was read; run again", skill.name, file.rel);
+        }
+        files.push(SkillFile {
+            rel: file.rel.clone(),
+            bytes,
+        });
+    }
+    Ok(files)
+}
+
+fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(
+            Lock::parse(&text).with_context(|| format!("in {}", path.display()))?,
+        )),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
+}
+
+/// What the lock says was installed as `name`: each file's digest.
+fn installed_digests(lock: &Lock, name: &str) -> Option<BTreeMap<String, String>> {
+    let skill = lock.skills.get(name)?;
+    Some(
+        skill
+            .files
+            .iter()
+            .map(|(rel, f)| (rel.clone(), f.digest.clone()))
+            .collect(),
+    )
+}
+
+/// One line of the plan.
+fn describe(step: &Step) -> String {
+    match step.action {
+        Action::Install => format!("install {} ({} files)", step.name, step.changes.added.len()),
+        Action::Update => format!("update {}: {}", step.name, step.changes),
+        Action::Unchanged => format!("unchanged {}", step.name),
+        Action::KeepLocalEdit => format!(
+            "keep {}: edited here ({}); --force replaces it and keeps your version as a backup",
+            step.name, step.changes
+        ),
+        Action::ReplaceLocalEdit => format!("replace {} (edited here: {})", step.name, step.changes),
+    }
+}
+
+fn backup_path(canonical: &Path, name: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    work_dir(canonical).join("backup").join(format!("{name}-{secs}"))
+}
+
+/// Writes `text` to `path` through a temporary file renamed over it.
+fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// One install at a time per skills folder: a file created exclusively, removed when
+/// the run ends.
+struct InstallLock(PathBuf);
+
+impl InstallLock {
+    fn take(canonical: &Path) -> anyhow::Result<Self> {
+        let work = work_dir(canonical);
+        std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+        let path = work.join("lock");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| {
+                format!(
+                    "another skills run is installing into {} (remove {} if none is)",
+                    canonical.display(),
+                    path.display()
+                )
+            })?;
+        Ok(Self(path))
+    }
+}
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}

@@ -1,0 +1,148 @@
+//! `skills add`: skills of a source installed into a project's `.agents/skills` and
+//! linked into each agent's folder, run as a user runs it (a temporary project and
+//! HOME, a real git repository).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{md, skills, stderr, stdout, write};
+use skills_backend_git::test_support::TestRepo;
+
+fn library(root: &Path) {
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web"));
+    write(root, "lib/web/scripts/fetch.py", "print('fetch')\n");
+    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+}
+
+#[test]
+fn add_installs_links_pins_and_never_replaces_a_local_edit_unless_forced() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    std::fs::create_dir_all(root.join("project/.claude")).unwrap();
+    let project = root.join("project");
+    let lib = root.join("lib");
+    let lib = lib.to_str().unwrap();
+
+    let out = skills(&project, &["add", lib, "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("install web (2 files)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("linked for claude-code"), "{}", stdout(&out));
+    assert!(!project.join(".agents").exists() && !project.join("skills.lock").exists());
+
+    let out = skills(&project, &["add", lib]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let installed = project.join(".agents/skills/web/scripts/fetch.py");
+    assert_eq!(std::fs::read_to_string(&installed).unwrap(), "print('fetch')\n");
+    let link = project.join(".claude/skills/web");
+    assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("../../.agents/skills/web")
+    );
+    assert!(link.join("SKILL.md").is_file(), "the link resolves");
+    let lock = std::fs::read_to_string(project.join("skills.lock")).unwrap();
+    assert!(
+        lock.contains("[skills.\"web\"]") && lock.contains("scripts/fetch.py"),
+        "{lock}"
+    );
+
+    // A second run changes nothing and says so.
+    let out = skills(&project, &["add", lib]);
+    assert!(
+        stdout(&out).contains("unchanged pdf") && stdout(&out).contains("unchanged web"),
+        "{}",
+        stdout(&out)
+    );
+
+    // A new version upstream is an update; an edit here is kept unless --force.
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    let out = skills(&project, &["add", lib, "--skill", "web"]);
+    assert!(
+        stdout(&out).contains("update web: 1 changed (SKILL.md)"),
+        "{}",
+        stdout(&out)
+    );
+    let edited = project.join(".agents/skills/web/SKILL.md");
+    std::fs::write(&edited, "my own words").unwrap();
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, best"));
+    let out = skills(&project, &["add", lib, "--skill", "web"]);
+    assert!(stdout(&out).contains("keep web: edited here"), "{}", stdout(&out));
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), "my own words");
+    let out = skills(&project, &["add", lib, "--skill", "web", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&edited).unwrap().contains("best"));
+    let backups = project.join(".agents/.skills-install/backup");
+    let backup = std::fs::read_dir(&backups).unwrap().next().unwrap().unwrap().path();
+    assert_eq!(
+        std::fs::read_to_string(backup.join("SKILL.md")).unwrap(),
+        "my own words"
+    );
+}
+
+#[test]
+fn add_refuses_unknown_skills_and_agents_with_what_there_is() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let lib = dir.path().join("lib");
+    let lib = lib.to_str().unwrap();
+    let out = skills(dir.path(), &["add", lib, "--skill", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no skill nope; it has: pdf, web"),
+        "{}",
+        stderr(&out)
+    );
+    let out = skills(dir.path(), &["add", lib, "--agent", "clode"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("unknown agent \"clode\"") && stderr(&out).contains("claude-code"));
+    assert!(!dir.path().join(".agents").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_source_is_never_followed_into_the_install() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("lib/web/secret")).unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let lib = dir.path().join("lib");
+    let out = skills(&project, &["add", lib.to_str().unwrap(), "--skill", "web"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The skill is installed without the link, and nothing of /etc/passwd is copied.
+    let installed = project.join(".agents/skills/web");
+    assert!(installed.join("SKILL.md").is_file());
+    assert!(installed.join("secret").symlink_metadata().is_err());
+    assert!(stdout(&out).contains("install web (2 files)"), "{}", stdout(&out));
+}
+
+#[test]
+fn add_reads_a_git_source_into_the_home_folder_with_global() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", md("web", "from git"));
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("home/.claude")).unwrap();
+    let source = format!("git+file://{}#ref=main&path=skills", repo.path().display());
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["add", &source, "--global", "--agent", "claude-code"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path().join("home"))
+        .env("SKILLS_GIT_CACHE", dir.path().join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let home = dir.path().join("home");
+    assert!(
+        std::fs::read_to_string(home.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("from git")
+    );
+    assert!(home.join(".claude/skills/web/SKILL.md").is_file());
+    let lock = std::fs::read_to_string(home.join("skills.lock")).unwrap();
+    assert!(lock.contains("resolved = \"git:"), "{lock}");
+}
