@@ -2,7 +2,7 @@
 //!
 //! [`agents`] is the table of agents and the folders they read (project and global);
 //! [`plan`] decides what installing a skill does ([`plan::plan_skill`]: install,
-//! update, unchanged, or keep a local edit); [`write`] writes a skill atomically (a
+//! update, unchanged, or keep a local edit); [`write`](mod@write) writes a skill atomically (a
 //! staging copy renamed into place, the old version moved aside and removed last, a
 //! killed run recovered by [`write::recover`]); [`link`] makes an installed skill
 //! visible in an agent's own folder by a relative link or a copy.
