@@ -131,6 +131,15 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check the skills skills.lock pins against their sources now (the sources the lock
+    /// names): one line per skill whose files changed or that is gone; exit 1 when any.
+    Outdated {
+        #[command(flatten)]
+        sources: SourceArgs,
+        /// Print JSON (name, state, files added, changed and removed).
+        #[arg(long)]
+        json: bool,
+    },
     /// Find skills by what they do: what the search_skills tool answers (best first).
     Search {
         /// What the skill should do, in a few words.

@@ -426,7 +426,6 @@ pub fn may_read_git(cli: &Cli) -> bool {
         | Command::Search { sources, .. }
         | Command::Watch { sources, .. }
         | Command::Lock { sources, .. }
-        | Command::Verify { sources, .. }
         | Command::Serve { sources, .. } => sources,
         Command::Validate { paths, .. } => return paths.iter().any(|p| p.contains("git+")),
         Command::Publish { location, sources, .. } => {
@@ -436,6 +435,8 @@ pub fn may_read_git(cli: &Cli) -> bool {
             sources
         }
         Command::Add { source, .. } => return source.contains("git+"),
+        // Both read the sources a lock names, which may be git.
+        Command::Verify { .. } | Command::Outdated { .. } => return true,
         Command::New { .. } | Command::Completions { .. } | Command::Manpage => return false,
     };
     if sources.sources.iter().any(|s| s.contains("git+")) {

@@ -146,3 +146,57 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
     let lock = std::fs::read_to_string(home.join("skills.lock")).unwrap();
     assert!(lock.contains("resolved = \"git:"), "{lock}");
 }
+
+#[test]
+fn outdated_names_the_installed_skills_whose_files_changed_upstream() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let lib = root.join("lib");
+    let lib = lib.to_str().unwrap();
+    assert_eq!(skills(&project, &["add", lib]).status.code(), Some(0));
+    let out = skills(&project, &["outdated"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("2 skills up to date"), "{}", stdout(&out));
+
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    write(root, "lib/web/references/new.md", "new\n");
+    std::fs::remove_dir_all(root.join("lib/pdf")).unwrap();
+    let out = skills(&project, &["outdated"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stdout(&out),
+        "pdf: gone from its source\nweb: outdated: 1 added (references/new.md), 1 changed (SKILL.md)\n"
+    );
+    let json: serde_json::Value = serde_json::from_slice(&skills(&project, &["outdated", "--json"]).stdout).unwrap();
+    assert_eq!(json[1]["name"], "web");
+    assert_eq!(json[1]["changed"], serde_json::json!(["SKILL.md"]));
+}
+
+#[test]
+fn outdated_on_git_compares_files_not_commits() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/web/SKILL.md", md("web", "v1"));
+    repo.write("skills/pdf/SKILL.md", md("pdf", "v1"));
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}#ref=main&path=skills", repo.path().display());
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("HOME", dir.path().join("home"))
+            .env("SKILLS_GIT_CACHE", dir.path().join("cache"))
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run(&["add", &source]).status.code(), Some(0));
+    // A commit that touches only pdf: web is not outdated, though the commit moved.
+    repo.write("skills/pdf/SKILL.md", md("pdf", "v2"));
+    repo.commit("main", "v2");
+    let out = run(&["outdated"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "pdf: outdated: 1 changed (SKILL.md)\n");
+}

@@ -7,6 +7,7 @@ mod list;
 mod load;
 mod lock;
 mod new;
+mod outdated;
 mod prompt;
 mod publish;
 mod search;
@@ -54,6 +55,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => load::load(&sources, &name, json, arguments).await,
         Command::Lock { sources, update, sign } => lock::lock(&sources, &update, sign.as_deref()).await,
         Command::Verify { sources, json } => lock::verify(&sources, json).await,
+        Command::Outdated { sources, json } => outdated::outdated(&sources, json).await,
         Command::Publish {
             location,
             well_known,

@@ -1,0 +1,95 @@
+//! `skills outdated`: each skill `skills.lock` pins against its source now: the sources
+//! the lock names are read again (git at its ref's head), and a skill is outdated when
+//! its files' digests differ from the pinned ones (not merely because its source moved).
+
+use std::collections::BTreeMap;
+use std::process::ExitCode;
+
+use serde::Serialize;
+use skills_install::plan::Changes;
+use skills_runtime::lock::{Lock, LockedSkill};
+
+use crate::cli::{EXIT_OK, SourceArgs};
+use crate::library::{self, Need, lock_settings};
+
+/// Exit code when a skill is outdated or gone.
+const EXIT_OUTDATED: u8 = 1;
+
+#[derive(Serialize)]
+struct OutdatedJson {
+    name: String,
+    state: &'static str,
+    added: Vec<String>,
+    changed: Vec<String>,
+    removed: Vec<String>,
+}
+
+pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let settings = lock_settings(args)?;
+    let lock = settings.read()?;
+    let Some(specs) = library::specs_of_lock(&lock, &settings.path) else {
+        anyhow::bail!(
+            "{} does not say where its sources are (it predates source specs): run `skills lock` again",
+            settings.path.display()
+        );
+    };
+    let mut unfrozen = args.clone();
+    unfrozen.lock.frozen = false;
+    let library = library::catalog_of(&specs, &unfrozen, Need::Listing, json).await?;
+    let (now, problems) = library.catalog.pin().await;
+    for problem in &problems {
+        eprintln!("warning: {problem}");
+    }
+    let report = compare(&lock, &now);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else if report.is_empty() {
+        println!("{} skills up to date ({})", lock.skills.len(), settings.path.display());
+    } else {
+        for entry in &report {
+            let changes = Changes {
+                added: entry.added.clone(),
+                changed: entry.changed.clone(),
+                removed: entry.removed.clone(),
+            };
+            match entry.state {
+                "gone" => println!("{}: gone from its source", entry.name),
+                _ => println!("{}: outdated: {changes}", entry.name),
+            }
+        }
+    }
+    Ok(ExitCode::from(if report.is_empty() { EXIT_OK } else { EXIT_OUTDATED }))
+}
+
+/// Each pinned skill whose files now differ, or that is gone, by name.
+fn compare(lock: &Lock, now: &Lock) -> Vec<OutdatedJson> {
+    let digests = |skill: &LockedSkill| -> BTreeMap<String, String> {
+        skill
+            .files
+            .iter()
+            .map(|(rel, f)| (rel.clone(), f.digest.clone()))
+            .collect()
+    };
+    lock.skills
+        .iter()
+        .filter_map(|(name, pinned)| {
+            let Some(current) = now.skills.get(name) else {
+                return Some(OutdatedJson {
+                    name: name.clone(),
+                    state: "gone",
+                    added: Vec::new(),
+                    changed: Vec::new(),
+                    removed: Vec::new(),
+                });
+            };
+            let changes = Changes::between(&digests(pinned), &digests(current));
+            (!changes.is_empty()).then(|| OutdatedJson {
+                name: name.clone(),
+                state: "outdated",
+                added: changes.added,
+                changed: changes.changed,
+                removed: changes.removed,
+            })
+        })
+        .collect()
+}
