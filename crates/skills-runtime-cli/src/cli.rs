@@ -247,6 +247,23 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
+    /// Remove installed skills: from .agents/skills (or ~/.agents/skills with --global),
+    /// from the agents' folders that link to them, and from skills.lock. A skill edited
+    /// here is kept unless --force (which keeps a backup).
+    Remove {
+        /// The skills.
+        #[arg(required = true, value_name = "NAME")]
+        names: Vec<String>,
+        /// Remove from the home directory's skills instead of the project's.
+        #[arg(long)]
+        global: bool,
+        /// Remove a skill edited here too (your version is kept as a backup).
+        #[arg(long)]
+        force: bool,
+        /// Print what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Print a completion script for a shell: `skills completions bash >
     /// ~/.local/share/bash-completion/completions/skills` (zsh: a file `_skills` on
     /// $fpath; fish: ~/.config/fish/completions/skills.fish; PowerShell: dot-source it

@@ -437,7 +437,9 @@ pub fn may_read_git(cli: &Cli) -> bool {
         Command::Add { source, .. } => return source.contains("git+"),
         // Both read the sources a lock names, which may be git.
         Command::Verify { .. } | Command::Outdated { .. } => return true,
-        Command::New { .. } | Command::Completions { .. } | Command::Manpage => return false,
+        Command::New { .. } | Command::Remove { .. } | Command::Completions { .. } | Command::Manpage => {
+            return false;
+        }
     };
     if sources.sources.iter().any(|s| s.contains("git+")) {
         return true;

@@ -200,3 +200,45 @@ fn outdated_on_git_compares_files_not_commits() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(stdout(&out), "pdf: outdated: 1 changed (SKILL.md)\n");
 }
+
+#[test]
+fn remove_takes_a_skill_out_of_every_folder_and_the_lock_but_keeps_an_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let lib = root.join("lib");
+    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+
+    let out = skills(&project, &["remove", "pdf", "--dry-run"]);
+    assert!(stdout(&out).contains("remove pdf and its links in"), "{}", stdout(&out));
+    assert!(project.join(".agents/skills/pdf").is_dir());
+
+    let out = skills(&project, &["remove", "pdf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!project.join(".agents/skills/pdf").exists());
+    assert!(project.join(".claude/skills/pdf").symlink_metadata().is_err());
+    let lock = std::fs::read_to_string(project.join("skills.lock")).unwrap();
+    assert!(
+        !lock.contains("[skills.\"pdf\"]") && lock.contains("[skills.\"web\"]"),
+        "{lock}"
+    );
+
+    std::fs::write(project.join(".agents/skills/web/SKILL.md"), "edited").unwrap();
+    let out = skills(&project, &["remove", "web"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("keep web: edited here"), "{}", stderr(&out));
+    assert!(project.join(".agents/skills/web").is_dir());
+    let out = skills(&project, &["remove", "web", "--force"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!project.join(".agents/skills/web").exists());
+    assert!(
+        stdout(&out).contains("your edited version is kept at"),
+        "{}",
+        stdout(&out)
+    );
+    let out = skills(&project, &["remove", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nope is not installed"), "{}", stderr(&out));
+}

@@ -30,14 +30,19 @@ pub struct AddRequest<'a> {
     pub dry_run: bool,
 }
 
-pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
-    let root = if request.global {
+/// Where installed skills go: the current project, or the home directory.
+pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
+    if global {
         std::env::var_os("HOME")
             .map(PathBuf::from)
-            .context("--global installs under the home directory, and HOME is not set")?
+            .context("--global installs under the home directory, and HOME is not set")
     } else {
-        std::env::current_dir().context("cannot read the current directory")?
-    };
+        std::env::current_dir().context("cannot read the current directory")
+    }
+}
+
+pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let root = install_root(request.global)?;
     let chosen_agents: Vec<&Agent> = if request.agents.is_empty() {
         agents::detect(&root, request.global)
     } else {
@@ -199,7 +204,7 @@ async fn read_files(catalog: &SkillCatalog, skill: &SkillMetadata) -> anyhow::Re
     Ok(files)
 }
 
-fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
+pub fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(
             Lock::parse(&text).with_context(|| format!("in {}", path.display()))?,
@@ -210,7 +215,7 @@ fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
 }
 
 /// What the lock says was installed as `name`: each file's digest.
-fn installed_digests(lock: &Lock, name: &str) -> Option<BTreeMap<String, String>> {
+pub fn installed_digests(lock: &Lock, name: &str) -> Option<BTreeMap<String, String>> {
     let skill = lock.skills.get(name)?;
     Some(
         skill
@@ -235,7 +240,7 @@ fn describe(step: &Step) -> String {
     }
 }
 
-fn backup_path(canonical: &Path, name: &str) -> PathBuf {
+pub fn backup_path(canonical: &Path, name: &str) -> PathBuf {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -243,7 +248,7 @@ fn backup_path(canonical: &Path, name: &str) -> PathBuf {
 }
 
 /// Writes `text` to `path` through a temporary file renamed over it.
-fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
+pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
     std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
@@ -251,10 +256,10 @@ fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// One install at a time per skills folder: a file created exclusively, removed when
 /// the run ends.
-struct InstallLock(PathBuf);
+pub struct InstallLock(PathBuf);
 
 impl InstallLock {
-    fn take(canonical: &Path) -> anyhow::Result<Self> {
+    pub fn take(canonical: &Path) -> anyhow::Result<Self> {
         let work = work_dir(canonical);
         std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
         let path = work.join("lock");

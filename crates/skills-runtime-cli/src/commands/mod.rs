@@ -10,6 +10,7 @@ mod new;
 mod outdated;
 mod prompt;
 mod publish;
+mod remove;
 mod search;
 mod shell;
 mod validate;
@@ -94,6 +95,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             add::add(&request, &args).await
         }
+        Command::Remove {
+            names,
+            global,
+            force,
+            dry_run,
+        } => remove::remove(&remove::RemoveRequest {
+            names: &names,
+            global,
+            force,
+            dry_run,
+        }),
         Command::Completions { shell } => shell::completions(shell),
         Command::Manpage => shell::manpage(),
         Command::Search {

@@ -1,0 +1,126 @@
+//! `skills remove NAME...`: installed skills out of `.agents/skills`, out of every
+//! agent folder that links to them (or holds our copy), and out of `skills.lock`. A
+//! skill edited here is kept unless `--force`, which keeps the edited version as a
+//! backup.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use skills_install::agents::{self, AGENTS};
+use skills_install::write::digests_of;
+
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR};
+use crate::commands::add::{InstallLock, backup_path, installed_digests, read_lock, write_atomically};
+
+/// What `skills remove` was asked.
+#[derive(Debug)]
+pub struct RemoveRequest<'a> {
+    pub names: &'a [String],
+    pub global: bool,
+    pub force: bool,
+    pub dry_run: bool,
+}
+
+pub fn remove(request: &RemoveRequest<'_>) -> anyhow::Result<ExitCode> {
+    let root = crate::commands::add::install_root(request.global)?;
+    let canonical = agents::canonical_dir(&root);
+    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let mut lock = read_lock(&lockfile)?.unwrap_or_default();
+    let _guard = (!request.dry_run).then(|| InstallLock::take(&canonical)).transpose()?;
+    let mut code = EXIT_OK;
+    for name in request.names {
+        let dir = canonical.join(name);
+        let now = digests_of(&dir)?;
+        let pinned = installed_digests(&lock, name);
+        if now.is_none() && pinned.is_none() {
+            eprintln!("error: {name} is not installed in {}", canonical.display());
+            code = EXIT_SOURCE_ERROR;
+            continue;
+        }
+        let edited = now.is_some() && now != pinned;
+        if edited && !request.force {
+            eprintln!("keep {name}: edited here (or not installed by skills); --force removes it and keeps a backup");
+            code = EXIT_SOURCE_ERROR;
+            continue;
+        }
+        let links = agent_entries(&root, request.global, &canonical, name);
+        println!(
+            "remove {name}{}",
+            if links.is_empty() {
+                String::new()
+            } else {
+                format!(" and its links in {}", shown(&links))
+            }
+        );
+        if request.dry_run {
+            continue;
+        }
+        for link in &links {
+            std::fs::remove_file(link).with_context(|| format!("cannot remove {}", link.display()))?;
+        }
+        if now.is_some() {
+            if edited {
+                let backup = backup_path(&canonical, name);
+                if let Some(parent) = backup.parent() {
+                    std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
+                }
+                std::fs::rename(&dir, &backup).with_context(|| format!("cannot move {}", dir.display()))?;
+                println!("{name}: your edited version is kept at {}", backup.display());
+            } else {
+                std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+            }
+        }
+        lock.skills.remove(name);
+    }
+    if request.dry_run {
+        println!("dry run: nothing removed");
+    } else {
+        write_atomically(&lockfile, &lock.to_toml())?;
+    }
+    Ok(ExitCode::from(code))
+}
+
+/// The links in agents' folders under `root` that lead to the installed `name`.
+fn agent_entries(root: &Path, global: bool, canonical: &Path, name: &str) -> Vec<PathBuf> {
+    let target = canonical.join(name);
+    let mut found: Vec<PathBuf> = AGENTS
+        .iter()
+        .filter_map(|agent| agent.dir(root, global))
+        .map(|dir| dir.join(name))
+        .filter(|entry| {
+            entry.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+                && std::fs::read_link(entry).is_ok_and(|t| {
+                    entry
+                        .parent()
+                        .is_some_and(|p| normalize(&p.join(&t)) == normalize(&target))
+                })
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// `path` with `.` and `..` resolved lexically.
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn shown(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .filter_map(|p| p.parent().map(|d| d.display().to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
