@@ -247,6 +247,25 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
+    /// Install the new versions of installed skills (all, or those named) from the
+    /// sources skills.lock names: the plan printed, a skill edited here kept unless
+    /// --force (which keeps a backup), the new versions pinned.
+    Update {
+        /// The skills (default: every installed one).
+        #[arg(value_name = "NAME")]
+        names: Vec<String>,
+        /// Update the home directory's skills instead of the project's.
+        #[arg(long)]
+        global: bool,
+        /// Replace skills edited here (your version is kept as a backup).
+        #[arg(long)]
+        force: bool,
+        /// Print what would change, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        discovery: DiscoveryArgs,
+    },
     /// Remove installed skills: from .agents/skills (or ~/.agents/skills with --global),
     /// from the agents' folders that link to them, and from skills.lock. A skill edited
     /// here is kept unless --force (which keeps a backup).

@@ -436,7 +436,7 @@ pub fn may_read_git(cli: &Cli) -> bool {
         }
         Command::Add { source, .. } => return source.contains("git+"),
         // Both read the sources a lock names, which may be git.
-        Command::Verify { .. } | Command::Outdated { .. } => return true,
+        Command::Verify { .. } | Command::Outdated { .. } | Command::Update { .. } => return true,
         Command::New { .. } | Command::Remove { .. } | Command::Completions { .. } | Command::Manpage => {
             return false;
         }

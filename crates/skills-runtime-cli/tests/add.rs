@@ -242,3 +242,53 @@ fn remove_takes_a_skill_out_of_every_folder_and_the_lock_but_keeps_an_edit() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nope is not installed"), "{}", stderr(&out));
 }
+
+#[test]
+fn update_installs_the_new_versions_from_the_locked_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let lib = root.join("lib");
+    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs, better"));
+    std::fs::write(project.join(".agents/skills/pdf/SKILL.md"), "my pdf notes").unwrap();
+
+    let out = skills(&project, &["update", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("update web: 1 changed (SKILL.md)"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).contains("keep pdf: edited here"), "{}", stdout(&out));
+    assert!(
+        !std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("better")
+    );
+
+    let out = skills(&project, &["update"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("better")
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join(".agents/skills/pdf/SKILL.md")).unwrap(),
+        "my pdf notes"
+    );
+    // The lock pins the new web: outdated now names only the edited pdf's source change.
+    let out = skills(&project, &["outdated"]);
+    assert_eq!(stdout(&out), "pdf: outdated: 1 changed (SKILL.md)\n");
+    let out = skills(&project, &["update", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("not installed: nope; installed: pdf, web"),
+        "{}",
+        stderr(&out)
+    );
+}

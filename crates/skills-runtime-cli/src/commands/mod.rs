@@ -13,6 +13,7 @@ mod publish;
 mod remove;
 mod search;
 mod shell;
+mod update;
 mod validate;
 mod watch;
 
@@ -94,6 +95,27 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 lock: crate::cli::LockArgs::default(),
             };
             add::add(&request, &args).await
+        }
+        Command::Update {
+            names,
+            global,
+            force,
+            dry_run,
+            discovery,
+        } => {
+            let args = crate::cli::SourceArgs {
+                sources: Vec::new(),
+                config: None,
+                discovery,
+                lock: crate::cli::LockArgs::default(),
+            };
+            let request = update::UpdateRequest {
+                names: &names,
+                global,
+                force,
+                dry_run,
+            };
+            update::update(&request, &args).await
         }
         Command::Remove {
             names,

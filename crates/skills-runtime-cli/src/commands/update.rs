@@ -1,0 +1,83 @@
+//! `skills update [NAME]...`: the installed skills that `skills.lock` pins, read again
+//! from the sources the lock names and installed as `skills add` installs them: the
+//! plan printed (files added, changed, removed), a skill edited here kept unless
+//! `--force`, the new versions pinned.
+
+use std::process::ExitCode;
+
+use anyhow::bail;
+
+use crate::cli::{EXIT_OK, SourceArgs};
+use crate::commands::add::{self, AddRequest, install_root, read_lock};
+use crate::library;
+
+/// What `skills update` was asked.
+#[derive(Debug)]
+pub struct UpdateRequest<'a> {
+    pub names: &'a [String],
+    pub global: bool,
+    pub force: bool,
+    pub dry_run: bool,
+}
+
+pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let root = install_root(request.global)?;
+    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let Some(lock) = read_lock(&lockfile)? else {
+        bail!(
+            "nothing is installed here: {} does not exist (`skills add SOURCE` installs)",
+            lockfile.display()
+        );
+    };
+    let unknown: Vec<&str> = request
+        .names
+        .iter()
+        .filter(|n| !lock.skills.contains_key(*n))
+        .map(String::as_str)
+        .collect();
+    if !unknown.is_empty() {
+        let installed: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
+        bail!(
+            "not installed: {}; installed: {}",
+            unknown.join(", "),
+            installed.join(", ")
+        );
+    }
+    let Some(specs) = library::specs_of_lock(&lock, &lockfile) else {
+        bail!(
+            "{} does not say where its sources are: add the skills again",
+            lockfile.display()
+        );
+    };
+    let mut code = ExitCode::from(EXIT_OK);
+    for spec in specs {
+        let label = spec.label.clone().unwrap_or_default();
+        let skills: Vec<String> = lock
+            .skills
+            .iter()
+            .filter(|(name, skill)| skill.source == label && (request.names.is_empty() || request.names.contains(name)))
+            .map(|(name, _)| name.clone())
+            .collect();
+        if skills.is_empty() {
+            continue;
+        }
+        println!("from {label} ({}):", spec.location);
+        let mut source_args = args.clone();
+        source_args.discovery.depth = spec.depth;
+        let source = format!("{label}={}", spec.location);
+        let add = AddRequest {
+            source: &source,
+            skills: &skills,
+            agents: &[],
+            global: request.global,
+            copy: false,
+            force: request.force,
+            dry_run: request.dry_run,
+        };
+        let done = add::add(&add, &source_args).await?;
+        if done != ExitCode::from(EXIT_OK) {
+            code = done;
+        }
+    }
+    Ok(code)
+}
