@@ -135,17 +135,7 @@ pub fn plan_skill(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::write::replace;
-
-    fn files(pairs: &[(&str, &str)]) -> Vec<SkillFile> {
-        pairs
-            .iter()
-            .map(|(rel, text)| SkillFile {
-                rel: (*rel).to_owned(),
-                bytes: text.as_bytes().to_vec(),
-            })
-            .collect()
-    }
+    use crate::write::{files, replace};
 
     #[test]
     fn a_local_edit_is_kept_unless_forced_and_an_untouched_install_is_updated() {

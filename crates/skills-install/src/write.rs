@@ -233,19 +233,21 @@ pub fn recover(dir: &Path) -> Result<Vec<String>, WriteError> {
     Ok(restored)
 }
 
+/// Skill files from `(path, text)` pairs, for tests.
+#[cfg(test)]
+pub(crate) fn files(pairs: &[(&str, &str)]) -> Vec<SkillFile> {
+    pairs
+        .iter()
+        .map(|(rel, text)| SkillFile {
+            rel: (*rel).to_owned(),
+            bytes: text.as_bytes().to_vec(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn files(pairs: &[(&str, &str)]) -> Vec<SkillFile> {
-        pairs
-            .iter()
-            .map(|(rel, text)| SkillFile {
-                rel: (*rel).to_owned(),
-                bytes: text.as_bytes().to_vec(),
-            })
-            .collect()
-    }
 
     #[test]
     fn hostile_paths_names_and_sizes_are_refused_before_anything_is_written() {

@@ -85,6 +85,32 @@ def add_skill(library: str, name: str) -> None:
     shutil.rmtree(staging)
 
 
+async def change_after_adding(
+    client: Any, library: str, legacy: bool, notified: asyncio.Event, report: dict[str, Any], key: str, **listen: bool
+) -> bool:
+    """Adds a skill and waits for the change notification: spontaneous on a legacy
+    session (`notified` is set by the message handler), through a subscription on a
+    2026 session (the event's type goes to `report[key]`)."""
+    if legacy:
+        add_skill(library, ADDED)
+        try:
+            await asyncio.wait_for(notified.wait(), NOTIFICATION_TIMEOUT)
+            return True
+        except TimeoutError:
+            return False
+    async with client.listen(**listen) as subscription:
+        report["listen_honored"] = str(subscription.honored)
+        add_skill(library, ADDED)
+        try:
+            async with asyncio.timeout(NOTIFICATION_TIMEOUT):
+                async for event in subscription:
+                    report[key] = type(event).__name__
+                    return True
+        except TimeoutError:
+            return False
+    return False
+
+
 async def main(mode: str, library: str, server: list[str]) -> None:
     report: dict[str, Any] = {"mode": mode}
     changed = asyncio.Event()
@@ -187,24 +213,10 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["too_long"] = await get("plain", {"arguments": "x" * 17000})
             report["load_manual"] = tool_result(await client.call_tool("load_skill", {"name": "deploy"}))
             report["load_titled"] = tool_result(await client.call_tool("load_skill", {"name": "Daily Log"}))
-            if mode == "prompts-legacy":
-                add_skill(library, ADDED)
-                try:
-                    await asyncio.wait_for(prompts_changed.wait(), NOTIFICATION_TIMEOUT)
-                    report["prompts_changed"] = True
-                except TimeoutError:
-                    report["prompts_changed"] = False
-            else:
-                async with client.listen(prompts_list_changed=True) as subscription:
-                    add_skill(library, ADDED)
-                    try:
-                        async with asyncio.timeout(NOTIFICATION_TIMEOUT):
-                            async for event in subscription:
-                                report["prompts_event"] = type(event).__name__
-                                break
-                        report["prompts_changed"] = "prompts_event" in report
-                    except TimeoutError:
-                        report["prompts_changed"] = False
+            report["prompts_changed"] = await change_after_adding(
+                client, library, mode == "prompts-legacy", prompts_changed, report, "prompts_event",
+                prompts_list_changed=True,
+            )
             after = await session.send_request(ListPromptsRawRequest(), RAW)
             report["prompts_after"] = [p["name"] for p in after["prompts"]]
             print(json.dumps(report))
@@ -277,25 +289,9 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             await client.call_tool("read_skill_resource", {"name": "alpha", "path": "references/secret.md"})
         )
 
-        if mode == "legacy":
-            add_skill(library, ADDED)
-            try:
-                await asyncio.wait_for(changed.wait(), NOTIFICATION_TIMEOUT)
-                report["list_changed"] = True
-            except TimeoutError:
-                report["list_changed"] = False
-        else:
-            async with client.listen(resources_list_changed=True) as subscription:
-                report["listen_honored"] = str(subscription.honored)
-                add_skill(library, ADDED)
-                try:
-                    async with asyncio.timeout(NOTIFICATION_TIMEOUT):
-                        async for event in subscription:
-                            report["listen_event"] = type(event).__name__
-                            break
-                    report["list_changed"] = "listen_event" in report
-                except TimeoutError:
-                    report["list_changed"] = False
+        report["list_changed"] = await change_after_adding(
+            client, library, mode == "legacy", changed, report, "listen_event", resources_list_changed=True
+        )
         after = await client.list_resources()
         report["resources_after"] = [r.uri for r in after.resources]
 
