@@ -67,6 +67,7 @@ pub use skills_middleware as middleware;
 #[cfg(feature = "rig")]
 pub use skills_rig as rig;
 
+mod install_config;
 mod lock_config;
 mod open_options;
 mod prompt_config;

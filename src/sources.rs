@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use skills_catalog::SkillSource;
 
+pub use crate::install_config::InstallSpec;
 pub use crate::lock_config::LockConfig;
 pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
@@ -308,6 +309,9 @@ pub struct SourcesConfig {
     /// What `skills serve` tells MCP clients (`[serve]`).
     #[serde(default)]
     pub serve: ServeConfig,
+    /// The skills this project installs into its agents' folders (`[[install]]`).
+    #[serde(default)]
+    pub install: Vec<InstallSpec>,
 }
 
 /// The `[limits]` table of a `skills.toml`:

@@ -247,6 +247,19 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
+    /// Make the agents' folders match skills.toml's [[install]] tables (what `skills add`
+    /// records) and skills.lock; a second run changes nothing. --frozen installs exactly
+    /// what the lock pins and fails when a source no longer has it.
+    Sync {
+        /// Install exactly what skills.lock pins (CI, a fresh clone).
+        #[arg(long)]
+        frozen: bool,
+        /// Print what would change, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        #[command(flatten)]
+        discovery: DiscoveryArgs,
+    },
     /// Install the new versions of installed skills (all, or those named) from the
     /// sources skills.lock names: the plan printed, a skill edited here kept unless
     /// --force (which keeps a backup), the new versions pinned.

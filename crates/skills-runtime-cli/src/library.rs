@@ -231,8 +231,10 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
     let mut search = SearchConfig::default();
     let mut serve = ServeConfig::default();
     let flags = &args.discovery;
+    let mut config_sources = false;
     if let Some(path) = &config {
         let file = SourcesConfig::load(path)?;
+        config_sources = !file.sources.is_empty();
         // The file's settings, then the command line's over them.
         let options = pinned(flags.options(file.apply(OpenOptions::new(cwd.join(SourcesConfig::base_dir_of(path))))));
         for spec in &file.sources {
@@ -254,7 +256,9 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         search,
         serve,
     };
-    if config.is_none() && args.sources.is_empty() {
+    // A skills.toml that lists no `[[source]]` (only what a project installs, say)
+    // leaves the sources to the default chain.
+    if !config_sources && args.sources.is_empty() {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let chain = default_chain(&options, home.as_deref());
         eprintln!("{}", chain.summary());
@@ -366,14 +370,14 @@ impl DefaultChain {
         };
         if self.sources.is_empty() {
             format!(
-                "no skills: none of {} exists (no --source given, no skills.toml here); \
+                "no skills: none of {} exists (no --source given, no [[source]] in a skills.toml here); \
                  start one with `skills new my-skill --dir .agents/skills`, or name a folder \
                  with `--source DIR`",
                 shown(false).join(", ")
             )
         } else {
             format!(
-                "skills from {} (no --source given, no skills.toml here)",
+                "skills from {} (no --source given, no [[source]] in a skills.toml here)",
                 shown(true).join(", ")
             )
         }
@@ -436,7 +440,9 @@ pub fn may_read_git(cli: &Cli) -> bool {
         }
         Command::Add { source, .. } => return source.contains("git+"),
         // Both read the sources a lock names, which may be git.
-        Command::Verify { .. } | Command::Outdated { .. } | Command::Update { .. } => return true,
+        Command::Verify { .. } | Command::Outdated { .. } | Command::Update { .. } | Command::Sync { .. } => {
+            return true;
+        }
         Command::New { .. } | Command::Remove { .. } | Command::Completions { .. } | Command::Manpage => {
             return false;
         }

@@ -292,3 +292,54 @@ fn update_installs_the_new_versions_from_the_locked_sources() {
         stderr(&out)
     );
 }
+
+#[test]
+fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    write(&project, "skills.toml", "[limits]\nmax-skills = 1000\n");
+    let out = skills(&project, &["add", "../lib", "--skill", "web"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let toml = std::fs::read_to_string(project.join("skills.toml")).unwrap();
+    assert_eq!(
+        toml, "[limits]\nmax-skills = 1000\n\n[[install]]\nsource = \"../lib\"\nskills = [\"web\"]\n",
+        "the file's own text is kept"
+    );
+    // Adding again records nothing new; the default chain still reads the folders.
+    skills(&project, &["add", "../lib", "--skill", "web"]);
+    assert_eq!(std::fs::read_to_string(project.join("skills.toml")).unwrap(), toml);
+    let listed = skills(&project, &["list", "--json"]);
+    assert!(stdout(&listed).contains("\"name\": \"web\""), "{}", stdout(&listed));
+
+    // A fresh clone: skills.toml and skills.lock, no folders.
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
+    std::fs::remove_dir_all(project.join(".claude/skills")).unwrap();
+    let out = skills(&project, &["sync", "--frozen"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(project.join(".claude/skills/web/SKILL.md").is_file());
+    let out = skills(&project, &["sync"]);
+    assert!(stdout(&out).contains("nothing to change"), "{}", stdout(&out));
+
+    // The source moves on: sync installs the new version, frozen refuses it.
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    let out = skills(&project, &["sync", "--frozen"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("no longer has the pinned version of web"),
+        "{}",
+        stderr(&out)
+    );
+    let out = skills(&project, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("better")
+    );
+    let out = skills(root, &["sync"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("nothing to sync"), "{}", stderr(&out));
+}

@@ -13,6 +13,7 @@ use skills_install::link::{Linked, link_skill};
 use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{SkillFile, recover, replace, work_dir};
 use skills_runtime::lock::Lock;
+use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 use skills_runtime::{SkillCatalog, SkillMetadata};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
@@ -28,6 +29,9 @@ pub struct AddRequest<'a> {
     pub copy: bool,
     pub force: bool,
     pub dry_run: bool,
+    /// Write the request into ./skills.toml as an `[[install]]` (what `skills sync`
+    /// installs), unless one there already covers it.
+    pub record: bool,
 }
 
 /// Where installed skills go: the current project, or the home directory.
@@ -59,10 +63,35 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     let library = library::catalog(&source_args, Need::Listing, true).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
-    let skills = choose(snapshot.skills(), request.skills)?;
     let canonical = agents::canonical_dir(&root);
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let lock = read_lock(&lockfile)?;
+    if args.lock.frozen {
+        // What the lock pins from this source must still be there, as pinned (the
+        // frozen catalog withholds a skill whose files differ).
+        let label = catalog
+            .sources()
+            .first()
+            .map(|s| s.label().to_owned())
+            .unwrap_or_default();
+        let missing: Vec<&str> = lock
+            .iter()
+            .flat_map(|lock| lock.skills.iter())
+            .filter(|(name, skill)| {
+                skill.source == label && (request.skills.is_empty() || request.skills.contains(name))
+            })
+            .filter(|(name, _)| snapshot.get(name).is_none())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        if !missing.is_empty() {
+            bail!(
+                "frozen: {} no longer has the pinned version of {}",
+                request.source,
+                missing.join(", ")
+            );
+        }
+    }
+    let skills = choose(snapshot.skills(), request.skills)?;
 
     let mut plan = Vec::new();
     for skill in &skills {
@@ -133,16 +162,61 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     for problem in &problems {
         eprintln!("error: {problem}");
     }
+    if request.record && !request.global {
+        let spec = InstallSpec {
+            source: request.source.to_owned(),
+            skills: request.skills.to_vec(),
+            agents: request.agents.to_vec(),
+            copy: request.copy,
+        };
+        if record(&root, spec)? {
+            println!("recorded in {}", root.join(CONFIG_FILE).display());
+        }
+    }
     let installed = plan.len() - kept;
-    println!(
-        "{installed} skills in place, {kept} kept as edited here; {}",
-        lockfile.display()
-    );
+    if plan.iter().all(|(step, _)| step.action == Action::Unchanged) {
+        println!("nothing to change: {installed} skills up to date");
+    } else {
+        println!(
+            "{installed} skills in place, {kept} kept as edited here; {}",
+            lockfile.display()
+        );
+    }
     Ok(ExitCode::from(if problems.is_empty() {
         EXIT_OK
     } else {
         EXIT_SOURCE_ERROR
     }))
+}
+
+/// Adds `spec` to `root/skills.toml` (created if needed; the text there is kept as it
+/// is) unless an `[[install]]` of the same source already covers it; whether it wrote.
+fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
+    let path = root.join(CONFIG_FILE);
+    let mut text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let config = SourcesConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
+    let covered = config.install.iter().any(|i| {
+        i.source == spec.source
+            && i.agents == spec.agents
+            && i.copy == spec.copy
+            && (i.skills.is_empty() || (!spec.skills.is_empty() && spec.skills.iter().all(|s| i.skills.contains(s))))
+    });
+    if covered {
+        return Ok(false);
+    }
+    if !text.is_empty() {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push('\n');
+    }
+    text.push_str(&spec.to_toml());
+    write_atomically(&path, &text)?;
+    Ok(true)
 }
 
 /// The skills named (every one of the source without names), or an error naming the

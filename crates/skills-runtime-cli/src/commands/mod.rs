@@ -13,6 +13,7 @@ mod publish;
 mod remove;
 mod search;
 mod shell;
+mod sync;
 mod update;
 mod validate;
 mod watch;
@@ -87,6 +88,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 copy,
                 force,
                 dry_run,
+                record: true,
             };
             let args = crate::cli::SourceArgs {
                 sources: Vec::new(),
@@ -95,6 +97,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 lock: crate::cli::LockArgs::default(),
             };
             add::add(&request, &args).await
+        }
+        Command::Sync {
+            frozen,
+            dry_run,
+            discovery,
+        } => {
+            let args = crate::cli::SourceArgs {
+                sources: Vec::new(),
+                config: None,
+                discovery,
+                lock: crate::cli::LockArgs::default(),
+            };
+            sync::sync(frozen, dry_run, &args).await
         }
         Command::Update {
             names,

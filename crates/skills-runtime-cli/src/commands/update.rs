@@ -73,6 +73,7 @@ pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::R
             copy: false,
             force: request.force,
             dry_run: request.dry_run,
+            record: false,
         };
         let done = add::add(&add, &source_args).await?;
         if done != ExitCode::from(EXIT_OK) {
