@@ -247,7 +247,7 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
-    /// Make the agents' folders match skills.toml's [[install]] tables (what `skills add`
+    /// Make the agents' folders match skills.toml's `[[install]]` tables (what `skills add`
     /// records) and skills.lock; a second run changes nothing. --frozen installs exactly
     /// what the lock pins and fails when a source no longer has it.
     Sync {
