@@ -90,12 +90,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 dry_run,
                 record: true,
             };
-            let args = crate::cli::SourceArgs {
-                sources: Vec::new(),
-                config: None,
-                discovery,
-                lock: crate::cli::LockArgs::default(),
-            };
+            let args = installer_args(discovery);
             add::add(&request, &args).await
         }
         Command::Sync {
@@ -103,12 +98,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             dry_run,
             discovery,
         } => {
-            let args = crate::cli::SourceArgs {
-                sources: Vec::new(),
-                config: None,
-                discovery,
-                lock: crate::cli::LockArgs::default(),
-            };
+            let args = installer_args(discovery);
             sync::sync(frozen, dry_run, &args).await
         }
         Command::Update {
@@ -118,12 +108,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             dry_run,
             discovery,
         } => {
-            let args = crate::cli::SourceArgs {
-                sources: Vec::new(),
-                config: None,
-                discovery,
-                lock: crate::cli::LockArgs::default(),
-            };
+            let args = installer_args(discovery);
             let request = update::UpdateRequest {
                 names: &names,
                 global,
@@ -180,6 +165,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             };
             crate::mcp::serve(&sources, transport, budget, instructions_budget).await
         }
+    }
+}
+
+/// The source arguments of an installer command: no sources of its own (it names its
+/// source, or reads them from skills.toml and the lock), the discovery flags given.
+fn installer_args(discovery: crate::cli::DiscoveryArgs) -> crate::cli::SourceArgs {
+    crate::cli::SourceArgs {
+        sources: Vec::new(),
+        config: None,
+        discovery,
+        lock: crate::cli::LockArgs::default(),
     }
 }
 
