@@ -65,6 +65,18 @@ pub struct SourceSpec {
     pub depth: Option<usize>,
 }
 
+/// Whether a source location is a folder path (relative ones are taken from a base
+/// folder), not a URL (`s3://`, `git+...`, `https://`, `file:///`).
+///
+/// ```
+/// use skills_runtime::sources::is_path;
+/// assert!(is_path("./skills") && is_path("/srv/skills"));
+/// assert!(!is_path("git+file:///r#ref=main") && !is_path("s3://b/p") && !is_path("file:///srv"));
+/// ```
+pub fn is_path(location: &str) -> bool {
+    !location.contains("://") && !location.starts_with("git+")
+}
+
 impl FromStr for SourceSpec {
     type Err = OpenError;
 
@@ -151,10 +163,10 @@ impl SourceSpec {
         let depth = options.depth.or(self.depth).unwrap_or(1);
         // What opens it again: a folder as the absolute path it resolved to (a lock
         // writes it relative to itself), anything else as written, without a password.
-        let spec = if location.contains("://") || location.starts_with("git+") {
-            skills_core::url::without_password(location)
-        } else {
+        let spec = if is_path(location) {
             opened.location().to_owned()
+        } else {
+            skills_core::url::without_password(location)
         };
         Ok(opened
             .with_label(self.label.clone().unwrap_or(default_label))

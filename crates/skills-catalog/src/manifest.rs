@@ -1,6 +1,7 @@
 //! A skill's files with their SHA-256 digests and sizes: the manifest the MCP skills
 //! extension publishes and a lockfile pins, computed once for both.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use dashmap::DashMap;
@@ -120,6 +121,39 @@ impl DigestCache {
         source: usize,
         skill: &SkillMetadata,
     ) -> Result<Manifest, String> {
+        self.read(backend, source, skill, false)
+            .await
+            .map(|(manifest, _)| manifest)
+    }
+
+    /// The [`manifest`](Self::manifest) of a skill and the bytes of each of its files,
+    /// in the manifest's order: every file read once (and its digest kept), for a face
+    /// that copies the whole skill (an installer, a registry). The same checks apply.
+    pub async fn manifest_with_files(
+        &self,
+        backend: &dyn BackendProtocol,
+        source: usize,
+        skill: &SkillMetadata,
+    ) -> Result<(Manifest, Vec<Vec<u8>>), String> {
+        let (manifest, mut bytes) = self.read(backend, source, skill, true).await?;
+        let dir = skill.dir();
+        let files = manifest
+            .files
+            .iter()
+            .map(|f| bytes.remove(&format!("{dir}/{}", f.rel)).unwrap_or_default())
+            .collect();
+        Ok((manifest, files))
+    }
+
+    /// The manifest, and with `keep` every file read (none skipped by the cache) and
+    /// its bytes by backend path.
+    async fn read(
+        &self,
+        backend: &dyn BackendProtocol,
+        source: usize,
+        skill: &SkillMetadata,
+        keep: bool,
+    ) -> Result<(Manifest, HashMap<String, Vec<u8>>), String> {
         let dir = skill.dir();
         let walk = backend
             .walk(dir, SKILL_TREE_DEPTH)
@@ -141,8 +175,9 @@ impl DigestCache {
         }
         let mut known = Vec::with_capacity(files.len());
         let mut to_read = Vec::new();
+        let mut kept = HashMap::new();
         for file in files {
-            match self.get(source, &file.path, file.etag.as_deref()) {
+            match self.get(source, &file.path, file.etag.as_deref()).filter(|_| !keep) {
                 Some(digested) => known.push((file.path, digested)),
                 None => to_read.push(file),
             }
@@ -154,6 +189,9 @@ impl DigestCache {
                     Ok(bytes) => {
                         let digested = Digested::of(&bytes, file.path == skill.path);
                         self.put(source, file.path.clone(), file.etag, digested.clone());
+                        if keep {
+                            kept.insert(file.path.clone(), bytes);
+                        }
                         known.push((file.path, digested));
                     }
                     // Deleted since the walk: not a file of the skill any more.
@@ -186,10 +224,11 @@ impl DigestCache {
         if !manifest.iter().any(|f| f.rel == skill_file) {
             return Err(format!("{skill_file} is gone"));
         }
-        Ok(Manifest {
+        let manifest = Manifest {
             files: manifest,
             frontmatter,
-        })
+        };
+        Ok((manifest, kept))
     }
 }
 

@@ -36,11 +36,41 @@ impl SkillCatalog {
     /// digests are kept for the next pin and for manifests), every source resolved. The skills whose folder cannot
     /// be read come back as [`Drift::Unreadable`] and are not locked.
     pub async fn pin(&self) -> (Lock, Vec<Drift>) {
+        self.pin_where(|_| true).await
+    }
+
+    /// [`pin`](Self::pin) for the skills `names` only (every source is resolved): what a
+    /// lock of installed skills needs, without reading the rest of their sources. A
+    /// name the catalog does not serve is left out.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use skills_catalog::{SkillCatalog, SkillSource};
+    /// use skills_core::MemoryBackend;
+    ///
+    /// let backend = Arc::new(MemoryBackend::new());
+    /// for name in ["pdf", "web"] {
+    ///     backend.insert(&format!("/s/{name}/SKILL.md"), format!("---\nname: {name}\ndescription: d\n---\n"))?;
+    /// }
+    /// let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/s")]);
+    /// let (lock, problems) = catalog.pin_only(&["web".to_owned(), "gone".to_owned()]).await;
+    /// assert!(problems.is_empty());
+    /// assert_eq!(lock.skills.keys().collect::<Vec<_>>(), ["web"]);
+    /// assert_eq!(lock.sources.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub async fn pin_only(&self, names: &[String]) -> (Lock, Vec<Drift>) {
+        self.pin_where(|name| names.iter().any(|n| n == name)).await
+    }
+
+    async fn pin_where(&self, wanted: impl Fn(&str) -> bool) -> (Lock, Vec<Drift>) {
         let snapshot = self.ensure_loaded().await;
         let digests = self.digests();
         let mut lock = Lock::default();
         let mut problems = Vec::new();
-        for skill in snapshot.skills() {
+        for skill in snapshot.skills().iter().filter(|s| wanted(&s.name)) {
             let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name))
             else {
                 continue;

@@ -13,8 +13,8 @@ pub struct Agent {
     pub display: &'static str,
     /// The folder of a project it reads, relative to the project's root.
     pub project: &'static str,
-    /// The folder under the home directory it reads for every project, if any.
-    pub global: Option<&'static str>,
+    /// The folder under the home directory it reads for every project.
+    pub global: &'static str,
 }
 
 /// The folder every agent of the Agent Skills convention reads in a project, where
@@ -29,7 +29,7 @@ const fn agent(name: &'static str, display: &'static str, project: &'static str,
         name,
         display,
         project,
-        global: Some(global),
+        global,
     }
 }
 
@@ -106,19 +106,15 @@ pub fn canonical_dir(root: &Path) -> PathBuf {
 
 impl Agent {
     /// The folder this agent reads under `root` (a project's root, or the home
-    /// directory with `global`); `None` for a project-only agent asked globally.
-    pub fn dir(&self, root: &Path, global: bool) -> Option<PathBuf> {
-        if global {
-            self.global.map(|g| root.join(g))
-        } else {
-            Some(root.join(self.project))
-        }
+    /// directory with `global`).
+    pub fn dir(&self, root: &Path, global: bool) -> PathBuf {
+        root.join(if global { self.global } else { self.project })
     }
 
     /// Whether the agent reads the canonical folder itself (no link needed).
     pub fn reads_canonical(&self, global: bool) -> bool {
         if global {
-            self.global == Some(CANONICAL_GLOBAL)
+            self.global == CANONICAL_GLOBAL
         } else {
             self.project == CANONICAL
         }
@@ -127,8 +123,7 @@ impl Agent {
     /// The folder that shows this agent is in use under `root`: the parent of the
     /// folder it reads (`.claude` for `.claude/skills`).
     fn marker(&self, root: &Path, global: bool) -> Option<PathBuf> {
-        let dir = self.dir(root, global)?;
-        dir.parent().map(Path::to_path_buf)
+        self.dir(root, global).parent().map(Path::to_path_buf)
     }
 }
 
@@ -159,7 +154,10 @@ mod tests {
                 !agent.project.starts_with('/') && !agent.project.contains(".."),
                 "{agent:?}"
             );
-            assert!(agent.global.is_none_or(|g| !g.starts_with('/') && !g.contains("..")));
+            assert!(
+                !agent.global.starts_with('/') && !agent.global.contains(".."),
+                "{agent:?}"
+            );
         }
     }
 
@@ -173,9 +171,13 @@ mod tests {
         std::fs::create_dir_all(dir.path().join(".agents/skills")).unwrap();
         let found: Vec<&str> = detect(dir.path(), false).iter().map(|a| a.name).collect();
         assert_eq!(found, ["claude-code", "goose"]);
-        // Globally, Goose reads ~/.config/goose/skills.
-        std::fs::create_dir_all(dir.path().join(".config/goose")).unwrap();
-        let found: Vec<&str> = detect(dir.path(), true).iter().map(|a| a.name).collect();
-        assert!(found.contains(&"goose") && found.contains(&"claude-code"), "{found:?}");
+        // Globally, Goose reads ~/.config/goose/skills, not ~/.goose/skills: its
+        // global folder marks it, its project folder does not.
+        let home = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(home.path().join(".goose")).unwrap();
+        assert!(detect(home.path(), true).is_empty());
+        std::fs::create_dir_all(home.path().join(".config/goose")).unwrap();
+        let found: Vec<&str> = detect(home.path(), true).iter().map(|a| a.name).collect();
+        assert_eq!(found, ["goose"]);
     }
 }

@@ -56,6 +56,9 @@ pub enum WriteError {
         /// The limit.
         limit: u64,
     },
+    /// Another run is installing into the same folder.
+    #[error("another skills run is installing here (remove {} if none is)", .0.display())]
+    Busy(PathBuf),
     /// The disk refused.
     #[error("{path}: {source}")]
     Io {
@@ -233,6 +236,49 @@ pub fn recover(dir: &Path) -> Result<Vec<String>, WriteError> {
     Ok(restored)
 }
 
+/// Writes one file atomically: a temporary file beside it, renamed over it (a reader
+/// sees the old text or the new one, never part of it).
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp-{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes).map_err(io_error(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io_error(path))
+}
+
+/// Where `--force` keeps the edited version of skill `name` it replaces or removes.
+pub fn backup_path(dir: &Path, name: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    work_dir(dir).join("backup").join(format!("{name}-{secs}"))
+}
+
+/// One installing run at a time per skills folder: a file in its work folder created
+/// exclusively, removed when the guard is dropped.
+#[derive(Debug)]
+pub struct InstallLock(PathBuf);
+
+impl InstallLock {
+    /// Takes the lock of the skills folder `dir`, or says which run holds it.
+    pub fn take(dir: &Path) -> Result<Self, WriteError> {
+        let work = work_dir(dir);
+        std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+        let path = work.join("lock");
+        match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(_) => Ok(Self(path)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(WriteError::Busy(path)),
+            Err(source) => Err(WriteError::Io { path, source }),
+        }
+    }
+}
+
+impl Drop for InstallLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// Skill files from `(path, text)` pairs, for tests.
 #[cfg(test)]
 pub(crate) fn files(pairs: &[(&str, &str)]) -> Vec<SkillFile> {
@@ -296,6 +342,16 @@ mod tests {
         assert_eq!(std::fs::read_to_string(backup.join("old.md")).unwrap(), "o");
         // Nothing is left in the work folder.
         assert_eq!(std::fs::read_dir(work_dir(&skills)).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn one_run_at_a_time_holds_the_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let skills = dir.path().join(".agents/skills");
+        let first = InstallLock::take(&skills).unwrap();
+        assert!(matches!(InstallLock::take(&skills), Err(WriteError::Busy(_))));
+        drop(first);
+        assert!(InstallLock::take(&skills).is_ok());
     }
 
     #[test]

@@ -232,18 +232,11 @@ pub enum Command {
         /// exist here, e.g. .claude for claude-code).
         #[arg(long = "agent", value_name = "NAME")]
         agents: Vec<String>,
-        /// Install under the home directory instead of the current project.
-        #[arg(long)]
-        global: bool,
         /// Copy into the agents' folders instead of linking.
         #[arg(long)]
         copy: bool,
-        /// Replace skills edited here (your version is kept as a backup).
-        #[arg(long)]
-        force: bool,
-        /// Print what would change, write nothing.
-        #[arg(long)]
-        dry_run: bool,
+        #[command(flatten)]
+        flags: InstallFlags,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
@@ -267,15 +260,8 @@ pub enum Command {
         /// The skills (default: every installed one).
         #[arg(value_name = "NAME")]
         names: Vec<String>,
-        /// Update the home directory's skills instead of the project's.
-        #[arg(long)]
-        global: bool,
-        /// Replace skills edited here (your version is kept as a backup).
-        #[arg(long)]
-        force: bool,
-        /// Print what would change, write nothing.
-        #[arg(long)]
-        dry_run: bool,
+        #[command(flatten)]
+        flags: InstallFlags,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
@@ -286,15 +272,8 @@ pub enum Command {
         /// The skills.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<String>,
-        /// Remove from the home directory's skills instead of the project's.
-        #[arg(long)]
-        global: bool,
-        /// Remove a skill edited here too (your version is kept as a backup).
-        #[arg(long)]
-        force: bool,
-        /// Print what would be removed, remove nothing.
-        #[arg(long)]
-        dry_run: bool,
+        #[command(flatten)]
+        flags: InstallFlags,
     },
     /// Print a completion script for a shell: `skills completions bash >
     /// ~/.local/share/bash-completion/completions/skills` (zsh: a file `_skills` on
@@ -329,6 +308,20 @@ pub enum Command {
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
+}
+
+/// The flags every installer command that writes takes.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct InstallFlags {
+    /// The home directory's skills (~/.agents/skills) instead of the project's.
+    #[arg(long)]
+    pub global: bool,
+    /// Replace or remove skills edited here too (your version is kept as a backup).
+    #[arg(long)]
+    pub force: bool,
+    /// Print what would change, write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// How long the skills list may be: the flags, else a skills.toml's `[prompt]`, else

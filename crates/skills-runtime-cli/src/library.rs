@@ -119,11 +119,10 @@ pub fn specs_of_lock(lock: &Lock, lockfile: &Path) -> Option<Vec<SourceSpec>> {
         .into_iter()
         .map(|(label, source)| {
             let spec = source.spec.as_ref()?;
-            let remote = spec.contains("://") || spec.starts_with("git+");
-            let location = if remote {
-                spec.clone()
-            } else {
+            let location = if skills_runtime::sources::is_path(spec) {
                 base.join(spec).to_str()?.to_owned()
+            } else {
+                spec.clone()
             };
             Some(SourceSpec {
                 label: Some(label.clone()),

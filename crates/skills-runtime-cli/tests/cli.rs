@@ -425,6 +425,18 @@ fn version_completions_and_the_manual_page_come_from_the_binary() {
         version.starts_with(&format!("skills {}", env!("CARGO_PKG_VERSION"))),
         "{version}"
     );
+    // Built from this git checkout, it names the commit: `skills 0.1.0 (1a2b3c4 2026-11-27)`.
+    if Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.git")).exists() {
+        let commit = version
+            .trim_end()
+            .rsplit_once(" (")
+            .map(|(_, c)| c.trim_end_matches(')'));
+        let hash = commit.and_then(|c| c.split(' ').next()).unwrap_or_default();
+        assert!(
+            hash.len() >= 7 && hash.chars().all(|c| c.is_ascii_hexdigit()),
+            "{version}"
+        );
+    }
     for (shell, marker) in [
         ("bash", "_skills()"),
         ("zsh", "#compdef skills"),

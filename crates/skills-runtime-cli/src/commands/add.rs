@@ -11,12 +11,12 @@ use anyhow::{Context, bail};
 use skills_install::agents::{self, Agent};
 use skills_install::link::{Linked, link_skill};
 use skills_install::plan::{Action, Step, plan_skill};
-use skills_install::write::{SkillFile, recover, replace, work_dir};
+use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace};
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 use skills_runtime::{SkillCatalog, SkillMetadata};
 
-use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::library::{self, Need};
 
 /// What `skills add` was asked.
@@ -25,10 +25,8 @@ pub struct AddRequest<'a> {
     pub source: &'a str,
     pub skills: &'a [String],
     pub agents: &'a [String],
-    pub global: bool,
     pub copy: bool,
-    pub force: bool,
-    pub dry_run: bool,
+    pub flags: InstallFlags,
     /// Write the request into ./skills.toml as an `[[install]]` (what `skills sync`
     /// installs), unless one there already covers it.
     pub record: bool,
@@ -46,9 +44,9 @@ pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
 }
 
 pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
-    let root = install_root(request.global)?;
+    let root = install_root(request.flags.global)?;
     let chosen_agents: Vec<&Agent> = if request.agents.is_empty() {
-        agents::detect(&root, request.global)
+        agents::detect(&root, request.flags.global)
     } else {
         request
             .agents
@@ -97,7 +95,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     for skill in &skills {
         let files = read_files(&catalog, skill).await?;
         let installed = lock.as_ref().and_then(|lock| installed_digests(lock, &skill.name));
-        let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.force)?;
+        let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.flags.force)?;
         println!("{}", describe(&step));
         plan.push((step, files));
     }
@@ -110,7 +108,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     } else {
         println!("into {}, linked for {}", canonical.display(), names.join(", "));
     }
-    if request.dry_run {
+    if request.flags.dry_run {
         println!("dry run: nothing written");
         return Ok(ExitCode::from(EXIT_OK));
     }
@@ -136,9 +134,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             }
         }
         for agent in &chosen_agents {
-            let Some(dir) = agent.dir(&root, request.global) else {
-                continue;
-            };
+            let dir = agent.dir(&root, request.flags.global);
             match link_skill(&dir, &canonical, &step.name, files, request.copy)? {
                 Linked::Occupied(path) => eprintln!(
                     "warning: {} is not ours (a folder of {}'s own, or an edited copy): left alone",
@@ -149,8 +145,10 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             }
         }
     }
-    // What is installed now, pinned with each file's digest.
-    let (pinned, problems) = catalog.pin().await;
+    // What is installed now, pinned with each file's digest (known from the reads above:
+    // the rest of the source is not read).
+    let names: Vec<String> = plan.iter().map(|(step, _)| step.name.clone()).collect();
+    let (pinned, problems) = catalog.pin_only(&names).await;
     let mut lock = lock.unwrap_or_default();
     for (step, _) in plan.iter().filter(|(step, _)| step.action != Action::KeepLocalEdit) {
         if let Some(skill) = pinned.skills.get(&step.name) {
@@ -162,7 +160,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     for problem in &problems {
         eprintln!("error: {problem}");
     }
-    if request.record && !request.global {
+    if request.record && !request.flags.global {
         let spec = InstallSpec {
             source: request.source.to_owned(),
             skills: request.skills.to_vec(),
@@ -244,38 +242,24 @@ fn choose<'a>(all: &'a [std::sync::Arc<SkillMetadata>], names: &[String]) -> any
     Ok(all.iter().filter(|s| names.contains(&s.name)).map(|s| &**s).collect())
 }
 
-/// Every file of `skill`'s folder, read through its source and checked against the
-/// digests of its manifest (the MCP extension's limits and containment applied).
+/// Every file of `skill`'s folder, read once through its source (the containment,
+/// the size limits and the MCP extension's per-skill limits of a manifest applied).
 async fn read_files(catalog: &SkillCatalog, skill: &SkillMetadata) -> anyhow::Result<Vec<SkillFile>> {
     let snapshot = catalog.snapshot();
     let (Some(index), Some(source)) = (snapshot.source_of(&skill.name), snapshot.source_for(&skill.name)) else {
         bail!("{}: no source serves it", skill.name);
     };
-    let backend = source.backend().clone();
-    let manifest = catalog
+    let (manifest, bytes) = catalog
         .digests()
-        .manifest(backend.as_ref(), index, skill)
+        .manifest_with_files(source.backend().as_ref(), index, skill)
         .await
         .map_err(|reason| anyhow::anyhow!("{}: cannot be installed: {reason}", skill.name))?;
-    let paths: Vec<String> = manifest
+    Ok(manifest
         .files
-        .iter()
-        .map(|f| format!("{}/{}", skill.dir(), f.rel))
-        .collect();
-    let mut files = Vec::with_capacity(paths.len());
-    for (file, answer) in manifest.files.iter().zip(backend.download_files(&paths).await) {
-        let bytes = answer
-            .into_result()
-            .map_err(|e| anyhow::anyhow!("{}: cannot read {}: {e}", skill.name, file.rel))?;
-        if skills_runtime::digest::sha256_text(&bytes) != file.digest {
-            bail!("{}: {} changed while it was read; run again", skill.name, file.rel);
-        }
-        files.push(SkillFile {
-            rel: file.rel.clone(),
-            bytes,
-        });
-    }
-    Ok(files)
+        .into_iter()
+        .zip(bytes)
+        .map(|(file, bytes)| SkillFile { rel: file.rel, bytes })
+        .collect())
 }
 
 pub fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
@@ -314,46 +298,7 @@ fn describe(step: &Step) -> String {
     }
 }
 
-pub fn backup_path(canonical: &Path, name: &str) -> PathBuf {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    work_dir(canonical).join("backup").join(format!("{name}-{secs}"))
-}
-
 /// Writes `text` to `path` through a temporary file renamed over it.
 pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// One install at a time per skills folder: a file created exclusively, removed when
-/// the run ends.
-pub struct InstallLock(PathBuf);
-
-impl InstallLock {
-    pub fn take(canonical: &Path) -> anyhow::Result<Self> {
-        let work = work_dir(canonical);
-        std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-        let path = work.join("lock");
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| {
-                format!(
-                    "another skills run is installing into {} (remove {} if none is)",
-                    canonical.display(),
-                    path.display()
-                )
-            })?;
-        Ok(Self(path))
-    }
-}
-
-impl Drop for InstallLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+    skills_install::write::write_file(path, text.as_bytes()).map_err(Into::into)
 }

@@ -49,7 +49,7 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
     let mut lock = lock;
     relative_locations(&mut lock, &settings.path);
     let text = lock.to_toml();
-    std::fs::write(&settings.path, &text).with_context(|| format!("cannot write {}", settings.path.display()))?;
+    crate::commands::add::write_atomically(&settings.path, &text)?;
     println!("locked {} skills in {}", lock.skills.len(), settings.path.display());
     if let Some(key) = sign {
         let signature = crate::signing::sign(&settings.path, &text, key)?;

@@ -74,60 +74,31 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             source,
             skills,
             agents,
-            global,
             copy,
-            force,
-            dry_run,
+            flags,
             discovery,
         } => {
             let request = add::AddRequest {
                 source: &source,
                 skills: &skills,
                 agents: &agents,
-                global,
                 copy,
-                force,
-                dry_run,
+                flags,
                 record: true,
             };
-            let args = installer_args(discovery);
-            add::add(&request, &args).await
+            add::add(&request, &installer_args(discovery)).await
         }
         Command::Sync {
             frozen,
             dry_run,
             discovery,
-        } => {
-            let args = installer_args(discovery);
-            sync::sync(frozen, dry_run, &args).await
-        }
+        } => sync::sync(frozen, dry_run, &installer_args(discovery)).await,
         Command::Update {
             names,
-            global,
-            force,
-            dry_run,
+            flags,
             discovery,
-        } => {
-            let args = installer_args(discovery);
-            let request = update::UpdateRequest {
-                names: &names,
-                global,
-                force,
-                dry_run,
-            };
-            update::update(&request, &args).await
-        }
-        Command::Remove {
-            names,
-            global,
-            force,
-            dry_run,
-        } => remove::remove(&remove::RemoveRequest {
-            names: &names,
-            global,
-            force,
-            dry_run,
-        }),
+        } => update::update(&names, flags, &installer_args(discovery)).await,
+        Command::Remove { names, flags } => remove::remove(&names, flags),
         Command::Completions { shell } => shell::completions(shell),
         Command::Manpage => shell::manpage(),
         Command::Search {

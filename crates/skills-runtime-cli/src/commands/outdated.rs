@@ -36,7 +36,9 @@ pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode>
     let mut unfrozen = args.clone();
     unfrozen.lock.frozen = false;
     let library = library::catalog_of(&specs, &unfrozen, Need::Listing, json).await?;
-    let (now, problems) = library.catalog.pin().await;
+    // Only the pinned skills are read, not the rest of their sources.
+    let names: Vec<String> = lock.skills.keys().cloned().collect();
+    let (now, problems) = library.catalog.pin_only(&names).await;
     for problem in &problems {
         eprintln!("warning: {problem}");
     }

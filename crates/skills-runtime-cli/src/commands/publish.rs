@@ -36,7 +36,7 @@ pub async fn publish(location: &str, args: &SourceArgs) -> anyhow::Result<ExitCo
     }
     let written = if location.starts_with("s3://") {
         write_to_bucket(location, &index).await?
-    } else if location.contains("://") || location.starts_with("git+") {
+    } else if !skills_runtime::sources::is_path(location) {
         anyhow::bail!(
             "publish writes to an s3:// prefix or a local folder; for git, publish the working tree and commit {INDEX_FILE}"
         );
@@ -108,29 +108,15 @@ pub async fn well_known(location: Option<&str>, dir: &Path, args: &SourceArgs) -
             continue;
         };
         let backend = source.backend().clone();
-        let manifest = match catalog.digests().manifest(backend.as_ref(), index, skill).await {
-            Ok(manifest) => manifest,
+        // Each file read once: its digest for the manifest, its bytes for the registry.
+        let mut files: Vec<(String, Vec<u8>)> = match catalog
+            .digests()
+            .manifest_with_files(backend.as_ref(), index, skill)
+            .await
+        {
+            Ok((manifest, bytes)) => manifest.files.into_iter().map(|f| f.rel).zip(bytes).collect(),
             Err(reason) => {
                 eprintln!("error: {}: {reason}", skill.name);
-                failed += 1;
-                continue;
-            }
-        };
-        let paths: Vec<String> = manifest
-            .files
-            .iter()
-            .map(|f| format!("{}/{}", skill.dir(), f.rel))
-            .collect();
-        let read: Result<Vec<(String, Vec<u8>)>, _> = manifest
-            .files
-            .iter()
-            .zip(backend.download_files(&paths).await)
-            .map(|(file, answer)| answer.into_result().map(|bytes| (file.rel.clone(), bytes)))
-            .collect();
-        let mut files = match read {
-            Ok(files) => files,
-            Err(error) => {
-                eprintln!("error: {}: {error}", skill.name);
                 failed += 1;
                 continue;
             }

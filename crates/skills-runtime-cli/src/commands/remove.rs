@@ -10,26 +10,19 @@ use anyhow::Context;
 use skills_install::agents::{self, AGENTS};
 use skills_install::write::digests_of;
 
-use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR};
-use crate::commands::add::{InstallLock, backup_path, installed_digests, read_lock, write_atomically};
+use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags};
+use skills_install::write::{InstallLock, backup_path};
 
-/// What `skills remove` was asked.
-#[derive(Debug)]
-pub struct RemoveRequest<'a> {
-    pub names: &'a [String],
-    pub global: bool,
-    pub force: bool,
-    pub dry_run: bool,
-}
+use crate::commands::add::{installed_digests, read_lock, write_atomically};
 
-pub fn remove(request: &RemoveRequest<'_>) -> anyhow::Result<ExitCode> {
-    let root = crate::commands::add::install_root(request.global)?;
+pub fn remove(names: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode> {
+    let root = crate::commands::add::install_root(flags.global)?;
     let canonical = agents::canonical_dir(&root);
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let mut lock = read_lock(&lockfile)?.unwrap_or_default();
-    let _guard = (!request.dry_run).then(|| InstallLock::take(&canonical)).transpose()?;
+    let _guard = (!flags.dry_run).then(|| InstallLock::take(&canonical)).transpose()?;
     let mut code = EXIT_OK;
-    for name in request.names {
+    for name in names {
         let dir = canonical.join(name);
         let now = digests_of(&dir)?;
         let pinned = installed_digests(&lock, name);
@@ -39,12 +32,12 @@ pub fn remove(request: &RemoveRequest<'_>) -> anyhow::Result<ExitCode> {
             continue;
         }
         let edited = now.is_some() && now != pinned;
-        if edited && !request.force {
+        if edited && !flags.force {
             eprintln!("keep {name}: edited here (or not installed by skills); --force removes it and keeps a backup");
             code = EXIT_SOURCE_ERROR;
             continue;
         }
-        let links = agent_entries(&root, request.global, &canonical, name);
+        let links = agent_entries(&root, flags.global, &canonical, name);
         println!(
             "remove {name}{}",
             if links.is_empty() {
@@ -53,7 +46,7 @@ pub fn remove(request: &RemoveRequest<'_>) -> anyhow::Result<ExitCode> {
                 format!(" and its links in {}", shown(&links))
             }
         );
-        if request.dry_run {
+        if flags.dry_run {
             continue;
         }
         for link in &links {
@@ -73,7 +66,7 @@ pub fn remove(request: &RemoveRequest<'_>) -> anyhow::Result<ExitCode> {
         }
         lock.skills.remove(name);
     }
-    if request.dry_run {
+    if flags.dry_run {
         println!("dry run: nothing removed");
     } else {
         write_atomically(&lockfile, &lock.to_toml())?;
@@ -86,8 +79,7 @@ fn agent_entries(root: &Path, global: bool, canonical: &Path, name: &str) -> Vec
     let target = canonical.join(name);
     let mut found: Vec<PathBuf> = AGENTS
         .iter()
-        .filter_map(|agent| agent.dir(root, global))
-        .map(|dir| dir.join(name))
+        .map(|agent| agent.dir(root, global).join(name))
         .filter(|entry| {
             entry.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
                 && std::fs::read_link(entry).is_ok_and(|t| {

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 
-use crate::cli::{EXIT_OK, SourceArgs};
+use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root};
 
 pub async fn sync(frozen: bool, dry_run: bool, args: &SourceArgs) -> anyhow::Result<ExitCode> {
@@ -38,10 +38,11 @@ pub async fn sync(frozen: bool, dry_run: bool, args: &SourceArgs) -> anyhow::Res
             source: &spec.source,
             skills: &spec.skills,
             agents: &spec.agents,
-            global: false,
             copy: spec.copy,
-            force: false,
-            dry_run,
+            flags: InstallFlags {
+                dry_run,
+                ..InstallFlags::default()
+            },
             record: false,
         };
         let done = add::add(&request, &source_args)

@@ -7,21 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::bail;
 
-use crate::cli::{EXIT_OK, SourceArgs};
+use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, read_lock};
 use crate::library;
 
-/// What `skills update` was asked.
-#[derive(Debug)]
-pub struct UpdateRequest<'a> {
-    pub names: &'a [String],
-    pub global: bool,
-    pub force: bool,
-    pub dry_run: bool,
-}
-
-pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
-    let root = install_root(request.global)?;
+pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let root = install_root(flags.global)?;
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let Some(lock) = read_lock(&lockfile)? else {
         bail!(
@@ -29,8 +20,7 @@ pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::R
             lockfile.display()
         );
     };
-    let unknown: Vec<&str> = request
-        .names
+    let unknown: Vec<&str> = names
         .iter()
         .filter(|n| !lock.skills.contains_key(*n))
         .map(String::as_str)
@@ -55,7 +45,7 @@ pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::R
         let skills: Vec<String> = lock
             .skills
             .iter()
-            .filter(|(name, skill)| skill.source == label && (request.names.is_empty() || request.names.contains(name)))
+            .filter(|(name, skill)| skill.source == label && (names.is_empty() || names.contains(name)))
             .map(|(name, _)| name.clone())
             .collect();
         if skills.is_empty() {
@@ -69,10 +59,8 @@ pub async fn update(request: &UpdateRequest<'_>, args: &SourceArgs) -> anyhow::R
             source: &source,
             skills: &skills,
             agents: &[],
-            global: request.global,
             copy: false,
-            force: request.force,
-            dry_run: request.dry_run,
+            flags,
             record: false,
         };
         let done = add::add(&add, &source_args).await?;

@@ -37,18 +37,21 @@ pub(super) struct SkillPrompt<'a> {
 /// skill name (a title such as `Daily Log`); a name taken by an earlier prompt gets a
 /// number (`daily-log-2`).
 pub(super) fn prompts(snapshot: &CatalogSnapshot) -> Vec<SkillPrompt<'_>> {
-    let mut taken: HashSet<String> = snapshot
-        .skills()
-        .iter()
-        .filter(|s| s.user_invocable() && check_skill_name(&s.name).is_ok())
-        .map(|s| s.name.clone())
-        .collect();
-    snapshot
+    let invocable: Vec<(&SkillMetadata, bool)> = snapshot
         .skills()
         .iter()
         .filter(|s| s.user_invocable())
-        .map(|skill| {
-            let name = if check_skill_name(&skill.name).is_ok() {
+        .map(|s| (&**s, check_skill_name(&s.name).is_ok()))
+        .collect();
+    let mut taken: HashSet<String> = invocable
+        .iter()
+        .filter(|(_, valid)| *valid)
+        .map(|(s, _)| s.name.clone())
+        .collect();
+    invocable
+        .into_iter()
+        .map(|(skill, valid)| {
+            let name = if valid {
                 skill.name.clone()
             } else {
                 let base = slug(path::file_name(skill.dir()), 64);
@@ -193,8 +196,8 @@ impl SkillsServer {
         request: Option<PaginatedRequestParams>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let snapshot = self.snapshot().await;
-        let all: Vec<Prompt> = prompts(&snapshot).iter().map(SkillPrompt::to_prompt).collect();
-        let (chosen, next) = page(&all, cursor(request.as_ref()), PROMPTS_PAGE)?;
+        let (chosen, next) = page(&prompts(&snapshot), cursor(request.as_ref()), PROMPTS_PAGE)?;
+        let chosen = chosen.iter().map(SkillPrompt::to_prompt).collect();
         let mut result = ListPromptsResult::with_all_items(chosen)
             .with_ttl_ms(PROMPTS_TTL_MS)
             .with_cache_scope(CacheScope::Private);
