@@ -140,13 +140,20 @@ impl Inner {
         below: &mut Vec<Dir>,
     ) {
         let errors = walk.errors.len();
-        let holds = self.child_file(&dir_path, &dir, file_name, walk);
+        let holds = self.one_child_file(&dir_path, &dir, file_name, walk);
         // A folder that cannot be looked into is reported once, not listed as well.
         let unreadable = walk.errors.len() > errors;
         let name = path::file_name(&dir_path);
+        let lowercase = file_name == SKILL_FILE;
         if holds || unreadable || depth >= max_depth || name.starts_with('.') || name == "node_modules" {
+            // A folder not listed may still hold the skill file under its lowercase name.
+            if !holds && !unreadable && lowercase {
+                self.one_child_file(&dir_path, &dir, LOWERCASE_SKILL_FILE, walk);
+            }
             return;
         }
+        // The listing keeps the files `file_name` stands for: a lowercase skill file
+        // makes this a skill folder without one more `stat`.
         let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
             Ok(entries) => entries,
             Err(e) => {
@@ -154,6 +161,13 @@ impl Inner {
                 return;
             }
         };
+        let skill_file = entries
+            .iter()
+            .find(|e| lowercase && !e.info.is_dir && path::file_name(&e.info.path) == LOWERCASE_SKILL_FILE);
+        if let Some(skill_file) = skill_file {
+            walk.entries.push(skill_file.info.clone());
+            return;
+        }
         for entry in entries.into_iter().filter(|e| e.info.is_dir) {
             below.push((entry.info.path.clone(), entry.host, depth + 1));
             walk.entries.push(entry.info);
