@@ -64,9 +64,12 @@ pub fn run() -> Result<(), String> {
 /// The URL `skills serve` prints on stderr once it listens.
 fn server_url(server: &mut std::process::Child) -> Result<String, String> {
     let stderr = server.stderr.take().ok_or("skills serve has no stderr")?;
-    for line in BufReader::new(stderr).lines() {
+    let mut lines = BufReader::new(stderr).lines();
+    for line in lines.by_ref() {
         let line = line.map_err(|e| format!("skills serve: {e}"))?;
         if let Some(at) = line.find("http://") {
+            // Keep reading what the server says, so a full pipe never stalls it.
+            std::thread::spawn(move || lines.for_each(drop));
             return Ok(line[at..].trim().to_owned());
         }
     }

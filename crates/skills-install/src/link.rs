@@ -36,6 +36,14 @@ pub fn relative(from: &Path, to: &Path) -> PathBuf {
     out
 }
 
+/// Whether `agent_dir/name` is the link [`link_skill`] makes to the installed `name` of
+/// the canonical folder `canonical`.
+pub fn is_our_link(agent_dir: &Path, canonical: &Path, name: &str) -> bool {
+    let entry = agent_dir.join(name);
+    entry.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
+        && std::fs::read_link(&entry).is_ok_and(|t| t == relative(agent_dir, &canonical.join(name)))
+}
+
 /// Makes skill `name` of the canonical folder `canonical` visible in the agent folder
 /// `agent_dir`: a relative link, or with `copy` (or where a link cannot be made) a copy
 /// of `files`. An entry that is neither our link nor a copy we may replace is left
@@ -55,7 +63,7 @@ pub fn link_skill(
     };
     match entry.symlink_metadata() {
         Ok(meta) if meta.file_type().is_symlink() => {
-            if !copy && std::fs::read_link(&entry).is_ok_and(|t| t == target) {
+            if !copy && is_our_link(agent_dir, canonical, name) {
                 return Ok(Linked::Unchanged(entry));
             }
             std::fs::remove_file(&entry).map_err(io(&entry))?;

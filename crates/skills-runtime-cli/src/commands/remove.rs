@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use skills_install::agents::{self, AGENTS};
+use skills_install::link::is_our_link;
 use skills_install::write::digests_of;
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags};
@@ -76,37 +77,15 @@ pub fn remove(names: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode>
 
 /// The links in agents' folders under `root` that lead to the installed `name`.
 fn agent_entries(root: &Path, global: bool, canonical: &Path, name: &str) -> Vec<PathBuf> {
-    let target = canonical.join(name);
     let mut found: Vec<PathBuf> = AGENTS
         .iter()
-        .map(|agent| agent.dir(root, global).join(name))
-        .filter(|entry| {
-            entry.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink())
-                && std::fs::read_link(entry).is_ok_and(|t| {
-                    entry
-                        .parent()
-                        .is_some_and(|p| normalize(&p.join(&t)) == normalize(&target))
-                })
-        })
+        .map(|agent| agent.dir(root, global))
+        .filter(|dir| is_our_link(dir, canonical, name))
+        .map(|dir| dir.join(name))
         .collect();
     found.sort();
     found.dedup();
     found
-}
-
-/// `path` with `.` and `..` resolved lexically.
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 fn shown(paths: &[PathBuf]) -> String {
