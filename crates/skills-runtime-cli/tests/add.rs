@@ -11,6 +11,17 @@ use std::path::Path;
 use common::{md, skills, stderr, stdout, write};
 use skills_backend_git::test_support::TestRepo;
 
+/// `skills ARGS` run in `root`, with HOME at `root/home` and the git cache in `root`.
+fn with_git_cache(root: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(root)
+        .env("HOME", root.join("home"))
+        .env("SKILLS_GIT_CACHE", root.join("cache"))
+        .output()
+        .unwrap()
+}
+
 fn library(root: &Path) {
     write(root, "lib/web/SKILL.md", &md("web", "Search the web"));
     write(root, "lib/web/scripts/fetch.py", "print('fetch')\n");
@@ -128,13 +139,7 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("home/.claude")).unwrap();
     let source = format!("git+file://{}#ref=main&path=skills", repo.path().display());
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
-        .args(["add", &source, "--global", "--agent", "claude-code"])
-        .current_dir(dir.path())
-        .env("HOME", dir.path().join("home"))
-        .env("SKILLS_GIT_CACHE", dir.path().join("cache"))
-        .output()
-        .unwrap();
+    let out = with_git_cache(dir.path(), &["add", &source, "--global", "--agent", "claude-code"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let home = dir.path().join("home");
     assert!(
@@ -183,15 +188,7 @@ fn outdated_on_git_compares_files_not_commits() {
     repo.commit("main", "v1");
     let dir = tempfile::tempdir().unwrap();
     let source = format!("git+file://{}#ref=main&path=skills", repo.path().display());
-    let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
-            .args(args)
-            .current_dir(dir.path())
-            .env("HOME", dir.path().join("home"))
-            .env("SKILLS_GIT_CACHE", dir.path().join("cache"))
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| with_git_cache(dir.path(), args);
     assert_eq!(run(&["add", &source]).status.code(), Some(0));
     // A commit that touches only pdf: web is not outdated, though the commit moved.
     repo.write("skills/pdf/SKILL.md", md("pdf", "v2"));
