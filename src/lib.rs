@@ -68,6 +68,7 @@ pub use skills_middleware as middleware;
 pub use skills_rig as rig;
 
 mod install_config;
+mod limits_config;
 mod lock_config;
 mod open_options;
 mod prompt_config;

@@ -38,6 +38,7 @@ use std::sync::Arc;
 use skills_catalog::SkillSource;
 
 pub use crate::install_config::InstallSpec;
+pub use crate::limits_config::LimitsConfig;
 pub use crate::lock_config::LockConfig;
 pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
@@ -45,7 +46,6 @@ pub use crate::search_config::SearchConfig;
 pub use crate::serve_config::{DEFAULT_INSTRUCTIONS_BUDGET, ServeConfig};
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
-use skills_core::DiscoveryLimits;
 use skills_core::url::redact_url as redact;
 
 /// The file a project keeps its sources in.
@@ -324,41 +324,6 @@ pub struct SourcesConfig {
     /// The skills this project installs into its agents' folders (`[[install]]`).
     #[serde(default)]
     pub install: Vec<InstallSpec>,
-}
-
-/// The `[limits]` table of a `skills.toml`:
-///
-/// ```toml
-/// [limits]
-/// max-skills = 500000        # skill folders per source
-/// max-dir-entries = 600000   # entries per directory
-/// max-bytes = 8589934592     # bytes of SKILL.md per source
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct LimitsConfig {
-    /// Skill folders per source.
-    pub max_skills: Option<usize>,
-    /// Entries per directory.
-    pub max_dir_entries: Option<usize>,
-    /// Bytes of `SKILL.md` per source.
-    pub max_bytes: Option<u64>,
-}
-
-impl LimitsConfig {
-    /// `limits` with every value this table sets replaced.
-    pub fn apply(&self, mut limits: DiscoveryLimits) -> DiscoveryLimits {
-        if let Some(n) = self.max_skills {
-            limits = limits.with_max_skills(n);
-        }
-        if let Some(n) = self.max_dir_entries {
-            limits = limits.with_max_dir_entries(n);
-        }
-        if let Some(n) = self.max_bytes {
-            limits = limits.with_max_bytes(n);
-        }
-        limits
-    }
 }
 
 impl SourcesConfig {
