@@ -411,6 +411,7 @@ impl fmt::Display for ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use skills_core::DiscoveryLimits;
 
     #[test]
     fn labels_split_only_on_plain_words() {
