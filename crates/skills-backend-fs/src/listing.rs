@@ -17,19 +17,31 @@ pub(crate) type Dir = (String, PathBuf, usize);
 impl Inner {
     pub(crate) fn ls_info(&self, asked: &str) -> Result<Vec<FileInfo>, BackendError> {
         let (normalized, dir) = self.resolve_dir(asked)?;
-        self.list_dir(&normalized, &dir)
+        self.list_dir(&normalized, &dir, &mut Vec::new())
             .map(|entries| entries.into_iter().map(|e| e.info).collect())
     }
 
     /// Lists a resolved directory. Entries whose name is not UTF-8, special files, and
-    /// links leading out of the root (or nowhere) are left out.
-    pub(crate) fn list_dir(&self, dir_path: &str, dir: &Path) -> Result<Vec<Entry>, BackendError> {
-        self.list_dir_keeping(dir_path, dir, None)
+    /// links leading out of the root (or nowhere) are left out, and said in `left_out`
+    /// (`path: why`).
+    pub(crate) fn list_dir(
+        &self,
+        dir_path: &str,
+        dir: &Path,
+        left_out: &mut Vec<String>,
+    ) -> Result<Vec<Entry>, BackendError> {
+        self.list_dir_keeping(dir_path, dir, None, left_out)
     }
 
     /// [`list_dir`](Self::list_dir), keeping only the files named `only` when it is
     /// given (directories are all kept): the other files are never `stat`ed.
-    fn list_dir_keeping(&self, dir_path: &str, dir: &Path, only: Option<&str>) -> Result<Vec<Entry>, BackendError> {
+    fn list_dir_keeping(
+        &self,
+        dir_path: &str,
+        dir: &Path,
+        only: Option<&str>,
+        left_out: &mut Vec<String>,
+    ) -> Result<Vec<Entry>, BackendError> {
         let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
         let mut out = Vec::new();
         for entry in read_dir {
@@ -37,6 +49,10 @@ impl Inner {
             let file_name = entry.file_name();
             let Some(name) = file_name.to_str() else {
                 tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
+                left_out.push(format!(
+                    "{}: a name that is not UTF-8",
+                    path::join(dir_path, &file_name.to_string_lossy())
+                ));
                 continue;
             };
             let file_type = entry
@@ -51,12 +67,16 @@ impl Inner {
                     Ok(resolved) => resolved,
                     Err(e) => {
                         tracing::debug!(path = entry_path, "skipping a link: {e}");
+                        left_out.push(format!("{entry_path}: a link leading out of the source"));
                         continue;
                     }
                 };
                 match std::fs::metadata(&resolved) {
                     Ok(meta) => (resolved, meta),
-                    Err(_) => continue,
+                    Err(_) => {
+                        left_out.push(format!("{entry_path}: a link to nothing"));
+                        continue;
+                    }
                 }
             } else if file_type.is_dir() {
                 // A directory's metadata says nothing discovery uses: skip the stat.
@@ -73,6 +93,7 @@ impl Inner {
                 }
             };
             if !meta.is_dir() && !meta.is_file() {
+                left_out.push(format!("{entry_path}: not a regular file"));
                 continue;
             }
             out.push(Entry {
@@ -93,7 +114,7 @@ impl Inner {
         if max_depth == 0 {
             return Ok((walk, below));
         }
-        for entry in self.list_dir(&normalized, &dir)? {
+        for entry in self.list_dir(&normalized, &dir, &mut walk.left_out)? {
             if entry.info.is_dir && max_depth > 1 {
                 below.push((entry.info.path.clone(), entry.host, 2));
             }
@@ -112,7 +133,7 @@ impl Inner {
         walk: &mut Walk,
         below: &mut Vec<Dir>,
     ) {
-        let entries = match self.list_dir(&dir_path, &dir) {
+        let entries = match self.list_dir(&dir_path, &dir, &mut walk.left_out) {
             Ok(entries) => entries,
             Err(e) => {
                 walk.errors.push(e);
@@ -154,7 +175,7 @@ impl Inner {
         }
         // The listing keeps the files `file_name` stands for: a lowercase skill file
         // makes this a skill folder without one more `stat`.
-        let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name)) {
+        let entries = match self.list_dir_keeping(&dir_path, &dir, Some(file_name), &mut Vec::new()) {
             Ok(entries) => entries,
             Err(e) => {
                 walk.errors.push(e);

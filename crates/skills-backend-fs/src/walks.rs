@@ -42,8 +42,8 @@ impl FilesystemBackend {
         let parts = (0..threads).map(|_| {
             let (inner, queue, visit) = (Arc::clone(&self.inner), Arc::clone(&queue), visit.clone());
             let failed = |message| Walk {
-                entries: Vec::new(),
                 errors: vec![failed(message)],
+                ..Walk::default()
             };
             run_blocking(
                 move || {

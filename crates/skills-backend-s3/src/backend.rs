@@ -471,7 +471,7 @@ impl BackendProtocol for ObjectStoreBackend {
         entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(Walk {
             entries,
-            errors: Vec::new(),
+            ..Walk::default()
         })
     }
 }

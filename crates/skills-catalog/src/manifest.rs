@@ -128,7 +128,9 @@ impl DigestCache {
 
     /// The [`manifest`](Self::manifest) of a skill and the bytes of each of its files,
     /// in the manifest's order: every file read once (and its digest kept), for a face
-    /// that copies the whole skill (an installer, a registry). The same checks apply.
+    /// that copies the whole skill (an installer, a registry). The same checks apply,
+    /// and a skill its source serves only in part ([`Walk::left_out`]: a link leading out
+    /// of the source, a link in a git tree) is refused with the first part left out.
     pub async fn manifest_with_files(
         &self,
         backend: &dyn BackendProtocol,
@@ -161,6 +163,20 @@ impl DigestCache {
             .map_err(|error| format!("its folder cannot be listed: {error}"))?;
         if let Some(error) = walk.errors.first() {
             return Err(format!("part of its folder cannot be listed: {error}"));
+        }
+        // A whole copy (an install, a publication) is refused when the source leaves part
+        // of the skill out: the copy would not be the skill, and the part left out is
+        // often hostile (a link to a file outside the source).
+        if keep {
+            if let Some(first) = walk.left_out.first() {
+                let more = walk.left_out.len() - 1;
+                let more = if more > 0 {
+                    format!(" (and {more} more)")
+                } else {
+                    String::new()
+                };
+                return Err(format!("refused: {first}{more}"));
+            }
         }
         if let Some(problem) = SkillSize::of(&walk.entries).over_limits() {
             return Err(problem);

@@ -249,4 +249,10 @@ pub struct Walk {
     pub entries: Vec<FileInfo>,
     /// Sub-directories that could not be listed.
     pub errors: Vec<BackendError>,
+    /// Entries the backend does not serve, each as `path: why` (a link leading out of
+    /// the source or to nothing, a special file, a symbolic link or submodule in a git
+    /// tree). Discovery ignores them; whoever copies a skill whole (an installer, a
+    /// publisher) refuses a skill with any, since a copy without them would not be the
+    /// skill.
+    pub left_out: Vec<String>,
 }

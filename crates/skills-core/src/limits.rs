@@ -187,7 +187,7 @@ mod tests {
         entries.sort_by(|a, b| a.path.cmp(&b.path));
         Walk {
             entries,
-            errors: Vec::new(),
+            ..Walk::default()
         }
     }
 

@@ -115,20 +115,37 @@ fn add_refuses_unknown_skills_and_agents_with_what_there_is() {
 
 #[cfg(unix)]
 #[test]
-fn a_link_out_of_the_source_is_never_followed_into_the_install() {
+fn a_hostile_source_is_refused_with_a_clear_message_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap();
     library(dir.path());
-    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("lib/web/secret")).unwrap();
     let project = dir.path().join("project");
-    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
     let lib = dir.path().join("lib");
-    let out = skills(&project, &["add", lib.to_str().unwrap(), "--skill", "web"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    // The skill is installed without the link, and nothing of /etc/passwd is copied.
-    let installed = project.join(".agents/skills/web");
-    assert!(installed.join("SKILL.md").is_file());
-    assert!(installed.join("secret").symlink_metadata().is_err());
-    assert!(stdout(&out).contains("install web (2 files)"), "{}", stdout(&out));
+    let lib = lib.to_str().unwrap();
+    let nothing_written = |out: &std::process::Output| {
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
+        assert!(!project.join(".agents").exists(), "{}", stdout(out));
+        assert!(!project.join(".claude/skills").exists());
+        assert!(!project.join("skills.lock").exists() && !project.join("skills.toml").exists());
+    };
+
+    // A link to a file outside the source.
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("lib/web/secret")).unwrap();
+    let out = skills(&project, &["add", lib]);
+    nothing_written(&out);
+    assert!(
+        stderr(&out).contains("web/secret: a link leading out of the source"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(dir.path().join("lib/web/secret")).unwrap();
+
+    // A file over the size limit of one file.
+    write(dir.path(), "lib/pdf/big.bin", &"x".repeat(11 * 1024 * 1024));
+    let out = skills(&project, &["add", lib]);
+    nothing_written(&out);
+    assert!(stderr(&out).contains("pdf: cannot be installed:"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("pdf/big.bin"), "{}", stderr(&out));
 }
 
 #[test]
@@ -150,6 +167,25 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
     assert!(home.join(".claude/skills/web/SKILL.md").is_file());
     let lock = std::fs::read_to_string(home.join("skills.lock")).unwrap();
     assert!(lock.contains("resolved = \"git:"), "{lock}");
+
+    // A new commit links to a file outside the repository: the update is refused and
+    // the installed version stays as it was.
+    repo.write("skills/web/SKILL.md", md("web", "changed upstream"))
+        .link("skills/web/passwd", "/etc/passwd");
+    repo.commit("main", "v2");
+    let out = with_git_cache(dir.path(), &["update", "--global"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("web/passwd: a symbolic link (not served from git)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        std::fs::read_to_string(home.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("from git")
+    );
+    assert_eq!(std::fs::read_to_string(home.join("skills.lock")).unwrap(), lock);
 }
 
 #[test]

@@ -201,3 +201,56 @@ async fn publish_well_known_of_the_merged_sources_of_source_flags_or_a_config() 
         stderr(&out)
     );
 }
+
+/// A `.tar.gz` of `(path, bytes)` entries written as given (a path with `..` too, which
+/// an honest archiver refuses to write).
+fn tar_gz(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+    for (path, bytes) in entries {
+        let mut header = tar::Header::new_old();
+        header.as_old_mut().name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_size(bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_entry_type(tar::EntryType::Regular);
+        header.set_cksum();
+        builder.append(&header, *bytes).unwrap();
+    }
+    builder.into_inner().unwrap().finish().unwrap()
+}
+
+/// `skills add` of a registry whose archive climbs out of its folder: refused, with the
+/// entry named, and nothing written into the project.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn add_refuses_an_archive_that_climbs_out_of_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let registry = Registry::default();
+    let skill = md("web", "Search the web");
+    let archive = tar_gz(&[
+        ("web/SKILL.md", skill.as_bytes()),
+        ("web/../../escape.sh", b"rm -rf ~\n"),
+    ]);
+    let index = format!(
+        r#"{{"skills": [{{"name": "web", "type": "archive", "description": "Search", "url": "web.tar.gz", "digest": "{}"}}]}}"#,
+        sha256_text(&archive)
+    );
+    registry.put("/.well-known/agent-skills/web.tar.gz", archive);
+    registry.put("/.well-known/agent-skills/index.json", index);
+    let url = registry.start().await;
+    let project_dir = project.clone();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(["add", &url, "--skill", "web"])
+            .current_dir(&project_dir)
+            .env("HOME", project_dir.join("home"))
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("leaves the skill's folder"), "{}", stderr(&out));
+    assert!(!project.join(".agents").exists() && !project.join("skills.lock").exists());
+    assert!(!dir.path().join("escape.sh").exists());
+}

@@ -122,6 +122,12 @@ impl GitBackend {
                 let Some(name) = name_of(&entry) else { continue };
                 let child = path::join(&dir, name);
                 let Some(info) = self.info(&odb, &child, &entry, time) else {
+                    let what = if entry.filemode() == 0o120000 {
+                        "a symbolic link"
+                    } else {
+                        "a submodule or special entry"
+                    };
+                    walk.left_out.push(format!("{child}: {what} (not served from git)"));
                     continue;
                 };
                 if info.is_dir && depth < max_depth {

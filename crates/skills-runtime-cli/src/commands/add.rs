@@ -14,10 +14,11 @@ use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace};
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
-use skills_runtime::{SkillCatalog, SkillMetadata};
+use skills_runtime::{Severity, SkillCatalog, SkillMetadata};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::library::{self, Need};
+use crate::output::print_diagnostics;
 
 /// What `skills add` was asked.
 #[derive(Debug)]
@@ -61,6 +62,15 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     let library = library::catalog(&source_args, Need::Listing, true).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
+    // What the source could not give (a skill skipped, a source unreadable) is said
+    // before the plan: the plan leaves it out.
+    let problems: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.severity() != Severity::Warning)
+        .cloned()
+        .collect();
+    print_diagnostics(&problems);
     let canonical = agents::canonical_dir(&root);
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let lock = read_lock(&lockfile)?;
