@@ -61,3 +61,64 @@ impl InstallSpec {
 fn toml_string(text: &str) -> String {
     toml::Value::String(text.to_owned()).to_string()
 }
+
+/// The `owner/repo[/path][@ref]` shorthand for a public repository on GitHub, as the
+/// `git+https://` source it stands for; `None` for anything else (a path that starts
+/// with `.`, `/` or `~`, a URL, a `label=` spec, a name with characters no GitHub owner
+/// or repository has).
+///
+/// The caller decides whether a folder of that name exists first: an existing folder
+/// always wins.
+///
+/// ```
+/// use skills_runtime::sources::expand_git_shorthand;
+/// assert_eq!(
+///     expand_git_shorthand("anthropics/skills").as_deref(),
+///     Some("git+https://github.com/anthropics/skills.git")
+/// );
+/// assert_eq!(
+///     expand_git_shorthand("team/library/skills/pdf@v2").as_deref(),
+///     Some("git+https://github.com/team/library.git#ref=v2&path=skills/pdf")
+/// );
+/// assert_eq!(expand_git_shorthand("./lib/skills"), None);
+/// assert_eq!(expand_git_shorthand("s3://bucket/skills"), None);
+/// assert_eq!(expand_git_shorthand("skills"), None);
+/// ```
+pub fn expand_git_shorthand(text: &str) -> Option<String> {
+    if text.starts_with(['.', '/', '~']) || text.contains("://") || text.contains(['=', '\\', ' ', '#', '?', ':']) {
+        return None;
+    }
+    let (spec, reference) = match text.split_once('@') {
+        Some((spec, reference)) => (spec, Some(reference)),
+        None => (text, None),
+    };
+    let mut parts = spec.splitn(3, '/');
+    let owner = parts.next()?;
+    let repo = parts.next()?.trim_end_matches(".git");
+    let path = parts.next().map(|p| p.trim_matches('/')).filter(|p| !p.is_empty());
+    let plain = |word: &str| {
+        !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    };
+    if !plain(owner) || !plain(repo) || owner.starts_with('.') || repo.starts_with('.') {
+        return None;
+    }
+    if path.is_some_and(|p| p.split('/').any(|s| s.is_empty() || s == "." || s == "..")) {
+        return None;
+    }
+    if reference.is_some_and(|r| r.is_empty() || r.contains(['@', '&'])) {
+        return None;
+    }
+    let mut out = format!("git+https://github.com/{owner}/{repo}.git");
+    let mut fragment = Vec::new();
+    if let Some(reference) = reference {
+        fragment.push(format!("ref={reference}"));
+    }
+    if let Some(path) = path {
+        fragment.push(format!("path={path}"));
+    }
+    if !fragment.is_empty() {
+        out.push('#');
+        out.push_str(&fragment.join("&"));
+    }
+    Some(out)
+}

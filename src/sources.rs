@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use skills_catalog::SkillSource;
 
-pub use crate::install_config::InstallSpec;
+pub use crate::install_config::{InstallSpec, expand_git_shorthand};
 pub use crate::limits_config::LimitsConfig;
 pub use crate::lock_config::LockConfig;
 pub use crate::open_options::OpenOptions;

@@ -223,7 +223,9 @@ pub enum Command {
     /// with --global) and link them into each agent's own folder; pins what was
     /// installed in skills.lock. A skill edited here is kept unless --force.
     Add {
-        /// Where the skills are: a folder, `git+...`, `s3://...`, an HTTP registry.
+        /// Where the skills are: a folder, `git+...`, `s3://...`, an HTTP registry, or
+        /// `owner/repo[/path][@ref]` for a repository on GitHub (when no folder has that
+        /// name).
         source: String,
         /// Install only this skill (repeat for several; default: every skill).
         #[arg(long = "skill", value_name = "NAME")]

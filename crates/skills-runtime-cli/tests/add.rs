@@ -376,3 +376,14 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nothing to sync"), "{}", stderr(&out));
 }
+
+/// `owner/repo` stands for a GitHub repository only when no folder has that name.
+#[test]
+fn a_folder_named_like_the_github_shorthand_is_read_as_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "team/lib/web/SKILL.md", &md("web", "Search the web"));
+    let out = skills(dir.path(), &["add", "team/lib", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("install web (1 files)"), "{}", stdout(&out));
+    assert!(!stderr(&out).contains("github"), "{}", stderr(&out));
+}

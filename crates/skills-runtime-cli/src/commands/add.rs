@@ -13,7 +13,7 @@ use skills_install::link::{Linked, link_skill};
 use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace};
 use skills_runtime::lock::Lock;
-use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
+use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_git_shorthand};
 use skills_runtime::{Severity, SkillCatalog, SkillMetadata};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
@@ -55,9 +55,17 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             .map(|name| agents::find(name))
             .collect::<Result<_, _>>()?
     };
-    // The source, read as every command reads one.
+    // The source, read as every command reads one; `owner/repo[/path][@ref]` (when no
+    // folder has that name) stands for a repository on GitHub.
+    let source = match expand_git_shorthand(request.source) {
+        Some(expanded) if !Path::new(request.source).exists() => {
+            eprintln!("reading {} as {expanded}", request.source);
+            expanded
+        }
+        _ => request.source.to_owned(),
+    };
     let mut source_args = args.clone();
-    source_args.sources = vec![request.source.to_owned()];
+    source_args.sources = vec![source.clone()];
     source_args.config = None;
     let library = library::catalog(&source_args, Need::Listing, true).await?;
     let catalog = library.catalog.clone();
@@ -172,7 +180,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     }
     if request.record && !request.flags.global {
         let spec = InstallSpec {
-            source: request.source.to_owned(),
+            source,
             skills: request.skills.to_vec(),
             agents: request.agents.to_vec(),
             copy: request.copy,
