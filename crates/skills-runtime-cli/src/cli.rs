@@ -66,6 +66,13 @@ pub enum Command {
         /// when counting was the default keep working.
         #[arg(long, hide = true, conflicts_with = "resources")]
         no_resources: bool,
+        /// List the skills installed here by `skills add` (from skills.lock): where each
+        /// is linked, and whether it is up to date, outdated, modified here or missing.
+        #[arg(long, conflicts_with = "resources")]
+        installed: bool,
+        /// With --installed: the skills installed under the home directory.
+        #[arg(long, requires = "installed")]
+        global: bool,
     },
     /// Show one skill: metadata, source, and the files in its folder.
     Info {

@@ -387,3 +387,38 @@ fn a_folder_named_like_the_github_shorthand_is_read_as_a_folder() {
     assert!(stdout(&out).contains("install web (1 files)"), "{}", stdout(&out));
     assert!(!stderr(&out).contains("github"), "{}", stderr(&out));
 }
+
+#[test]
+fn list_installed_shows_where_each_skill_is_and_its_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    write(root, "lib/notes/SKILL.md", &md("notes", "Take notes"));
+    write(root, "lib/gone/SKILL.md", &md("gone", "Deleted here later"));
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let lib = root.join("lib");
+    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    write(&project, ".agents/skills/notes/SKILL.md", "my own notes\n");
+    std::fs::remove_dir_all(project.join(".agents/skills/gone")).unwrap();
+
+    let out = skills(&project, &["list", "--installed", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let states: Vec<(&str, &str)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        [("gone", "missing"), ("notes", "modified"), ("pdf", "up-to-date"), ("web", "outdated")]
+    );
+    assert_eq!(rows[2]["linked"], serde_json::json!([".claude/skills"]));
+    let table = stdout(&skills(&project, &["list", "--installed"]));
+    assert!(table.starts_with("NAME   STATE       SOURCE"), "{table}");
+    assert!(table.contains("web    outdated"), "{table}");
+    assert!(table.ends_with(&format!("4 skills in {}\n", project.join(".agents/skills").display())), "{table}");
+}

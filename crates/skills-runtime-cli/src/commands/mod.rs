@@ -3,6 +3,7 @@
 
 mod add;
 mod info;
+mod installed;
 mod list;
 mod load;
 mod lock;
@@ -33,7 +34,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             resources,
             no_resources: _,
-        } => list::list(&sources, json, resources).await,
+            installed,
+            global,
+        } => {
+            if installed {
+                installed::list_installed(global, &sources, json).await
+            } else {
+                list::list(&sources, json, resources).await
+            }
+        }
         Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
         Command::Validate {
             paths,

@@ -16,29 +16,18 @@ use crate::library::{self, Need, lock_settings};
 const EXIT_OUTDATED: u8 = 1;
 
 #[derive(Serialize)]
-struct OutdatedJson {
-    name: String,
-    state: &'static str,
-    added: Vec<String>,
-    changed: Vec<String>,
-    removed: Vec<String>,
+pub(crate) struct OutdatedJson {
+    pub name: String,
+    pub state: &'static str,
+    pub added: Vec<String>,
+    pub changed: Vec<String>,
+    pub removed: Vec<String>,
 }
 
 pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let settings = lock_settings(args)?;
     let lock = settings.read()?;
-    let Some(specs) = library::specs_of_lock(&lock, &settings.path) else {
-        anyhow::bail!(
-            "{} does not say where its sources are (it predates source specs): run `skills lock` again",
-            settings.path.display()
-        );
-    };
-    let mut unfrozen = args.clone();
-    unfrozen.lock.frozen = false;
-    let library = library::catalog_of(&specs, &unfrozen, Need::Listing, json).await?;
-    // Only the pinned skills are read, not the rest of their sources.
-    let names: Vec<String> = lock.skills.keys().cloned().collect();
-    let (now, problems) = library.catalog.pin_only(&names).await;
+    let (now, problems) = upstream(&lock, &settings.path, args, json).await?;
     for problem in &problems {
         eprintln!("warning: {problem}");
     }
@@ -63,8 +52,31 @@ pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode>
     Ok(ExitCode::from(if report.is_empty() { EXIT_OK } else { EXIT_OUTDATED }))
 }
 
+/// What the sources `lock` names (read again, git at its ref's head) have now of the
+/// skills it pins, and what could not be read.
+pub(crate) async fn upstream(
+    lock: &Lock,
+    lockfile: &std::path::Path,
+    args: &SourceArgs,
+    quiet: bool,
+) -> anyhow::Result<(Lock, Vec<String>)> {
+    let Some(specs) = library::specs_of_lock(lock, lockfile) else {
+        anyhow::bail!(
+            "{} does not say where its sources are (it predates source specs): run `skills lock` again",
+            lockfile.display()
+        );
+    };
+    let mut unfrozen = args.clone();
+    unfrozen.lock.frozen = false;
+    let library = library::catalog_of(&specs, &unfrozen, Need::Listing, quiet).await?;
+    // Only the pinned skills are read, not the rest of their sources.
+    let names: Vec<String> = lock.skills.keys().cloned().collect();
+    let (now, problems) = library.catalog.pin_only(&names).await;
+    Ok((now, problems.iter().map(ToString::to_string).collect()))
+}
+
 /// Each pinned skill whose files now differ, or that is gone, by name.
-fn compare(lock: &Lock, now: &Lock) -> Vec<OutdatedJson> {
+pub(crate) fn compare(lock: &Lock, now: &Lock) -> Vec<OutdatedJson> {
     let digests = |skill: &LockedSkill| -> BTreeMap<String, String> {
         skill
             .files
