@@ -97,7 +97,10 @@ pub fn expand_git_shorthand(text: &str) -> Option<String> {
     let repo = parts.next()?.trim_end_matches(".git");
     let path = parts.next().map(|p| p.trim_matches('/')).filter(|p| !p.is_empty());
     let plain = |word: &str| {
-        !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        !word.is_empty()
+            && word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
     };
     if !plain(owner) || !plain(repo) || owner.starts_with('.') || repo.starts_with('.') {
         return None;

@@ -142,9 +142,9 @@ impl SourceSpec {
         let fail = |message: &dyn fmt::Display| OpenError::new(&self.to_string(), message);
         let location = self.location.as_str();
         let (default_label, opened) = if location.starts_with("s3://") {
-            open_s3(location).map_err(|e| fail(&e))?
+            open_s3(location, options).map_err(|e| fail(&e))?
         } else if location.starts_with("https://") || location.starts_with("http://") {
-            open_http(location).map_err(|e| fail(&e))?
+            open_http(location, options).map_err(|e| fail(&e))?
         } else if location.starts_with("git+") {
             open_git(location, self.label.as_deref(), options).map_err(|e| fail(&e))?
         } else if let Some(rest) = location.strip_prefix("file://") {
@@ -194,7 +194,7 @@ fn open_dir(_dir: &Path, _options: &OpenOptions) -> Result<(String, SkillSource)
 }
 
 #[cfg(feature = "s3")]
-fn open_s3(location: &str) -> Result<(String, SkillSource), String> {
+fn open_s3(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
     let builder = crate::s3::S3BackendBuilder::new(location).map_err(|e| e.to_string())?;
     let parsed = builder.location().clone();
     let label = parsed
@@ -205,25 +205,31 @@ fn open_s3(location: &str) -> Result<(String, SkillSource), String> {
         .unwrap_or(parsed.bucket())
         .to_owned();
     // A library that publishes an index is polled through it (see `skills publish`).
-    let backend = builder.build().map_err(|e| e.to_string())?.with_index(true);
+    let mut backend = builder.build().map_err(|e| e.to_string())?.with_index(true);
+    if let Some(interval) = options.poll_interval {
+        backend = backend.with_poll_interval(interval);
+    }
     Ok((label, opened(parsed.to_string(), Arc::new(backend), "/".into())))
 }
 
 #[cfg(feature = "http")]
-fn open_http(location: &str) -> Result<(String, SkillSource), String> {
-    let backend = crate::http::HttpRegistryBackend::new(location).map_err(|e| e.to_string())?;
+fn open_http(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
+    let mut backend = crate::http::HttpRegistryBackend::new(location).map_err(|e| e.to_string())?;
+    if let Some(interval) = options.poll_interval {
+        backend = backend.with_poll_interval(interval);
+    }
     let label = backend.index_url().host_str().unwrap_or("registry").to_owned();
     let shown = backend.index_url().to_string();
     Ok((label, opened(shown, Arc::new(backend), "/".into())))
 }
 
 #[cfg(not(feature = "http"))]
-fn open_http(_location: &str) -> Result<(String, SkillSource), String> {
+fn open_http(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
     Err("https:// registries need the `http` feature of skills-runtime".into())
 }
 
 #[cfg(not(feature = "s3"))]
-fn open_s3(_location: &str) -> Result<(String, SkillSource), String> {
+fn open_s3(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
     Err("s3:// sources need the `s3` feature of skills-runtime".into())
 }
 
@@ -247,9 +253,11 @@ fn open_git(location: &str, given: Option<&str>, options: &OpenOptions) -> Resul
     if let Some(commit) = options.pinned_commits.get(given.unwrap_or(&label)) {
         spec.reference = crate::git::GitRef::Commit(commit.clone());
     }
-    let backend = crate::git::GitBackend::from_spec(&spec, &options.git_cache)
-        .and_then(|b| b.open())
-        .map_err(|e| e.to_string())?;
+    let mut builder = crate::git::GitBackend::from_spec(&spec, &options.git_cache).map_err(|e| e.to_string())?;
+    if let Some(interval) = options.poll_interval {
+        builder = builder.fetch_interval(interval);
+    }
+    let backend = builder.open().map_err(|e| e.to_string())?;
     let shown = format!("{spec} @ {}", backend.commit_id());
     Ok((label, opened(shown, Arc::new(backend), "/".into())))
 }

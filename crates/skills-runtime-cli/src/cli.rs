@@ -28,6 +28,8 @@ Sources, in priority order (for one name, the last source wins):
                              the agent or SKILLS_GIT_SSH_KEY; a remote that does not
                              answer for SKILLS_GIT_TIMEOUT seconds (default 30) fails
   LABEL=SOURCE               the same, shown as LABEL
+Watched remote sources (watch, serve, sync --watch) are asked for changes every
+SKILLS_POLL_INTERVAL seconds when it is set (default: git 60, S3 and HTTP 30).
 A skills.toml lists sources as [[source]] tables (location = \"...\", optional
 label = \"...\"), lowest priority first; relative paths are relative to the file.
 Without --source or a skills.toml: ~/.claude/skills, ~/.agents/skills, then
@@ -254,8 +256,12 @@ pub enum Command {
     /// what the lock pins and fails when a source no longer has it.
     Sync {
         /// Install exactly what skills.lock pins (CI, a fresh clone).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "watch")]
         frozen: bool,
+        /// Then keep watching the sources and install every change as it comes (as
+        /// `skills update` would: a skill edited here is kept), until stopped.
+        #[arg(long)]
+        watch: bool,
         /// Print what would change, write nothing.
         #[arg(long)]
         dry_run: bool,

@@ -414,11 +414,19 @@ fn list_installed_shows_where_each_skill_is_and_its_state() {
         .collect();
     assert_eq!(
         states,
-        [("gone", "missing"), ("notes", "modified"), ("pdf", "up-to-date"), ("web", "outdated")]
+        [
+            ("gone", "missing"),
+            ("notes", "modified"),
+            ("pdf", "up-to-date"),
+            ("web", "outdated")
+        ]
     );
     assert_eq!(rows[2]["linked"], serde_json::json!([".claude/skills"]));
     let table = stdout(&skills(&project, &["list", "--installed"]));
     assert!(table.starts_with("NAME   STATE       SOURCE"), "{table}");
     assert!(table.contains("web    outdated"), "{table}");
-    assert!(table.ends_with(&format!("4 skills in {}\n", project.join(".agents/skills").display())), "{table}");
+    assert!(
+        table.ends_with(&format!("4 skills in {}\n", project.join(".agents/skills").display())),
+        "{table}"
+    );
 }

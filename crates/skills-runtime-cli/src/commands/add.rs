@@ -45,6 +45,40 @@ pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
 }
 
 pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let source = resolve_source(request.source);
+    let library = open(&source, args, Need::Listing).await?;
+    install(request, &source, &library.catalog, args.lock.frozen).await
+}
+
+/// The source `skills add` reads for `text`: `owner/repo[/path][@ref]` (when no folder
+/// has that name) stands for a repository on GitHub, and the expansion is said.
+pub fn resolve_source(text: &str) -> String {
+    match expand_git_shorthand(text) {
+        Some(expanded) if !Path::new(text).exists() => {
+            eprintln!("reading {text} as {expanded}");
+            expanded
+        }
+        _ => text.to_owned(),
+    }
+}
+
+/// The one source `source`, read as every command reads one (the lock flags of `args`
+/// apply; its sources and config do not).
+pub async fn open(source: &str, args: &SourceArgs, need: Need) -> anyhow::Result<library::Library> {
+    let mut source_args = args.clone();
+    source_args.sources = vec![source.to_owned()];
+    source_args.config = None;
+    library::catalog(&source_args, need, true).await
+}
+
+/// Installs what `request` asks of the source `source`, read into `catalog`: the plan
+/// printed, then (unless a dry run) written, linked, pinned and recorded.
+pub async fn install(
+    request: &AddRequest<'_>,
+    source: &str,
+    catalog: &SkillCatalog,
+    frozen: bool,
+) -> anyhow::Result<ExitCode> {
     let root = install_root(request.flags.global)?;
     let chosen_agents: Vec<&Agent> = if request.agents.is_empty() {
         agents::detect(&root, request.flags.global)
@@ -55,20 +89,6 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             .map(|name| agents::find(name))
             .collect::<Result<_, _>>()?
     };
-    // The source, read as every command reads one; `owner/repo[/path][@ref]` (when no
-    // folder has that name) stands for a repository on GitHub.
-    let source = match expand_git_shorthand(request.source) {
-        Some(expanded) if !Path::new(request.source).exists() => {
-            eprintln!("reading {} as {expanded}", request.source);
-            expanded
-        }
-        _ => request.source.to_owned(),
-    };
-    let mut source_args = args.clone();
-    source_args.sources = vec![source.clone()];
-    source_args.config = None;
-    let library = library::catalog(&source_args, Need::Listing, true).await?;
-    let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     // What the source could not give (a skill skipped, a source unreadable) is said
     // before the plan: the plan leaves it out.
@@ -82,7 +102,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     let canonical = agents::canonical_dir(&root);
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let lock = read_lock(&lockfile)?;
-    if args.lock.frozen {
+    if frozen {
         // What the lock pins from this source must still be there, as pinned (the
         // frozen catalog withholds a skill whose files differ).
         let label = catalog
@@ -111,7 +131,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
 
     let mut plan = Vec::new();
     for skill in &skills {
-        let files = read_files(&catalog, skill).await?;
+        let files = read_files(catalog, skill).await?;
         let installed = lock.as_ref().and_then(|lock| installed_digests(lock, &skill.name));
         let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.flags.force)?;
         println!("{}", describe(&step));
@@ -180,7 +200,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     }
     if request.record && !request.flags.global {
         let spec = InstallSpec {
-            source,
+            source: source.to_owned(),
             skills: request.skills.to_vec(),
             agents: request.agents.to_vec(),
             copy: request.copy,

@@ -86,7 +86,11 @@ pub async fn list_installed(global: bool, args: &SourceArgs, json: bool) -> anyh
         } else {
             row.linked.join(", ")
         };
-        writeln!(out, "{:width$}  {:10}  {:12}  {linked}", row.name, row.state, row.source)?;
+        writeln!(
+            out,
+            "{:width$}  {:10}  {:12}  {linked}",
+            row.name, row.state, row.source
+        )?;
     }
     writeln!(out, "{} skills in {}", rows.len(), canonical.display())?;
     Ok(ExitCode::from(EXIT_OK))

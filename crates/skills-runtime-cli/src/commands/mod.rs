@@ -15,6 +15,7 @@ mod remove;
 mod search;
 mod shell;
 mod sync;
+mod sync_watch;
 mod update;
 mod validate;
 mod watch;
@@ -99,9 +100,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Sync {
             frozen,
+            watch,
             dry_run,
             discovery,
-        } => sync::sync(frozen, dry_run, &installer_args(discovery)).await,
+        } => sync::sync(frozen, watch, dry_run, &installer_args(discovery)).await,
         Command::Update {
             names,
             flags,

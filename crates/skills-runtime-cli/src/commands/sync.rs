@@ -11,7 +11,7 @@ use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root};
 
-pub async fn sync(frozen: bool, dry_run: bool, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+pub async fn sync(frozen: bool, watch: bool, dry_run: bool, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let root = install_root(false)?;
     let path = root.join(CONFIG_FILE);
     let text = std::fs::read_to_string(&path).with_context(|| {
@@ -26,6 +26,11 @@ pub async fn sync(frozen: bool, dry_run: bool, args: &SourceArgs) -> anyhow::Res
             "nothing to sync: {} has no [[install]] (`skills add SOURCE` records one)",
             path.display()
         );
+    }
+    if watch {
+        let mut args = args.clone();
+        args.lock.lockfile = Some(root.join(skills_runtime::lock::LOCK_FILE));
+        return crate::commands::sync_watch::watch(&config.install, dry_run, &args).await;
     }
     let mut code = ExitCode::from(EXIT_OK);
     for spec in &config.install {

@@ -187,6 +187,13 @@ impl Watcher {
         for (name, value) in env {
             command.env(name, value);
         }
+        Self::spawn(command, timeout)
+    }
+
+    /// Starts `command` (a `skills` command that watches) and waits for the line on
+    /// stderr that starts with `watching `, which it returns.
+    #[allow(dead_code)] // Not every test file that shares this module uses it.
+    pub fn spawn(mut command: Command, timeout: std::time::Duration) -> (Self, String) {
         let mut child = command.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         let out = lines(child.stdout.take().unwrap());
         let err = lines(child.stderr.take().unwrap());
@@ -202,6 +209,25 @@ impl Watcher {
     /// The next line on stdout.
     pub fn next_line(&self, timeout: std::time::Duration) -> String {
         self.out.recv_timeout(timeout).unwrap()
+    }
+
+    /// The lines on stdout up to the first that contains `needle` (included), or a
+    /// failure naming what came instead.
+    #[allow(dead_code)] // Not every test file that shares this module uses it.
+    pub fn lines_until(&self, needle: &str, timeout: std::time::Duration) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            match self.out.recv_timeout(timeout) {
+                Ok(line) => {
+                    let done = line.contains(needle);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("no line with {needle:?} ({e}); got {seen:#?}"),
+            }
+        }
     }
 }
 
