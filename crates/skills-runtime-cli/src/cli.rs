@@ -262,6 +262,11 @@ pub enum Command {
         /// `skills update` would: a skill edited here is kept), until stopped.
         #[arg(long)]
         watch: bool,
+        /// Take over the skills the `skills` npm installer recorded in
+        /// ./skills-lock.json: recorded as [[install]] tables in skills.toml, then
+        /// synced.
+        #[arg(long)]
+        from_npm_lock: bool,
         /// Print what would change, write nothing.
         #[arg(long)]
         dry_run: bool,

@@ -430,3 +430,44 @@ fn list_installed_shows_where_each_skill_is_and_its_state() {
         "{table}"
     );
 }
+
+/// A project the npm installer set up moves over with one command.
+#[test]
+fn sync_takes_over_the_npm_installers_skills_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "project/vendor/lib/web/SKILL.md", &md("web", "Search the web"));
+    write(root, "project/vendor/lib/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+    let mut repo = TestRepo::new();
+    repo.write("skills/team/SKILL.md", md("team", "The team's way"));
+    repo.commit("main", "v1");
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let npm_lock = format!(
+        r#"{{"version": 1, "skills": {{
+            "web": {{"source": "./vendor/lib", "sourceType": "local", "skillPath": "web/SKILL.md", "computedHash": "x"}},
+            "team": {{"source": "team/skills", "sourceUrl": "file://{}", "ref": "main", "sourceType": "git",
+                      "skillPath": "skills/team/SKILL.md", "computedHash": "y"}},
+            "left-pad": {{"source": "left-pad", "sourceType": "node_modules", "computedHash": "z"}}
+        }}}}"#,
+        repo.path().display()
+    );
+    write(&project, "skills-lock.json", &npm_lock);
+    let out = with_git_cache(&project, &["sync", "--from-npm-lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("left-pad: installed from an npm package: npm keeps it; not taken over"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).starts_with("skills-lock.json: 2 skills from 2 sources"), "{}", stdout(&out));
+    assert!(project.join(".claude/skills/web/SKILL.md").is_file());
+    assert!(project.join(".claude/skills/team/SKILL.md").is_file());
+    assert!(!project.join(".agents/skills/pdf").exists(), "only what the npm lock names");
+    let config = std::fs::read_to_string(project.join("skills.toml")).unwrap();
+    assert!(config.contains("#ref=main&path=skills"), "{config}");
+    // From now on the project is ours: a plain sync has nothing to do.
+    let out = with_git_cache(&project, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).matches("nothing to change").count() == 2, "{}", stdout(&out));
+}

@@ -227,7 +227,7 @@ pub async fn install(
 
 /// Adds `spec` to `root/skills.toml` (created if needed; the text there is kept as it
 /// is) unless an `[[install]]` of the same source already covers it; whether it wrote.
-fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
+pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
     let path = root.join(CONFIG_FILE);
     let mut text = match std::fs::read_to_string(&path) {
         Ok(text) => text,

@@ -8,6 +8,7 @@ mod list;
 mod load;
 mod lock;
 mod new;
+mod npm_lock;
 mod outdated;
 mod prompt;
 mod publish;
@@ -102,8 +103,17 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             frozen,
             watch,
             dry_run,
+            from_npm_lock,
             discovery,
-        } => sync::sync(frozen, watch, dry_run, &installer_args(discovery)).await,
+        } => {
+            let options = sync::SyncOptions {
+                frozen,
+                watch,
+                dry_run,
+                from_npm_lock,
+            };
+            sync::sync(options, &installer_args(discovery)).await
+        }
         Command::Update {
             names,
             flags,
