@@ -460,14 +460,25 @@ fn sync_takes_over_the_npm_installers_skills_lock() {
         "{}",
         stderr(&out)
     );
-    assert!(stdout(&out).starts_with("skills-lock.json: 2 skills from 2 sources"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("skills-lock.json: 2 skills from 2 sources"),
+        "{}",
+        stdout(&out)
+    );
     assert!(project.join(".claude/skills/web/SKILL.md").is_file());
     assert!(project.join(".claude/skills/team/SKILL.md").is_file());
-    assert!(!project.join(".agents/skills/pdf").exists(), "only what the npm lock names");
+    assert!(
+        !project.join(".agents/skills/pdf").exists(),
+        "only what the npm lock names"
+    );
     let config = std::fs::read_to_string(project.join("skills.toml")).unwrap();
     assert!(config.contains("#ref=main&path=skills"), "{config}");
     // From now on the project is ours: a plain sync has nothing to do.
     let out = with_git_cache(&project, &["sync"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).matches("nothing to change").count() == 2, "{}", stdout(&out));
+    assert!(
+        stdout(&out).matches("nothing to change").count() == 2,
+        "{}",
+        stdout(&out)
+    );
 }

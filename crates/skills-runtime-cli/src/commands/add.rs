@@ -100,6 +100,17 @@ pub async fn install(
         .collect();
     print_diagnostics(&problems);
     let canonical = agents::canonical_dir(&root);
+    // One run at a time from the plan to the lock written: a second run plans on what
+    // the first wrote. A run killed halfway is finished first.
+    let _guard = if request.flags.dry_run {
+        None
+    } else {
+        let guard = InstallLock::take(&canonical, say_waiting)?;
+        for name in recover(&canonical)? {
+            eprintln!("{name}: put back the version an interrupted run had moved aside");
+        }
+        Some(guard)
+    };
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let lock = read_lock(&lockfile)?;
     if frozen {
@@ -149,10 +160,6 @@ pub async fn install(
     if request.flags.dry_run {
         println!("dry run: nothing written");
         return Ok(ExitCode::from(EXIT_OK));
-    }
-    let _guard = InstallLock::take(&canonical)?;
-    for name in recover(&canonical)? {
-        eprintln!("{name}: put back the version an interrupted run had moved aside");
     }
     let mut kept = 0;
     for (step, files) in &plan {
@@ -339,4 +346,10 @@ fn describe(step: &Step) -> String {
 /// Writes `text` to `path` through a temporary file renamed over it.
 pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
     skills_install::write::write_file(path, text.as_bytes()).map_err(Into::into)
+}
+
+/// Said when another run holds the install lock of the folder.
+pub fn say_waiting(pid: Option<u32>) {
+    let pid = pid.map_or_else(|| "?".to_owned(), |p| p.to_string());
+    eprintln!("waiting for another skills run (process {pid}) installing here");
 }

@@ -40,7 +40,10 @@ struct NpmEntry {
 pub fn specs_from_npm_lock(text: &str, root: &Path) -> anyhow::Result<(Vec<InstallSpec>, Vec<String>)> {
     let lock: NpmLock = serde_json::from_str(text).context("not a skills-lock.json of the npm installer")?;
     if lock.version < 1 {
-        bail!("skills-lock.json version {} is not one this reads (1 and later)", lock.version);
+        bail!(
+            "skills-lock.json version {} is not one this reads (1 and later)",
+            lock.version
+        );
     }
     let mut sources: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut left = Vec::new();
@@ -68,10 +71,16 @@ fn source_of(entry: &NpmEntry, root: &Path) -> Result<String, String> {
     let folder = entry
         .skill_path
         .as_deref()
-        .map(|p| p.trim_end_matches("SKILL.md").trim_end_matches("skill.md").trim_matches('/'))
+        .map(|p| {
+            p.trim_end_matches("SKILL.md")
+                .trim_end_matches("skill.md")
+                .trim_matches('/')
+        })
         .unwrap_or("");
     if folder.is_empty() && entry.source_type != "well-known" && entry.source_type != "node_modules" {
-        return Err("its SKILL.md is at the root of its source, which cannot be read as a library of skills yet".to_owned());
+        return Err(
+            "its SKILL.md is at the root of its source, which cannot be read as a library of skills yet".to_owned(),
+        );
     }
     let parent = folder.rsplit_once('/').map_or("", |(parent, _)| parent);
     if parent.split('/').any(|s| s == "..") {
@@ -151,7 +160,10 @@ mod tests {
             [
                 ("/p/vendor/skills", vec!["mine"]),
                 ("git+https://git.example.com/team/skills.git#path=lib", vec!["team"]),
-                ("git+https://github.com/anthropics/skills.git#ref=main&path=skills", vec!["docx", "pdf"]),
+                (
+                    "git+https://github.com/anthropics/skills.git#ref=main&path=skills",
+                    vec!["docx", "pdf"]
+                ),
             ]
         );
         assert_eq!(

@@ -20,8 +20,10 @@ pub fn remove(names: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode>
     let root = crate::commands::add::install_root(flags.global)?;
     let canonical = agents::canonical_dir(&root);
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let _guard = (!flags.dry_run)
+        .then(|| InstallLock::take(&canonical, crate::commands::add::say_waiting))
+        .transpose()?;
     let mut lock = read_lock(&lockfile)?.unwrap_or_default();
-    let _guard = (!flags.dry_run).then(|| InstallLock::take(&canonical)).transpose()?;
     let mut code = EXIT_OK;
     for name in names {
         let dir = canonical.join(name);
