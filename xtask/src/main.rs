@@ -24,7 +24,8 @@
 //!   reads every `SKILL.md`, on seeded libraries; `bench reload|s3|git|micro|all` runs
 //!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
 //!   and commit-to-catalog latency, divan micro-benchmarks of the hot paths; `bench
-//!   scale` lists one source of 100,000 skills.
+//!   scale` lists one source of 100,000 skills; `bench install` times `skills add` and a
+//!   no-op `skills sync` as whole processes.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -64,6 +65,8 @@ tasks:
                                         skills (threads, load_skill, section, search), or all
   bench scale                           skills list on one source of 100,000 skills: every
                                         skill read, time and peak memory
+  bench install                         skills add of 100 skills from a local git repository,
+                                        and a no-op skills sync of 1,000 installed skills
   bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25)
                                         on the synthetic set and on real libraries fetched
                                         beforehand, e.g. thereisnotime=DIR agentskillexchange=DIR
@@ -357,6 +360,7 @@ fn bench(args: &[String]) -> Result<(), String> {
         [] => return side_by_side(false),
         [flag] if flag == "--quick" => return side_by_side(true),
         [name] if name == "scale" => return scale(),
+        [name] if name == "install" => return step("install", release_bench("install")?),
         [name, libraries @ ..] if name == "search" => return search(libraries),
         [name, rest @ ..] if name == "fleet" => return fleet(rest),
         [name] if name == "all" => BENCHES.iter().collect(),

@@ -7,6 +7,7 @@
 //! skills-bench scale --cli PATH --out DIR [--skills N]
 //! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]
 //! skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]
+//! skills-bench install --cli PATH --out DIR
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -20,6 +21,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod fleet;
+mod install;
 mod scale;
 mod search;
 
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Some("scale") => scale::scale_command(&args[1..]),
         Some("search") => search::search_command(&args[1..]),
         Some("fleet") => fleet::fleet_command(&args[1..]),
+        Some("install") => install::install_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -62,7 +65,8 @@ const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench measure RUNS PROGRAM [ARGS...]\n       \
                      skills-bench scale --cli PATH --out DIR [--skills N]\n       \
                      skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]\n       \
-                     skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]";
+                     skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]\n       \
+                     skills-bench install --cli PATH --out DIR";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -261,7 +261,12 @@ pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 /// exclusively, holding the process id of the run, removed when the guard is dropped.
 /// A lock whose run is gone (killed) is taken over.
 #[derive(Debug)]
-pub struct InstallLock(PathBuf);
+pub struct InstallLock {
+    path: PathBuf,
+    /// The folders taking the lock created (the work folder, and `.agents` above it):
+    /// removed again when the run leaves them empty.
+    created: Vec<PathBuf>,
+}
 
 impl InstallLock {
     /// Takes the lock of the skills folder `dir`, waiting up to [`LOCK_WAIT`] for a run
@@ -278,19 +283,32 @@ impl InstallLock {
         waiting: impl FnOnce(Option<u32>),
     ) -> Result<Self, WriteError> {
         let work = work_dir(dir);
+        let created: Vec<PathBuf> = work
+            .ancestors()
+            .take(2)
+            .filter(|d| !d.exists())
+            .map(Path::to_path_buf)
+            .collect();
         std::fs::create_dir_all(&work).map_err(io_error(&work))?;
         let path = work.join("lock");
         let started = std::time::Instant::now();
         let mut waiting = Some(waiting);
+        let mut recreated = 0;
         loop {
             match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
                     use std::io::Write;
                     file.write_all(std::process::id().to_string().as_bytes())
                         .map_err(io_error(&path))?;
-                    return Ok(Self(path));
+                    return Ok(Self { path, created });
                 }
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                // The run that held it removed the folder it had created: again.
+                Err(e) if e.kind() == io::ErrorKind::NotFound && recreated < 100 => {
+                    recreated += 1;
+                    std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+                    continue;
+                }
                 Err(source) => return Err(WriteError::Io { path, source }),
             }
             let holder = std::fs::read_to_string(&path)
@@ -324,7 +342,11 @@ fn process_alive(pid: u32) -> bool {
 
 impl Drop for InstallLock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        let _ = std::fs::remove_file(&self.path);
+        // Deepest first; a folder with anything in it stays.
+        for dir in &self.created {
+            let _ = std::fs::remove_dir(dir);
+        }
     }
 }
 

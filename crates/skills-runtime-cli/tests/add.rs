@@ -356,8 +356,19 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
     let out = skills(&project, &["sync"]);
     assert!(stdout(&out).contains("nothing to change"), "{}", stdout(&out));
 
-    // The source moves on: sync installs the new version, frozen refuses it.
+    // The source moves on: sync keeps what the lock pins, outdated says so, update
+    // moves.
     write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+    let out = skills(&project, &["sync", "--frozen"]);
+    assert!(
+        stdout(&out).contains("nothing to change: 1 skills up to date"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(skills(&project, &["outdated"]).status.code(), Some(1));
+    // A fresh clone now: frozen refuses the version the lock does not pin; a plain
+    // sync installs it and says so.
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
     let out = skills(&project, &["sync", "--frozen"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
@@ -365,13 +376,20 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
         "{}",
         stderr(&out)
     );
+    assert!(!project.join(".agents/skills/web").exists());
     let out = skills(&project, &["sync"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("installing its current version"),
+        "{}",
+        stderr(&out)
+    );
     assert!(
         std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
             .unwrap()
             .contains("better")
     );
+    assert_eq!(skills(&project, &["outdated"]).status.code(), Some(0));
     let out = skills(root, &["sync"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nothing to sync"), "{}", stderr(&out));

@@ -178,7 +178,11 @@ pub async fn install(
                 println!("{}: your edited version is kept at {}", step.name, backup.display());
             }
         }
-        for agent in &chosen_agents {
+        // An agent that reads the canonical folder itself needs no link.
+        for agent in chosen_agents
+            .iter()
+            .filter(|a| !a.reads_canonical(request.flags.global))
+        {
             let dir = agent.dir(&root, request.flags.global);
             match link_skill(&dir, &canonical, &step.name, files, request.copy)? {
                 Linked::Occupied(path) => eprintln!(

@@ -1,7 +1,10 @@
 //! `skills sync`: the project's agent folders made to match its `skills.toml`
 //! (`[[install]]`, what `skills add` records) and `skills.lock`. Idempotent: a second
-//! run changes nothing and says so. `--frozen` installs exactly what the lock pins (git
-//! at the locked commit) and fails when a source no longer has it.
+//! run changes nothing and says so, reading only the project. A skill missing here (a
+//! fresh clone) is installed at the version the lock pins (git at the locked commit);
+//! when its source no longer has that version, `--frozen` fails and a plain sync
+//! installs the current one and says so. Moving to new versions is `skills update`'s
+//! work (`skills outdated` says which), or `--watch`'s.
 
 use std::process::ExitCode;
 
@@ -13,7 +16,12 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root};
+use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_lock};
+use skills_install::agents::{self, Agent};
+use skills_install::link::is_our_link;
+use skills_install::write::digests_of;
+use skills_runtime::lock::Lock;
+use skills_runtime::sources::{SourceSpec, is_path};
 
 pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let SyncOptions {
@@ -47,13 +55,23 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         args.lock.lockfile = Some(root.join(skills_runtime::lock::LOCK_FILE));
         return crate::commands::sync_watch::watch(&specs, dry_run, &args).await;
     }
+    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lock = read_lock(&lockfile)?;
     let mut code = ExitCode::from(EXIT_OK);
     for spec in &specs {
         println!("from {}:", spec.source);
+        // What is installed as the lock pins it needs no source: a sync with nothing to
+        // do reads only the project.
+        if let Some(count) = lock.as_ref().and_then(|lock| in_place(&root, &lockfile, lock, spec)) {
+            println!("nothing to change: {count} skills up to date");
+            continue;
+        }
         let mut source_args = args.clone();
-        // Frozen: the catalog serves only what the lock pins, git at the locked commit.
-        source_args.lock.frozen = frozen;
-        source_args.lock.lockfile = Some(root.join(skills_runtime::lock::LOCK_FILE));
+        // The catalog serves what the lock pins (git at the locked commit); a source
+        // that no longer has it fails a frozen sync, and otherwise gives its current
+        // version, said.
+        source_args.lock.frozen = lock.is_some();
+        source_args.lock.lockfile = Some(lockfile.clone());
         let request = AddRequest {
             source: &spec.source,
             skills: &spec.skills,
@@ -65,9 +83,15 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
             },
             record: false,
         };
-        let done = add::add(&request, &source_args)
-            .await
-            .with_context(|| format!("syncing {}", spec.source))?;
+        let done = match add::add(&request, &source_args).await {
+            Err(error) if !frozen && source_args.lock.frozen && is_not_pinned(&error) => {
+                eprintln!("warning: {error:#}; installing its current version");
+                source_args.lock.frozen = false;
+                add::add(&request, &source_args).await
+            }
+            done => done,
+        }
+        .with_context(|| format!("syncing {}", spec.source))?;
         if done != ExitCode::from(EXIT_OK) {
             code = done;
         }
@@ -105,4 +129,89 @@ fn import_npm_lock(root: &Path, dry_run: bool) -> anyhow::Result<Vec<InstallSpec
         println!("recorded in {}", root.join(CONFIG_FILE).display());
     }
     Ok(specs)
+}
+
+/// Whether `error` is a frozen catalog's answer that the source no longer has what the
+/// lock pins.
+fn is_not_pinned(error: &anyhow::Error) -> bool {
+    format!("{error:#}").contains("no longer has the pinned version")
+}
+
+/// The number of skills of `spec` that are installed exactly as `lock` pins them and
+/// visible in each agent's folder, when all are; `None` when anything is to do (a skill
+/// missing, edited, not yet pinned, a link missing) or the lock does not know the
+/// source.
+fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Option<usize> {
+    let label = label_in_lock(lockfile, lock, &spec.source)?;
+    let names: Vec<&String> = if spec.skills.is_empty() {
+        lock.skills
+            .iter()
+            .filter(|(_, s)| s.source == label)
+            .map(|(n, _)| n)
+            .collect()
+    } else {
+        spec.skills.iter().collect()
+    };
+    if names.is_empty() {
+        return None;
+    }
+    let canonical = agents::canonical_dir(root);
+    let chosen: Vec<&Agent> = if spec.agents.is_empty() {
+        agents::detect(root, false)
+    } else {
+        spec.agents
+            .iter()
+            .map(|a| agents::find(a).ok())
+            .collect::<Option<_>>()?
+    };
+    for name in &names {
+        let pinned = lock.skills.get(*name).filter(|s| s.source == label)?;
+        let here = digests_of(&canonical.join(name)).ok()??;
+        if Some(&here) != installed_digests(lock, name).as_ref() || pinned.files.is_empty() {
+            return None;
+        }
+        for agent in chosen.iter().filter(|a| !a.reads_canonical(false)) {
+            let dir = agent.dir(root, false);
+            let visible = if spec.copy {
+                digests_of(&dir.join(name)).ok().flatten().as_ref() == Some(&here)
+            } else {
+                is_our_link(&dir, &canonical, name)
+            };
+            if !visible {
+                return None;
+            }
+        }
+    }
+    Some(names.len())
+}
+
+/// The label under which `lock` pins the source `source` (an `[[install]]`'s source
+/// text): its own `label=`, or the locked source whose spec is the same location (a
+/// folder compared as the folder it resolves to).
+fn label_in_lock(lockfile: &Path, lock: &Lock, source: &str) -> Option<String> {
+    let spec: SourceSpec = source.parse().ok()?;
+    if let Some(label) = spec.label {
+        return lock.sources.contains_key(&label).then_some(label);
+    }
+    let base = lockfile
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let wanted = if is_path(&spec.location) {
+        std::fs::canonicalize(base.join(&spec.location))
+            .ok()?
+            .display()
+            .to_string()
+    } else {
+        skills_runtime::url::without_password(&spec.location)
+    };
+    lock.sources.iter().find_map(|(label, locked)| {
+        let locked_spec = locked.spec.as_deref()?;
+        let same = if is_path(locked_spec) {
+            std::fs::canonicalize(base.join(locked_spec)).is_ok_and(|p| p.display().to_string() == wanted)
+        } else {
+            locked_spec == wanted
+        };
+        same.then(|| label.clone())
+    })
 }
