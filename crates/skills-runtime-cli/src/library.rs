@@ -422,6 +422,8 @@ pub fn default_chain(options: &OpenOptions, home: Option<&Path>) -> DefaultChain
 /// mentions `git+` anywhere.
 pub fn may_read_git(cli: &Cli) -> bool {
     let sources = match &cli.command {
+        // The installed skills' sources are the ones their lock names, which may be git.
+        Command::List { installed: true, .. } => return true,
         Command::List { sources, .. }
         | Command::Info { sources, .. }
         | Command::Prompt { sources, .. }
@@ -437,11 +439,19 @@ pub fn may_read_git(cli: &Cli) -> bool {
             }
             sources
         }
-        Command::Add { source, .. } => return source.contains("git+"),
-        // Both read the sources a lock names, which may be git.
-        Command::Verify { .. } | Command::Outdated { .. } | Command::Update { .. } | Command::Sync { .. } => {
+        Command::Add { source, .. } => {
+            return source.contains("git+") || skills_runtime::sources::expand_git_shorthand(source).is_some();
+        }
+        // A sync reads the sources of ./skills.toml's [[install]] tables (or of the npm
+        // installer's lock), and only when something is to install.
+        Command::Sync { from_npm_lock, .. } => {
+            return *from_npm_lock || std::fs::read_to_string(CONFIG_FILE).is_ok_and(|text| text.contains("git+"));
+        }
+        // These read the sources a lock names, which may be git.
+        Command::Verify { .. } | Command::Outdated { .. } | Command::Update { .. } => {
             return true;
         }
+
         Command::New { .. } | Command::Remove { .. } | Command::Completions { .. } | Command::Manpage => {
             return false;
         }

@@ -164,10 +164,13 @@ fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Op
             .map(|a| agents::find(a).ok())
             .collect::<Option<_>>()?
     };
-    for name in &names {
-        let pinned = lock.skills.get(*name).filter(|s| s.source == label)?;
+    // Each skill's files are read and hashed: spread over the cores.
+    let check = |name: &String| -> Option<()> {
+        lock.skills
+            .get(name)
+            .filter(|s| s.source == label && !s.files.is_empty())?;
         let here = digests_of(&canonical.join(name)).ok()??;
-        if Some(&here) != installed_digests(lock, name).as_ref() || pinned.files.is_empty() {
+        if Some(&here) != installed_digests(lock, name).as_ref() {
             return None;
         }
         for agent in chosen.iter().filter(|a| !a.reads_canonical(false)) {
@@ -181,6 +184,19 @@ fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Op
                 return None;
             }
         }
+        Some(())
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = names.len().div_ceil(threads);
+    let all = std::thread::scope(|scope| {
+        let handles: Vec<_> = names
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().all(|name| check(name).is_some())))
+            .collect();
+        handles.into_iter().all(|h| h.join().unwrap_or(false))
+    });
+    if !all {
+        return None;
     }
     Some(names.len())
 }
