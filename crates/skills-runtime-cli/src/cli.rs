@@ -246,6 +246,9 @@ pub enum Command {
         /// Copy into the agents' folders instead of linking.
         #[arg(long)]
         copy: bool,
+        /// Accepted for scripts written for other installers: skills never asks.
+        #[arg(long, short = 'y')]
+        yes: bool,
         #[command(flatten)]
         flags: InstallFlags,
         #[command(flatten)]
@@ -292,6 +295,10 @@ pub enum Command {
         /// The skills.
         #[arg(required = true, value_name = "NAME")]
         names: Vec<String>,
+        /// Only take the skills out of this agent's folder (repeat); they stay installed
+        /// for the others.
+        #[arg(long = "agent", value_name = "NAME")]
+        agents: Vec<String>,
         #[command(flatten)]
         flags: InstallFlags,
     },

@@ -86,6 +86,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             skills,
             agents,
             copy,
+            yes: _,
             flags,
             discovery,
         } => {
@@ -119,7 +120,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags,
             discovery,
         } => update::update(&names, flags, &installer_args(discovery)).await,
-        Command::Remove { names, flags } => remove::remove(&names, flags),
+        Command::Remove { names, agents, flags } => remove::remove(&names, &agents, flags),
         Command::Completions { shell } => shell::completions(shell),
         Command::Manpage => shell::manpage(),
         Command::Search {

@@ -16,9 +16,12 @@ use skills_install::write::{InstallLock, backup_path};
 
 use crate::commands::add::{installed_digests, read_lock, write_atomically};
 
-pub fn remove(names: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode> {
+pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode> {
     let root = crate::commands::add::install_root(flags.global)?;
     let canonical = agents::canonical_dir(&root);
+    if !only.is_empty() {
+        return unlink(&root, &canonical, names, only, flags);
+    }
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
     let _guard = (!flags.dry_run)
         .then(|| InstallLock::take(&canonical, crate::commands::add::say_waiting))
@@ -96,4 +99,53 @@ fn shown(paths: &[PathBuf]) -> String {
         .filter_map(|p| p.parent().map(|d| d.display().to_string()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// `remove --agent`: the skills' links (or our copies) taken out of those agents'
+/// folders only; the skills stay installed and pinned.
+fn unlink(
+    root: &Path,
+    canonical: &Path,
+    names: &[String],
+    only: &[String],
+    flags: InstallFlags,
+) -> anyhow::Result<ExitCode> {
+    let chosen = only
+        .iter()
+        .map(|name| agents::find(name))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut code = EXIT_OK;
+    for name in names {
+        let installed = digests_of(&canonical.join(name))?;
+        for agent in &chosen {
+            let dir = agent.dir(root, flags.global);
+            let entry = dir.join(name);
+            if agent.reads_canonical(flags.global) {
+                eprintln!(
+                    "{}: reads {} itself; `skills remove {name}` removes the skill",
+                    agent.name,
+                    canonical.display()
+                );
+                code = EXIT_SOURCE_ERROR;
+                continue;
+            }
+            let ours_copy =
+                installed.is_some() && digests_of(&entry)? == installed && !is_our_link(&dir, canonical, name);
+            if !is_our_link(&dir, canonical, name) && !ours_copy {
+                eprintln!("{}: no {name} of ours in {}", agent.name, dir.display());
+                code = EXIT_SOURCE_ERROR;
+                continue;
+            }
+            println!("remove {name} from {}", dir.display());
+            if flags.dry_run {
+                continue;
+            }
+            if ours_copy {
+                std::fs::remove_dir_all(&entry).with_context(|| format!("cannot remove {}", entry.display()))?;
+            } else {
+                std::fs::remove_file(&entry).with_context(|| format!("cannot remove {}", entry.display()))?;
+            }
+        }
+    }
+    Ok(ExitCode::from(code))
 }

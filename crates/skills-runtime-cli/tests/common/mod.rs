@@ -237,3 +237,15 @@ impl Drop for Watcher {
         let _ = self.child.wait();
     }
 }
+
+/// `skills ARGS` run in `root`, with HOME at `root/home` and the git cache in `root`.
+#[allow(dead_code)] // Not every test file that shares this module uses it.
+pub fn with_git_cache(root: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(root)
+        .env("HOME", root.join("home"))
+        .env("SKILLS_GIT_CACHE", root.join("cache"))
+        .output()
+        .unwrap()
+}
