@@ -35,7 +35,7 @@ fn project() -> tempfile::TempDir {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_team_library_on_s3_is_installed_checked_and_updated() {
-    let mut server = S3TestServer::start();
+    let server = S3TestServer::start();
     server.create_bucket("team");
     let store = server.store("team");
     upload(
