@@ -3,8 +3,26 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+/// `println!` for the commands that write (add, sync, update, remove): a closed
+/// standard output must not stop them halfway, so what cannot be printed is dropped.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `eprintln!` for the commands that write: see [`say!`].
+macro_rules! say_err {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod commands;
+mod git_use;
 mod library;
 mod mcp;
 mod output;
@@ -22,7 +40,17 @@ const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 fn main() -> ExitCode {
     tune_malloc();
     let cli = cli::Cli::parse();
-    quiet_on_closed_output(!matches!(cli.command, cli::Command::Serve { .. }));
+    // `serve` must outlive its sockets, and the commands that write must finish what they
+    // started whoever reads their output (they print with `say!`).
+    let writes = matches!(
+        cli.command,
+        cli::Command::Serve { .. }
+            | cli::Command::Add { .. }
+            | cli::Command::Sync { .. }
+            | cli::Command::Update { .. }
+            | cli::Command::Remove { .. }
+    );
+    quiet_on_closed_output(!writes);
     let git_timeout = match std::env::var("SKILLS_GIT_TIMEOUT") {
         Err(_) => DEFAULT_GIT_TIMEOUT_SECS,
         Ok(text) => match text.trim().parse::<u64>() {
@@ -36,7 +64,7 @@ fn main() -> ExitCode {
     let git_timeout = std::time::Duration::from_secs(git_timeout);
     // Setting the timeouts initializes libgit2, which loads the system's certificate
     // store (about 25 ms of CPU): only a command that may read a git source pays for it.
-    if library::may_read_git(&cli) {
+    if git_use::may_read_git(&cli) {
         // SAFETY: libgit2's options are process globals; no other thread exists yet (the
         // runtime starts below), which is what setting them requires.
         #[allow(unsafe_code)]

@@ -139,3 +139,41 @@ fn watch_ends_quietly_when_its_output_is_closed() {
         assert_quiet_end(status, &format!("{seen}{rest}"), &args.join(" "));
     }
 }
+
+/// The commands that write finish their work whoever reads their output: a closed pipe
+/// never leaves skills installed and the lock unwritten.
+#[test]
+fn installer_commands_finish_their_work_when_their_output_is_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let lib = dir.path().join("lib");
+    let lib = lib.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let output = skills_into_closed_pipe(&project, args)
+            .env("HOME", dir.path().join("home"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert_quiet_end(output.status, &String::from_utf8_lossy(&output.stderr), &args.join(" "));
+    };
+    run(&["add", lib]);
+    let lock = std::fs::read_to_string(project.join("skills.lock")).unwrap();
+    assert_eq!(lock.matches("[skills.\"").count(), 40, "every skill pinned");
+    assert!(project.join(".claude/skills/skill-39/SKILL.md").is_file());
+    write(dir.path(), "lib/skill-05/scripts/run.sh", "echo v2");
+    run(&["update"]);
+    assert_eq!(
+        std::fs::read_to_string(project.join(".agents/skills/skill-05/scripts/run.sh")).unwrap(),
+        "echo v2"
+    );
+    run(&["sync"]);
+    run(&["remove", "skill-01"]);
+    assert!(!project.join(".agents/skills/skill-01").exists());
+}

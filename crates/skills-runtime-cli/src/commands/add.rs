@@ -55,7 +55,7 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
 pub fn resolve_source(text: &str) -> String {
     match expand_git_shorthand(text) {
         Some(expanded) if !Path::new(text).exists() => {
-            eprintln!("reading {text} as {expanded}");
+            say_err!("reading {text} as {expanded}");
             expanded
         }
         _ => text.to_owned(),
@@ -107,7 +107,7 @@ pub async fn install(
     } else {
         let guard = InstallLock::take(&canonical, say_waiting)?;
         for name in recover(&canonical)? {
-            eprintln!("{name}: put back the version an interrupted run had moved aside");
+            say_err!("{name}: put back the version an interrupted run had moved aside");
         }
         Some(guard)
     };
@@ -145,20 +145,20 @@ pub async fn install(
         let files = read_files(catalog, skill).await?;
         let installed = lock.as_ref().and_then(|lock| installed_digests(lock, &skill.name));
         let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.flags.force)?;
-        println!("{}", describe(&step));
+        say!("{}", describe(&step));
         plan.push((step, files));
     }
     let names: Vec<&str> = chosen_agents.iter().map(|a| a.name).collect();
     if names.is_empty() {
-        println!(
+        say!(
             "into {} (read by the agents of the Agent Skills convention)",
             canonical.display()
         );
     } else {
-        println!("into {}, linked for {}", canonical.display(), names.join(", "));
+        say!("into {}, linked for {}", canonical.display(), names.join(", "));
     }
     if request.flags.dry_run {
-        println!("dry run: nothing written");
+        say!("dry run: nothing written");
         return Ok(ExitCode::from(EXIT_OK));
     }
     let mut kept = 0;
@@ -175,7 +175,7 @@ pub async fn install(
             Action::ReplaceLocalEdit => {
                 let backup = backup_path(&canonical, &step.name);
                 replace(&canonical, &step.name, files, Some(&backup))?;
-                println!("{}: your edited version is kept at {}", step.name, backup.display());
+                say!("{}: your edited version is kept at {}", step.name, backup.display());
             }
         }
         // An agent that reads the canonical folder itself needs no link.
@@ -185,7 +185,7 @@ pub async fn install(
         {
             let dir = agent.dir(&root, request.flags.global);
             match link_skill(&dir, &canonical, &step.name, files, request.copy)? {
-                Linked::Occupied(path) => eprintln!(
+                Linked::Occupied(path) => say_err!(
                     "warning: {} is not ours (a folder of {}'s own, or an edited copy): left alone",
                     path.display(),
                     agent.display
@@ -207,7 +207,7 @@ pub async fn install(
     lock.sources.extend(pinned.sources);
     write_atomically(&lockfile, &lock.to_toml())?;
     for problem in &problems {
-        eprintln!("error: {problem}");
+        say_err!("error: {problem}");
     }
     if request.record && !request.flags.global {
         let spec = InstallSpec {
@@ -217,14 +217,14 @@ pub async fn install(
             copy: request.copy,
         };
         if record(&root, spec)? {
-            println!("recorded in {}", root.join(CONFIG_FILE).display());
+            say!("recorded in {}", root.join(CONFIG_FILE).display());
         }
     }
     let installed = plan.len() - kept;
     if plan.iter().all(|(step, _)| step.action == Action::Unchanged) {
-        println!("nothing to change: {installed} skills up to date");
+        say!("nothing to change: {installed} skills up to date");
     } else {
-        println!(
+        say!(
             "{installed} skills in place, {kept} kept as edited here; {}",
             lockfile.display()
         );
@@ -355,5 +355,5 @@ pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
 /// Said when another run holds the install lock of the folder.
 pub fn say_waiting(pid: Option<u32>) {
     let pid = pid.map_or_else(|| "?".to_owned(), |p| p.to_string());
-    eprintln!("waiting for another skills run (process {pid}) installing here");
+    say_err!("waiting for another skills run (process {pid}) installing here");
 }

@@ -33,18 +33,18 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
         let now = digests_of(&dir)?;
         let pinned = installed_digests(&lock, name);
         if now.is_none() && pinned.is_none() {
-            eprintln!("error: {name} is not installed in {}", canonical.display());
+            say_err!("error: {name} is not installed in {}", canonical.display());
             code = EXIT_SOURCE_ERROR;
             continue;
         }
         let edited = now.is_some() && now != pinned;
         if edited && !flags.force {
-            eprintln!("keep {name}: edited here (or not installed by skills); --force removes it and keeps a backup");
+            say_err!("keep {name}: edited here (or not installed by skills); --force removes it and keeps a backup");
             code = EXIT_SOURCE_ERROR;
             continue;
         }
         let links = agent_entries(&root, flags.global, &canonical, name);
-        println!(
+        say!(
             "remove {name}{}",
             if links.is_empty() {
                 String::new()
@@ -65,7 +65,7 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
                     std::fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
                 }
                 std::fs::rename(&dir, &backup).with_context(|| format!("cannot move {}", dir.display()))?;
-                println!("{name}: your edited version is kept at {}", backup.display());
+                say!("{name}: your edited version is kept at {}", backup.display());
             } else {
                 std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
             }
@@ -73,7 +73,7 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
         lock.skills.remove(name);
     }
     if flags.dry_run {
-        println!("dry run: nothing removed");
+        say!("dry run: nothing removed");
     } else {
         write_atomically(&lockfile, &lock.to_toml())?;
     }
@@ -121,7 +121,7 @@ fn unlink(
             let dir = agent.dir(root, flags.global);
             let entry = dir.join(name);
             if agent.reads_canonical(flags.global) {
-                eprintln!(
+                say_err!(
                     "{}: reads {} itself; `skills remove {name}` removes the skill",
                     agent.name,
                     canonical.display()
@@ -132,11 +132,11 @@ fn unlink(
             let ours_copy =
                 installed.is_some() && digests_of(&entry)? == installed && !is_our_link(&dir, canonical, name);
             if !is_our_link(&dir, canonical, name) && !ours_copy {
-                eprintln!("{}: no {name} of ours in {}", agent.name, dir.display());
+                say_err!("{}: no {name} of ours in {}", agent.name, dir.display());
                 code = EXIT_SOURCE_ERROR;
                 continue;
             }
-            println!("remove {name} from {}", dir.display());
+            say!("remove {name} from {}", dir.display());
             if flags.dry_run {
                 continue;
             }

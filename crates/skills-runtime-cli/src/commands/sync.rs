@@ -59,11 +59,11 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
     let lock = read_lock(&lockfile)?;
     let mut code = ExitCode::from(EXIT_OK);
     for spec in &specs {
-        println!("from {}:", spec.source);
+        say!("from {}:", spec.source);
         // What is installed as the lock pins it needs no source: a sync with nothing to
         // do reads only the project.
         if let Some(count) = lock.as_ref().and_then(|lock| in_place(&root, &lockfile, lock, spec)) {
-            println!("nothing to change: {count} skills up to date");
+            say!("nothing to change: {count} skills up to date");
             continue;
         }
         let mut source_args = args.clone();
@@ -85,7 +85,7 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         };
         let done = match add::add(&request, &source_args).await {
             Err(error) if !frozen && source_args.lock.frozen && is_not_pinned(&error) => {
-                eprintln!("warning: {error:#}; installing its current version");
+                say_err!("warning: {error:#}; installing its current version");
                 source_args.lock.frozen = false;
                 add::add(&request, &source_args).await
             }
@@ -115,18 +115,18 @@ fn import_npm_lock(root: &Path, dry_run: bool) -> anyhow::Result<Vec<InstallSpec
     let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let (specs, left) = specs_from_npm_lock(&text, root).with_context(|| format!("in {}", path.display()))?;
     for line in &left {
-        eprintln!("warning: {NPM_LOCK_FILE}: {line}; not taken over");
+        say_err!("warning: {NPM_LOCK_FILE}: {line}; not taken over");
     }
     if specs.is_empty() {
         bail!("{} has no skill this can install", path.display());
     }
     let count: usize = specs.iter().map(|s| s.skills.len()).sum();
-    println!("{NPM_LOCK_FILE}: {count} skills from {} sources", specs.len());
+    say!("{NPM_LOCK_FILE}: {count} skills from {} sources", specs.len());
     if !dry_run {
         for spec in &specs {
             add::record(root, spec.clone())?;
         }
-        println!("recorded in {}", root.join(CONFIG_FILE).display());
+        say!("recorded in {}", root.join(CONFIG_FILE).display());
     }
     Ok(specs)
 }

@@ -32,7 +32,7 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
     let (tx, mut rx) = mpsc::unbounded_channel::<usize>();
     let mut watched = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        println!("from {}:", spec.source);
+        say!("from {}:", spec.source);
         let source = add::resolve_source(&spec.source);
         let library = add::open(&source, args, Need::Live).await?;
         let catalog = library.catalog.clone();
@@ -43,7 +43,7 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
         let mut guards = Vec::new();
         for s in catalog.sources() {
             let Some(watch) = s.backend().as_watch() else {
-                eprintln!("warning: {} cannot be watched: it is synced only now", spec.source);
+                say_err!("warning: {} cannot be watched: it is synced only now", spec.source);
                 continue;
             };
             let tx = tx.clone();
@@ -64,7 +64,7 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
         });
     }
     drop(tx);
-    eprintln!(
+    say_err!(
         "watching {} sources; every change is installed as it comes (Ctrl-C stops)",
         watched.len()
     );
@@ -78,7 +78,7 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
         for i in changed {
             if let Err(error) = follow(&watched[i], dry_run).await {
                 // A source that fails now is tried again at its next change.
-                eprintln!("error: {}: {error:#}", watched[i].spec.source);
+                say_err!("error: {}: {error:#}", watched[i].spec.source);
             }
         }
     }
@@ -115,7 +115,7 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
     let mut due = Vec::new();
     for name in &names {
         match now.skills.get(name) {
-            None if lock.skills.contains_key(name) => eprintln!(
+            None if lock.skills.contains_key(name) => say_err!(
                 "{name}: gone from {}; the installed version is kept (`skills remove {name}` removes it)",
                 watched.spec.source
             ),

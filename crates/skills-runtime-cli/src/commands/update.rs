@@ -51,7 +51,7 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
         if skills.is_empty() {
             continue;
         }
-        println!("from {label} ({}):", spec.location);
+        say!("from {label} ({}):", spec.location);
         let mut source_args = args.clone();
         source_args.discovery.depth = spec.depth;
         let source = format!("{label}={}", spec.location);
