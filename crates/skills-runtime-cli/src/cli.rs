@@ -266,13 +266,17 @@ pub enum Command {
         #[arg(long)]
         watch: bool,
         /// Take over the skills the `skills` npm installer recorded in
-        /// ./skills-lock.json: recorded as [[install]] tables in skills.toml, then
+        /// ./skills-lock.json: recorded as `[[install]]` tables in skills.toml, then
         /// synced.
         #[arg(long)]
         from_npm_lock: bool,
         /// Print what would change, write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// A minisign public key: refuse a skills.lock without a good signature by it
+        /// (skills.lock.minisig beside it).
+        #[arg(long, value_name = "PUBKEY")]
+        trusted_key: Option<PathBuf>,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },
@@ -285,6 +289,10 @@ pub enum Command {
         names: Vec<String>,
         #[command(flatten)]
         flags: InstallFlags,
+        /// A minisign public key: refuse a skills.lock without a good signature by it
+        /// (skills.lock.minisig beside it).
+        #[arg(long, value_name = "PUBKEY")]
+        trusted_key: Option<PathBuf>,
         #[command(flatten)]
         discovery: DiscoveryArgs,
     },

@@ -153,3 +153,42 @@ fn a_folder_named_like_the_github_shorthand_is_read_as_a_folder() {
     assert!(stdout(&out).contains("install web (1 files)"), "{}", stdout(&out));
     assert!(!stderr(&out).contains("github"), "{}", stderr(&out));
 }
+
+/// A team signs its skills.lock; a fresh clone installs only from a lock with a good
+/// signature by the trusted key.
+#[test]
+fn sync_and_update_refuse_a_lock_without_a_good_signature() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    assert_eq!(skills(&project, &["add", "../lib"]).status.code(), Some(0));
+    let pair = minisign::KeyPair::generate_unencrypted_keypair().unwrap();
+    let public = root.join("team.pub");
+    std::fs::write(&public, pair.pk.to_box().unwrap().into_string()).unwrap();
+    let lockfile = project.join("skills.lock");
+    let text = std::fs::read(&lockfile).unwrap();
+    let signature = minisign::sign(None, &pair.sk, &text[..], Some("skills.lock"), None).unwrap();
+    std::fs::write(project.join("skills.lock.minisig"), signature.into_string()).unwrap();
+    let public = public.to_str().unwrap();
+
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
+    let out = skills(&project, &["sync", "--frozen", "--trusted-key", public]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(project.join(".claude/skills/web/SKILL.md").is_file());
+
+    // The lock edited after signing: nothing is installed from it.
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
+    let edited = String::from_utf8(text).unwrap().replace("size = ", "size =  ");
+    std::fs::write(&lockfile, edited).unwrap();
+    for args in [
+        &["sync", "--trusted-key", public][..],
+        &["update", "--trusted-key", public],
+    ] {
+        let out = skills(&project, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("does not verify"), "{}", stderr(&out));
+        assert!(!project.join(".agents/skills/web").exists());
+    }
+}

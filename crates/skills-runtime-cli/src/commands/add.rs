@@ -312,10 +312,21 @@ async fn read_files(catalog: &SkillCatalog, skill: &SkillMetadata) -> anyhow::Re
 }
 
 pub fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
+    read_trusted_lock(path, None)
+}
+
+/// [`read_lock`], refusing a lock without a good signature by `trusted_key` when one
+/// is given.
+pub fn read_trusted_lock(path: &Path, trusted_key: Option<&Path>) -> anyhow::Result<Option<Lock>> {
     match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(
-            Lock::parse(&text).with_context(|| format!("in {}", path.display()))?,
-        )),
+        Ok(text) => {
+            if let Some(key) = trusted_key {
+                crate::signing::check_signature(path, &text, key)?;
+            }
+            Ok(Some(
+                Lock::parse(&text).with_context(|| format!("in {}", path.display()))?,
+            ))
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
     }

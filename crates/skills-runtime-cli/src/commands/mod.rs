@@ -105,6 +105,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             watch,
             dry_run,
             from_npm_lock,
+            trusted_key,
             discovery,
         } => {
             let options = sync::SyncOptions {
@@ -113,13 +114,20 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 dry_run,
                 from_npm_lock,
             };
-            sync::sync(options, &installer_args(discovery)).await
+            let mut args = installer_args(discovery);
+            args.lock.trusted_key = trusted_key;
+            sync::sync(options, &args).await
         }
         Command::Update {
             names,
             flags,
+            trusted_key,
             discovery,
-        } => update::update(&names, flags, &installer_args(discovery)).await,
+        } => {
+            let mut args = installer_args(discovery);
+            args.lock.trusted_key = trusted_key;
+            update::update(&names, flags, &args).await
+        }
         Command::Remove { names, agents, flags } => remove::remove(&names, &agents, flags),
         Command::Completions { shell } => shell::completions(shell),
         Command::Manpage => shell::manpage(),

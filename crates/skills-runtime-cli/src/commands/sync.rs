@@ -16,7 +16,7 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_lock};
+use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
 use skills_install::agents::{self, Agent};
 use skills_install::link::is_our_link;
 use skills_install::write::digests_of;
@@ -56,7 +56,7 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         return crate::commands::sync_watch::watch(&specs, dry_run, &args).await;
     }
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
-    let lock = read_lock(&lockfile)?;
+    let lock = read_trusted_lock(&lockfile, args.lock.trusted_key.as_deref())?;
     let mut code = ExitCode::from(EXIT_OK);
     for spec in &specs {
         say!("from {}:", spec.source);

@@ -8,13 +8,13 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, read_lock};
+use crate::commands::add::{self, AddRequest, install_root, read_trusted_lock};
 use crate::library;
 
 pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let root = install_root(flags.global)?;
     let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
-    let Some(lock) = read_lock(&lockfile)? else {
+    let Some(lock) = read_trusted_lock(&lockfile, args.lock.trusted_key.as_deref())? else {
         bail!(
             "nothing is installed here: {} does not exist (`skills add SOURCE` installs)",
             lockfile.display()
