@@ -129,7 +129,7 @@ impl DigestCache {
     /// The [`manifest`](Self::manifest) of a skill and the bytes of each of its files,
     /// in the manifest's order: every file read once (and its digest kept), for a face
     /// that copies the whole skill (an installer, a registry). The same checks apply,
-    /// and a skill its source serves only in part ([`Walk::left_out`]: a link leading out
+    /// and a skill its source serves only in part ([`Walk::left_out`](skills_core::Walk::left_out): a link leading out
     /// of the source, a link in a git tree) is refused with the first part left out.
     pub async fn manifest_with_files(
         &self,

@@ -192,3 +192,26 @@ fn sync_and_update_refuse_a_lock_without_a_good_signature() {
         assert!(!project.join(".agents/skills/web").exists());
     }
 }
+
+/// `skills lock` in a project that installs skills never writes over the lock of what
+/// was installed.
+#[test]
+fn a_library_lock_is_never_written_over_the_install_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    assert_eq!(skills(&project, &["add", "../lib"]).status.code(), Some(0));
+    let before = std::fs::read_to_string(project.join("skills.lock")).unwrap();
+    let out = skills(&project, &["lock"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("pins the skills `skills add` installed here"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(project.join("skills.lock")).unwrap(), before);
+    let out = skills(&project, &["lock", "--lockfile", "library.lock"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(project.join("library.lock").is_file());
+}

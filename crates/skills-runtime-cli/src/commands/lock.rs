@@ -21,6 +21,7 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
     let mut unfrozen = args.clone();
     unfrozen.lock.frozen = false;
     let settings = lock_settings(args)?;
+    refuse_the_install_lock(args, &settings.path)?;
     let library = library::catalog(&unfrozen, Need::Listing, false).await?;
     print_diagnostics(library.catalog.snapshot().diagnostics());
     let (pinned, problems) = library.catalog.pin().await;
@@ -155,4 +156,28 @@ pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     } else {
         EXIT_DRIFT
     }))
+}
+
+/// In a project whose `skills.toml` has `[[install]]` tables, `skills.lock` pins what
+/// `skills add` installed and where from; a library lock written over it would lose
+/// that. Such a lock is written only where `--lockfile` says.
+fn refuse_the_install_lock(args: &SourceArgs, path: &std::path::Path) -> anyhow::Result<()> {
+    if args.lock.lockfile.is_some() || !path.is_file() {
+        return Ok(());
+    }
+    let Some(config) = library::config_file(args).or_else(|| {
+        let here = std::path::PathBuf::from(skills_runtime::sources::CONFIG_FILE);
+        here.is_file().then_some(here)
+    }) else {
+        return Ok(());
+    };
+    let installs = skills_runtime::sources::SourcesConfig::load(&config).is_ok_and(|c| !c.install.is_empty());
+    if installs {
+        anyhow::bail!(
+            "{} pins the skills `skills add` installed here: `skills update` re-pins them; \
+             write a lock of the library elsewhere with --lockfile FILE",
+            path.display()
+        );
+    }
+    Ok(())
 }
