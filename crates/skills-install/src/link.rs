@@ -2,6 +2,7 @@
 //! link to the canonical copy (`.claude/skills/web -> ../../.agents/skills/web`), or a
 //! copy where links cannot be made or are not wanted.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 
 use crate::write::{SkillFile, WriteError, replace};
@@ -46,14 +47,16 @@ pub fn is_our_link(agent_dir: &Path, canonical: &Path, name: &str) -> bool {
 
 /// Makes skill `name` of the canonical folder `canonical` visible in the agent folder
 /// `agent_dir`: a relative link, or with `copy` (or where a link cannot be made) a copy
-/// of `files`. An entry that is neither our link nor a copy we may replace is left
-/// alone.
+/// of `files`. A copy there already is replaced when it is the version installed before
+/// (`previous`: each file's digest); an entry that is neither our link nor such a copy
+/// is left alone.
 pub fn link_skill(
     agent_dir: &Path,
     canonical: &Path,
     name: &str,
     files: &[SkillFile],
     copy: bool,
+    previous: Option<&BTreeMap<String, String>>,
 ) -> Result<Linked, WriteError> {
     let entry = agent_dir.join(name);
     let target = relative(agent_dir, &canonical.join(name));
@@ -61,6 +64,8 @@ pub fn link_skill(
         let path = path.to_path_buf();
         move |source| WriteError::Io { path, source }
     };
+    // A copy there stays a copy (a person chose it, or links could not be made).
+    let mut copy = copy;
     match entry.symlink_metadata() {
         Ok(meta) if meta.file_type().is_symlink() => {
             if !copy && is_our_link(agent_dir, canonical, name) {
@@ -68,12 +73,18 @@ pub fn link_skill(
             }
             std::fs::remove_file(&entry).map_err(io(&entry))?;
         }
-        // A folder there is left alone unless it is already this very copy: it may
-        // be the agent's own skill, or a copy a person edited.
-        Ok(_) if copy && crate::write::digests_of(&entry)? == Some(crate::write::digests_of_files(files)) => {
-            return Ok(Linked::Unchanged(entry));
+        // A folder there is left alone unless it is this very copy or the copy of the
+        // version before: it may be the agent's own skill, or a copy a person edited.
+        Ok(_) => {
+            let here = crate::write::digests_of(&entry)?;
+            if here == Some(crate::write::digests_of_files(files)) {
+                return Ok(Linked::Unchanged(entry));
+            }
+            if here.is_none() || here.as_ref() != previous {
+                return Ok(Linked::Occupied(entry));
+            }
+            copy = true;
         }
-        Ok(_) => return Ok(Linked::Occupied(entry)),
         Err(_) => {}
     }
     std::fs::create_dir_all(agent_dir).map_err(io(agent_dir))?;
@@ -113,32 +124,42 @@ mod tests {
         }];
         replace(&canonical, "web", &files, None).unwrap();
         let claude = dir.path().join(".claude/skills");
-        let made = link_skill(&claude, &canonical, "web", &files, false).unwrap();
+        let made = link_skill(&claude, &canonical, "web", &files, false, None).unwrap();
         assert_eq!(made, Linked::Linked(claude.join("web")));
         assert_eq!(std::fs::read(claude.join("web/SKILL.md")).unwrap(), files[0].bytes);
         assert_eq!(
-            link_skill(&claude, &canonical, "web", &files, false).unwrap(),
+            link_skill(&claude, &canonical, "web", &files, false, None).unwrap(),
             Linked::Unchanged(claude.join("web"))
         );
         std::fs::create_dir_all(claude.join("mine")).unwrap();
         assert_eq!(
-            link_skill(&claude, &canonical, "mine", &files, false).unwrap(),
+            link_skill(&claude, &canonical, "mine", &files, false, None).unwrap(),
             Linked::Occupied(claude.join("mine"))
         );
         let goose = dir.path().join(".goose/skills");
         assert_eq!(
-            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            link_skill(&goose, &canonical, "web", &files, true, None).unwrap(),
             Linked::Copied(goose.join("web"))
         );
         assert!(!goose.join("web").symlink_metadata().unwrap().file_type().is_symlink());
         assert_eq!(
-            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            link_skill(&goose, &canonical, "web", &files, true, None).unwrap(),
             Linked::Unchanged(goose.join("web"))
         );
-        // An edited copy is not overwritten.
+        // The copy of the version before is replaced; an edited copy is not.
+        let v2 = vec![SkillFile {
+            rel: "SKILL.md".into(),
+            bytes: b"---\nname: web\ndescription: v2\n---\n".to_vec(),
+        }];
+        let v1 = crate::write::digests_of_files(&files);
+        assert_eq!(
+            link_skill(&goose, &canonical, "web", &v2, true, Some(&v1)).unwrap(),
+            Linked::Copied(goose.join("web"))
+        );
+        assert_eq!(std::fs::read(goose.join("web/SKILL.md")).unwrap(), v2[0].bytes);
         std::fs::write(goose.join("web/SKILL.md"), "edited").unwrap();
         assert_eq!(
-            link_skill(&goose, &canonical, "web", &files, true).unwrap(),
+            link_skill(&goose, &canonical, "web", &files, true, Some(&v1)).unwrap(),
             Linked::Occupied(goose.join("web"))
         );
     }

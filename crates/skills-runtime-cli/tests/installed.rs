@@ -215,3 +215,43 @@ fn a_library_lock_is_never_written_over_the_install_lock() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(project.join("library.lock").is_file());
 }
+
+/// Copies instead of links: updated with the skill, removed with it, and kept when
+/// someone edited them.
+#[test]
+fn copies_follow_updates_and_removal() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let out = skills(&project, &["add", "../lib", "--copy", "--agent", "goose"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let copy = project.join(".goose/skills/web");
+    assert!(!copy.symlink_metadata().unwrap().file_type().is_symlink());
+    write(root, "lib/web/scripts/fetch.py", "print('v2')\n");
+    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs, v2"));
+    write(&project, ".goose/skills/pdf/notes.md", "mine\n");
+    let out = skills(&project, &["update"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(copy.join("scripts/fetch.py")).unwrap(),
+        "print('v2')\n"
+    );
+    assert!(
+        stderr(&out).contains(".goose/skills/pdf is not ours"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        project.join(".goose/skills/pdf/notes.md").is_file(),
+        "an edited copy is kept"
+    );
+    let listed = stdout(&skills(&project, &["list", "--installed", "--json"]));
+    let rows: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(rows[1]["name"], "web");
+    assert_eq!(rows[1]["linked"], serde_json::json!([".goose/skills"]));
+    let out = skills(&project, &["remove", "web"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(copy.symlink_metadata().is_err(), "the copy went with the skill");
+}

@@ -146,7 +146,7 @@ pub async fn install(
         let installed = lock.as_ref().and_then(|lock| installed_digests(lock, &skill.name));
         let step = plan_skill(&canonical, &skill.name, &files, installed.as_ref(), request.flags.force)?;
         say!("{}", describe(&step));
-        plan.push((step, files));
+        plan.push((step, files, installed));
     }
     let names: Vec<&str> = chosen_agents.iter().map(|a| a.name).collect();
     if names.is_empty() {
@@ -162,7 +162,7 @@ pub async fn install(
         return Ok(ExitCode::from(EXIT_OK));
     }
     let mut kept = 0;
-    for (step, files) in &plan {
+    for (step, files, installed) in &plan {
         match step.action {
             Action::KeepLocalEdit => {
                 kept += 1;
@@ -184,7 +184,7 @@ pub async fn install(
             .filter(|a| !a.reads_canonical(request.flags.global))
         {
             let dir = agent.dir(&root, request.flags.global);
-            match link_skill(&dir, &canonical, &step.name, files, request.copy)? {
+            match link_skill(&dir, &canonical, &step.name, files, request.copy, installed.as_ref())? {
                 Linked::Occupied(path) => say_err!(
                     "warning: {} is not ours (a folder of {}'s own, or an edited copy): left alone",
                     path.display(),
@@ -196,10 +196,10 @@ pub async fn install(
     }
     // What is installed now, pinned with each file's digest (known from the reads above:
     // the rest of the source is not read).
-    let names: Vec<String> = plan.iter().map(|(step, _)| step.name.clone()).collect();
+    let names: Vec<String> = plan.iter().map(|(step, ..)| step.name.clone()).collect();
     let (pinned, problems) = catalog.pin_only(&names).await;
     let mut lock = lock.unwrap_or_default();
-    for (step, _) in plan.iter().filter(|(step, _)| step.action != Action::KeepLocalEdit) {
+    for (step, ..) in plan.iter().filter(|(step, ..)| step.action != Action::KeepLocalEdit) {
         if let Some(skill) = pinned.skills.get(&step.name) {
             lock.skills.insert(step.name.clone(), skill.clone());
         }
@@ -221,7 +221,7 @@ pub async fn install(
         }
     }
     let installed = plan.len() - kept;
-    if plan.iter().all(|(step, _)| step.action == Action::Unchanged) {
+    if plan.iter().all(|(step, ..)| step.action == Action::Unchanged) {
         say!("nothing to change: {installed} skills up to date");
     } else {
         say!(

@@ -43,7 +43,7 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
             code = EXIT_SOURCE_ERROR;
             continue;
         }
-        let links = agent_entries(&root, flags.global, &canonical, name);
+        let links = agent_entries(&root, flags.global, &canonical, name, now.as_ref());
         say!(
             "remove {name}{}",
             if links.is_empty() {
@@ -56,7 +56,12 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
             continue;
         }
         for link in &links {
-            std::fs::remove_file(link).with_context(|| format!("cannot remove {}", link.display()))?;
+            let removed = if link.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+                std::fs::remove_file(link)
+            } else {
+                std::fs::remove_dir_all(link)
+            };
+            removed.with_context(|| format!("cannot remove {}", link.display()))?;
         }
         if now.is_some() {
             if edited {
@@ -80,12 +85,23 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
     Ok(ExitCode::from(code))
 }
 
-/// The links in agents' folders under `root` that lead to the installed `name`.
-fn agent_entries(root: &Path, global: bool, canonical: &Path, name: &str) -> Vec<PathBuf> {
+/// The entries in agents' folders under `root` that show the installed `name`: our
+/// links to it, and copies of it (files as `installed`).
+fn agent_entries(
+    root: &Path,
+    global: bool,
+    canonical: &Path,
+    name: &str,
+    installed: Option<&std::collections::BTreeMap<String, String>>,
+) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = AGENTS
         .iter()
         .map(|agent| agent.dir(root, global))
-        .filter(|dir| is_our_link(dir, canonical, name))
+        .filter(|dir| dir != canonical)
+        .filter(|dir| {
+            is_our_link(dir, canonical, name)
+                || (installed.is_some() && digests_of(&dir.join(name)).ok().flatten().as_ref() == installed)
+        })
         .map(|dir| dir.join(name))
         .collect();
     found.sort();

@@ -204,7 +204,7 @@ fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Op
 /// The label under which `lock` pins the source `source` (an `[[install]]`'s source
 /// text): its own `label=`, or the locked source whose spec is the same location (a
 /// folder compared as the folder it resolves to).
-fn label_in_lock(lockfile: &Path, lock: &Lock, source: &str) -> Option<String> {
+pub(crate) fn label_in_lock(lockfile: &Path, lock: &Lock, source: &str) -> Option<String> {
     let spec: SourceSpec = source.parse().ok()?;
     if let Some(label) = spec.label {
         return lock.sources.contains_key(&label).then_some(label);

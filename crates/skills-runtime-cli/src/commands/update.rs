@@ -9,7 +9,9 @@ use anyhow::bail;
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, read_trusted_lock};
+use crate::commands::sync::label_in_lock;
 use crate::library;
+use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 
 pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let root = install_root(flags.global)?;
@@ -39,9 +41,19 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
             lockfile.display()
         );
     };
+    // The agents and the copy mode each source was installed with, as `skills add`
+    // recorded them (a global install records nothing: the agents found are linked).
+    let installs = if flags.global {
+        Vec::new()
+    } else {
+        SourcesConfig::load(&root.join(CONFIG_FILE)).map_or_else(|_| Vec::new(), |c| c.install)
+    };
     let mut code = ExitCode::from(EXIT_OK);
     for spec in specs {
         let label = spec.label.clone().unwrap_or_default();
+        let recorded = installs
+            .iter()
+            .find(|i| label_in_lock(&lockfile, &lock, &i.source).as_deref() == Some(label.as_str()));
         let skills: Vec<String> = lock
             .skills
             .iter()
@@ -58,8 +70,8 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
         let add = AddRequest {
             source: &source,
             skills: &skills,
-            agents: &[],
-            copy: false,
+            agents: recorded.map_or(&[][..], |i| &i.agents[..]),
+            copy: recorded.is_some_and(|i| i.copy),
             flags,
             record: false,
         };
