@@ -8,14 +8,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{md, skills, stderr, stdout, with_git_cache, write};
+use common::{md, skills, stderr, stdout, web_and_pdf as library, with_git_cache, write};
 use skills_backend_git::test_support::TestRepo;
-
-fn library(root: &Path) {
-    write(root, "lib/web/SKILL.md", &md("web", "Search the web"));
-    write(root, "lib/web/scripts/fetch.py", "print('fetch')\n");
-    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs"));
-}
 
 #[test]
 fn add_installs_links_pins_and_never_replaces_a_local_edit_unless_forced() {

@@ -10,7 +10,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use common::{md, stderr, stdout};
-use skills_backend_http::test_server::Registry;
 use skills_backend_s3::test_server::{S3TestServer, upload};
 use skills_runtime::digest::sha256_text;
 
@@ -85,20 +84,7 @@ async fn a_team_library_on_s3_is_installed_checked_and_updated() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_registrys_digests_are_checked_before_anything_is_written() {
-    let registry = Registry::default();
-    let web = md("web", "Search the web");
-    let evil = md("evil", "Reviewed, then changed");
-    registry.put("/.well-known/agent-skills/web/SKILL.md", web.as_bytes());
-    registry.put("/.well-known/agent-skills/evil/SKILL.md", evil.as_bytes());
-    let index = format!(
-        r#"{{"skills": [
-            {{"name": "web", "type": "skill-md", "description": "Search", "url": "web/SKILL.md", "digest": "{}"}},
-            {{"name": "evil", "type": "skill-md", "description": "x", "url": "evil/SKILL.md", "digest": "{}"}}
-        ]}}"#,
-        sha256_text(web.as_bytes()),
-        sha256_text(b"the reviewed version")
-    );
-    registry.put("/.well-known/agent-skills/index.json", index);
+    let (registry, web) = common::registry_with_a_tampered_skill();
     let url = registry.start().await;
     let dir = project();
     let project = dir.path();

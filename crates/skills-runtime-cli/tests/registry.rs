@@ -19,20 +19,7 @@ async fn skills(args: Vec<String>) -> std::process::Output {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_and_load_read_a_registry_and_refuse_a_tampered_file() {
-    let registry = Registry::default();
-    let web = md("web", "Search the web");
-    let evil = md("evil", "Reviewed, then changed");
-    registry.put("/.well-known/agent-skills/web/SKILL.md", web.as_bytes());
-    registry.put("/.well-known/agent-skills/evil/SKILL.md", evil.as_bytes());
-    let index = format!(
-        r#"{{"skills": [
-            {{"name": "web", "type": "skill-md", "description": "Search", "url": "web/SKILL.md", "digest": "{}"}},
-            {{"name": "evil", "type": "skill-md", "description": "x", "url": "evil/SKILL.md", "digest": "{}"}}
-        ]}}"#,
-        sha256_text(web.as_bytes()),
-        sha256_text(b"the reviewed version")
-    );
-    registry.put("/.well-known/agent-skills/index.json", index);
+    let (registry, _) = common::registry_with_a_tampered_skill();
     let url = registry.start().await;
     let source = format!("team={url}");
 

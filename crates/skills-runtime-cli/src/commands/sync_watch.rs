@@ -16,8 +16,9 @@ use skills_runtime::sources::InstallSpec;
 use skills_runtime::{ChangeEvent, SkillCatalog, WatchGuard};
 use tokio::sync::mpsc;
 
-use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_lock};
+use crate::cli::{EXIT_OK, SourceArgs};
+use crate::commands::add::{self, install_root, installed_digests, read_lock};
+use crate::commands::sync::request_of;
 use crate::library::Need;
 
 /// One watched `[[install]]`: its source read live, and the guards of its watches.
@@ -135,18 +136,4 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
 /// Whether `name`'s files in `now` differ from what `lock` pins (or it is not pinned).
 fn differs(lock: &Lock, now: &Lock, name: &str) -> bool {
     installed_digests(lock, name) != installed_digests(now, name)
-}
-
-fn request_of<'a>(spec: &'a InstallSpec, skills: &'a [String], dry_run: bool) -> AddRequest<'a> {
-    AddRequest {
-        source: &spec.source,
-        skills,
-        agents: &spec.agents,
-        copy: spec.copy,
-        flags: InstallFlags {
-            dry_run,
-            ..InstallFlags::default()
-        },
-        record: false,
-    }
 }

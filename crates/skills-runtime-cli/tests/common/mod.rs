@@ -249,3 +249,33 @@ pub fn with_git_cache(root: &Path, args: &[&str]) -> std::process::Output {
         .output()
         .unwrap()
 }
+
+/// A small library under `root/lib`: `web` (with a script) and `pdf`.
+#[allow(dead_code)] // Not every test file that shares this module uses it.
+pub fn web_and_pdf(root: &Path) {
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web"));
+    write(root, "lib/web/scripts/fetch.py", "print('fetch')\n");
+    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+}
+
+/// An HTTP registry (not started) of two skills: `web`, as its index says, and `evil`,
+/// whose file does not match the digest the index gives. Returns `web`'s SKILL.md too.
+#[allow(dead_code)] // Not every test file that shares this module uses it.
+pub fn registry_with_a_tampered_skill() -> (skills_backend_http::test_server::Registry, String) {
+    use skills_runtime::digest::sha256_text;
+    let registry = skills_backend_http::test_server::Registry::default();
+    let web = md("web", "Search the web");
+    let evil = md("evil", "Reviewed, then changed");
+    registry.put("/.well-known/agent-skills/web/SKILL.md", web.as_bytes());
+    registry.put("/.well-known/agent-skills/evil/SKILL.md", evil.as_bytes());
+    let index = format!(
+        r#"{{"skills": [
+            {{"name": "web", "type": "skill-md", "description": "Search", "url": "web/SKILL.md", "digest": "{}"}},
+            {{"name": "evil", "type": "skill-md", "description": "x", "url": "evil/SKILL.md", "digest": "{}"}}
+        ]}}"#,
+        sha256_text(web.as_bytes()),
+        sha256_text(b"the reviewed version")
+    );
+    registry.put("/.well-known/agent-skills/index.json", index);
+    (registry, web)
+}
