@@ -33,6 +33,24 @@ pub struct AddRequest<'a> {
     pub record: bool,
 }
 
+impl<'a> AddRequest<'a> {
+    /// What installing `skills` of the `[[install]]` `spec` asks (nothing recorded:
+    /// the table is there already).
+    pub fn of_install(spec: &'a InstallSpec, skills: &'a [String], dry_run: bool) -> Self {
+        Self {
+            source: &spec.source,
+            skills,
+            agents: &spec.agents,
+            copy: spec.copy,
+            flags: InstallFlags {
+                dry_run,
+                ..InstallFlags::default()
+            },
+            record: false,
+        }
+    }
+}
+
 /// Where installed skills go: the current project, or the home directory.
 pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
     if global {

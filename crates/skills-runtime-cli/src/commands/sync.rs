@@ -15,7 +15,7 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 
 use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
-use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
+use crate::cli::{EXIT_OK, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
 use skills_install::agents::{self, Agent};
 use skills_install::link::is_our_link;
@@ -72,7 +72,7 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         // version, said.
         source_args.lock.frozen = lock.is_some();
         source_args.lock.lockfile = Some(lockfile.clone());
-        let request = request_of(spec, &spec.skills, dry_run);
+        let request = AddRequest::of_install(spec, &spec.skills, dry_run);
         let done = match add::add(&request, &source_args).await {
             Err(error) if !frozen && source_args.lock.frozen && is_not_pinned(&error) => {
                 say_err!("warning: {error:#}; installing its current version");
@@ -220,19 +220,4 @@ pub(crate) fn label_in_lock(lockfile: &Path, lock: &Lock, source: &str) -> Optio
         };
         same.then(|| label.clone())
     })
-}
-
-/// What installing `skills` of the `[[install]]` `spec` asks of `skills add`.
-pub(crate) fn request_of<'a>(spec: &'a InstallSpec, skills: &'a [String], dry_run: bool) -> AddRequest<'a> {
-    AddRequest {
-        source: &spec.source,
-        skills,
-        agents: &spec.agents,
-        copy: spec.copy,
-        flags: InstallFlags {
-            dry_run,
-            ..InstallFlags::default()
-        },
-        record: false,
-    }
 }

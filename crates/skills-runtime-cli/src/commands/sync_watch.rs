@@ -17,8 +17,7 @@ use skills_runtime::{ChangeEvent, SkillCatalog, WatchGuard};
 use tokio::sync::mpsc;
 
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::commands::add::{self, install_root, installed_digests, read_lock};
-use crate::commands::sync::request_of;
+use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_lock};
 use crate::library::Need;
 
 /// One watched `[[install]]`: its source read live, and the guards of its watches.
@@ -37,7 +36,7 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
         let source = add::resolve_source(&spec.source);
         let library = add::open(&source, args, Need::Live).await?;
         let catalog = library.catalog.clone();
-        let request = request_of(spec, &spec.skills, dry_run);
+        let request = AddRequest::of_install(spec, &spec.skills, dry_run);
         add::install(&request, &source, &catalog, false)
             .await
             .with_context(|| format!("syncing {}", spec.source))?;
@@ -128,7 +127,7 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
     if due.is_empty() {
         return Ok(());
     }
-    let request = request_of(watched.spec, &due, dry_run);
+    let request = AddRequest::of_install(watched.spec, &due, dry_run);
     add::install(&request, &watched.source, catalog, false).await?;
     Ok(())
 }
