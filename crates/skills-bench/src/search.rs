@@ -25,6 +25,10 @@ struct Queries {
     /// How deep the library's skills lie (`--depth`, unless given).
     #[serde(default)]
     depth: Option<usize>,
+    /// A library merged from several sources under `--dir`, lowest priority first (the
+    /// later wins a name, as in a catalog): `PATH` or `PATH#depth=N`, relative to it.
+    #[serde(default)]
+    sources: Vec<String>,
     query: Vec<Query>,
 }
 
@@ -54,7 +58,8 @@ struct Quality {
     mrr: f64,
 }
 
-const USAGE: &str = "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]";
+const USAGE: &str =
+    "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool]";
 
 /// Runs the evaluation the arguments name and prints its table.
 pub fn search_command(args: &[String]) -> Result<(), String> {
@@ -63,6 +68,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     let mut dir = None;
     let mut depth = None;
     let mut misses = false;
+    let mut pool = false;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut value = || {
@@ -76,6 +82,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
             "--dir" => dir = Some(value()?),
             "--depth" => depth = Some(value()?.parse().map_err(|e| format!("--depth: {e}"))?),
             "--misses" => misses = true,
+            "--pool" => pool = true,
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
@@ -89,7 +96,25 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
             let index = SkillIndex::build(&skills);
             (skills, Searcher::Index(Box::new(index)), started.elapsed())
         }
-        (None, Some(dir)) => discover(Path::new(&dir), depth.or(queries.depth).unwrap_or(1))?,
+        (None, Some(dir)) => {
+            let depth = depth.or(queries.depth).unwrap_or(1);
+            let sources: Vec<(std::path::PathBuf, usize)> = if queries.sources.is_empty() {
+                vec![(Path::new(&dir).to_path_buf(), depth)]
+            } else {
+                queries
+                    .sources
+                    .iter()
+                    .map(|spec| match spec.split_once("#depth=") {
+                        Some((path, n)) => n
+                            .parse()
+                            .map(|n| (Path::new(&dir).join(path), n))
+                            .map_err(|e| format!("{spec}: {e}")),
+                        None => Ok((Path::new(&dir).join(spec), depth)),
+                    })
+                    .collect::<Result<_, _>>()?
+            };
+            discover(&sources)?
+        }
         _ => return Err(USAGE.to_owned()),
     };
     let unknown: Vec<&str> = queries
@@ -104,6 +129,13 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     }
 
     let plain = PlainBm25::build(&skills);
+    if pool {
+        print_pool(&queries.query, &skills, |request| {
+            let ours = index.search(request, 5).unwrap_or_default().into_iter().map(|h| h.name);
+            ours.chain(plain.search(request, 5)).collect()
+        });
+        return Ok(());
+    }
     let mut latencies = Vec::new();
     let ours = evaluate(&queries.query, misses.then_some("ours"), |request| {
         let started = Instant::now();
@@ -186,16 +218,28 @@ fn read_library(file: &str) -> Result<Vec<SkillMetadata>, String> {
         .collect())
 }
 
-/// The skills of `dir` (skill folders up to `depth` levels down), through a catalog
-/// whose search index is complete (instructions read), and how long that index took.
-fn discover(dir: &Path, depth: usize) -> Result<(Vec<SkillMetadata>, Searcher, Duration), String> {
-    let backend = FilesystemBackend::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// The skills of the folders `sources` (skill folders up to each one's depth, merged
+/// in order), through a catalog whose search index is complete (instructions read), and
+/// how long that index took.
+fn discover(sources: &[(std::path::PathBuf, usize)]) -> Result<(Vec<SkillMetadata>, Searcher, Duration), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    let source = SkillSource::new(Arc::new(backend), "/").with_depth(depth);
-    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
+    let mut opened = Vec::new();
+    for (dir, depth) in sources {
+        let backend = FilesystemBackend::new(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let label = dir
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        opened.push(
+            SkillSource::new(Arc::new(backend), "/")
+                .with_depth(*depth)
+                .with_label(label),
+        );
+    }
+    let dir = sources.first().map(|(d, _)| d.clone()).unwrap_or_default();
+    let catalog = SkillCatalog::new(opened).with_lazy_resources(true);
     let (snapshot, build) = runtime.block_on(async {
         let snapshot = catalog.ensure_loaded().await;
         let started = Instant::now();
@@ -268,5 +312,27 @@ impl PlainBm25 {
                 .then_with(|| self.names[a.id].cmp(&self.names[b.id]))
         });
         hits.into_iter().take(limit).map(|h| self.names[h.id].clone()).collect()
+    }
+}
+
+/// For judging blind: per request, the skills of both rankings' first 5, in name order
+/// and without saying which ranking gave them, each with its description; the ones the
+/// set already expects are marked `=`.
+fn print_pool(queries: &[Query], skills: &[SkillMetadata], mut both: impl FnMut(&str) -> Vec<String>) {
+    for query in queries {
+        let mut names = both(&query.request);
+        names.sort();
+        names.dedup();
+        println!("## {}", query.request);
+        for name in names {
+            let description = skills
+                .iter()
+                .find(|s| s.name == name)
+                .map_or("", |s| s.description.as_str());
+            let shown: String = description.chars().take(200).collect();
+            let mark = if query.expect.contains(&name) { '=' } else { '-' };
+            println!("{mark} {name}: {shown}");
+        }
+        println!();
     }
 }
