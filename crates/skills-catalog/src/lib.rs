@@ -84,8 +84,8 @@ pub use read::{
     read_skill_resource_schema,
 };
 pub use search::{
-    DEFAULT_SEARCH_RESULTS, INSTRUCTIONS_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, SearchError, SearchHit,
-    SearchRequest, SkillIndex, format_search_results,
+    DEFAULT_SEARCH_RESULTS, Explanation, INSTRUCTIONS_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, Match, SearchError,
+    SearchHit, SearchRequest, SkillIndex, format_search_results,
 };
 pub use section::PromptSection;
 pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};

@@ -161,6 +161,10 @@ pub enum Command {
         /// Print JSON (name, description, source, score per skill).
         #[arg(long)]
         json: bool,
+        /// Under each result, the request words found in each of its fields (name,
+        /// description, instructions) and the points each added (in the JSON too).
+        #[arg(long)]
+        explain: bool,
     },
     /// Print what loading a skill answers, as a person invoking it (exit 2 when it
     /// answers an error). Arguments after `--` are substituted into its instructions.

@@ -223,3 +223,46 @@ fn search_reads_the_instructions_unless_skills_toml_says_not_to() {
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
     assert!(stderr(&bad).contains("instructons"), "{}", stderr(&bad));
 }
+
+#[test]
+fn search_explain_says_which_words_of_which_field_made_each_score() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "lib/pdf-forms/SKILL.md",
+        &(md("pdf-forms", "Fill in PDF forms") + "Read the form's fields first.\n"),
+    );
+    write(
+        dir.path(),
+        "lib/web/SKILL.md",
+        &md("web", "Search the web for PDF files"),
+    );
+    let out = skills(dir.path(), &["search", "pdf forms", "--source", "lib", "--explain"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("- pdf-forms: Fill in PDF forms"), "{text}");
+    // The named skill: the request is its name, which outweighs every word.
+    assert!(lines[1].trim_start().starts_with("1"), "{text}");
+    assert!(lines[1].contains("named: pdf-forms 1000.00"), "{text}");
+    assert!(lines[1].contains("name: pdf"), "{text}");
+    assert!(lines[1].contains("description: form"), "{text}");
+    assert!(lines[2].starts_with("- web:"), "{text}");
+    assert!(lines[3].contains("description: pdf"), "{text}");
+    let json: serde_json::Value = serde_json::from_slice(
+        &skills(
+            dir.path(),
+            &["search", "fill pdf forms", "--source", "lib", "--explain", "--json"],
+        )
+        .stdout,
+    )
+    .unwrap();
+    let score = json[1]["score"].as_f64().unwrap();
+    let parts: f64 = json[1]["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["points"].as_f64().unwrap())
+        .sum();
+    assert!((score - parts).abs() < 1e-3, "the parts add up to the score: {json}");
+}

@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, PoisonError};
 
-use super::{SearchError, SearchHit, SkillIndex, check_search};
+use super::{Explanation, SearchError, SearchHit, SkillIndex, check_search};
 use crate::catalog::SkillCatalog;
 
 impl SkillCatalog {
@@ -30,6 +30,17 @@ impl SkillCatalog {
         let index = self.build_index();
         match index.as_ref() {
             Some(index) => index.search(query, limit),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// [`search`](Self::search), each result with the words that matched in each field
+    /// and what each added ([`SkillIndex::explain`]).
+    pub fn explain_search(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
+        check_search(query, limit)?;
+        let index = self.build_index();
+        match index.as_ref() {
+            Some(index) => index.explain(query, limit),
             None => Ok(Vec::new()),
         }
     }

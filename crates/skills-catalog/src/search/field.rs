@@ -112,6 +112,14 @@ impl Field {
         }
     }
 
+    /// What `term` adds to the score of the skill in `slot` at weight 1 (its IDF times
+    /// its BM25 weight), if the skill's text in this field has it.
+    pub(super) fn points(&self, term: u32, slot: u32, skills: usize) -> Option<f32> {
+        let list = self.postings.get(&term)?;
+        let posting = list.iter().find(|p| p.slot() == slot)?;
+        Some(idf(list.len(), skills) * posting.value())
+    }
+
     /// Adds `weight` x the BM25 score of each skill for `terms` to `scores` (by slot),
     /// noting each skill scored for the first time in `touched`.
     pub(super) fn score(
@@ -127,8 +135,7 @@ impl Field {
             let Some(list) = self.postings.get(&term) else {
                 continue;
             };
-            let df = list.len() as f32;
-            let idf = (1.0 + (skills as f32 - df + 0.5) / (df + 0.5)).ln();
+            let idf = idf(list.len(), skills);
             for &posting in list {
                 let slot = posting.slot();
                 let score = &mut scores[slot as usize];
@@ -139,6 +146,12 @@ impl Field {
             }
         }
     }
+}
+
+/// BM25's IDF of a word `df` of `skills` skills have.
+fn idf(df: usize, skills: usize) -> f32 {
+    let df = df as f32;
+    (1.0 + (skills as f32 - df + 0.5) / (df + 0.5)).ln()
 }
 
 #[cfg(test)]

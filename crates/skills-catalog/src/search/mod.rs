@@ -24,6 +24,7 @@
 
 mod answer;
 mod catalog;
+mod explain;
 mod field;
 mod instructions;
 pub(crate) mod state;
@@ -38,6 +39,7 @@ use bm25::TokenEmbedder;
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
+pub use explain::{Explanation, Match};
 use field::{Field, MAX_SLOTS};
 pub use instructions::INSTRUCTIONS_CHARS;
 use instructions::{INSTRUCTIONS_AVERAGE_WORDS, INSTRUCTIONS_WEIGHT};
@@ -110,6 +112,16 @@ struct Indexed {
     generation: u64,
     /// Whether its instructions were given (and indexed, if they had words).
     instructions: bool,
+}
+
+/// The part of a request that counts: a request comes from a model or a client, and
+/// only its first [`MAX_QUERY_CHARS`] characters are read, so a huge one costs no more
+/// than a long one.
+fn clipped(query: &str) -> &str {
+    match query.char_indices().nth(MAX_QUERY_CHARS) {
+        Some((end, _)) => &query[..end],
+        None => query,
+    }
 }
 
 /// The first word of a name in plain words ([`plain`]), which the index files the skill
@@ -288,22 +300,14 @@ impl SkillIndex {
         true
     }
 
-    /// The skills that best match `query`, best first, at most `limit` (and at most
-    /// [`MAX_SEARCH_RESULTS`]); equal scores in name order. A query of only common words
-    /// finds nothing; past [`MAX_QUERY_CHARS`] characters a query is not read.
-    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
-        check_search(query, limit)?;
-        let limit = limit.min(MAX_SEARCH_RESULTS);
-        // A request comes from a model or a client: only its first characters count, so
-        // a huge one costs no more than a long one.
-        let query = match query.char_indices().nth(MAX_QUERY_CHARS) {
-            Some((end, _)) => &query[..end],
-            None => query,
-        };
+    /// The index words a request looks for, each with its weight (sorted by word id),
+    /// and each id's word as the index holds it.
+    fn query_terms(&self, query: &str) -> (Vec<(u32, f32)>, HashMap<u32, String>) {
         // Each request word counts twice: as written and as its stem, or twice as
         // written when it is its own stem (a word like `wmi` would count half as much
         // as `moving` otherwise).
         let mut weights: HashMap<u32, f32> = HashMap::new();
+        let mut words: HashMap<u32, String> = HashMap::new();
         let mut forms = self.words.forms(query);
         forms.sort_unstable();
         forms.dedup();
@@ -312,8 +316,10 @@ impl SkillIndex {
         let mut add = |known: Vec<&str>, scale: f32| {
             let each = if known.len() == 1 { 2.0 } else { 1.0 } * scale;
             for word in known {
-                let weight = weights.entry(<u32 as TokenEmbedder>::embed(word)).or_default();
+                let id = <u32 as TokenEmbedder>::embed(word);
+                let weight = weights.entry(id).or_default();
                 *weight = weight.max(each);
+                words.entry(id).or_insert_with(|| word.to_owned());
             }
         };
         for forms in &forms {
@@ -347,6 +353,17 @@ impl SkillIndex {
         }
         let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();
         terms.sort_unstable_by_key(|t| t.0);
+        (terms, words)
+    }
+
+    /// The skills that best match `query`, best first, at most `limit` (and at most
+    /// [`MAX_SEARCH_RESULTS`]); equal scores in name order. A query of only common words
+    /// finds nothing; past [`MAX_QUERY_CHARS`] characters a query is not read.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
+        check_search(query, limit)?;
+        let limit = limit.min(MAX_SEARCH_RESULTS);
+        let query = clipped(query);
+        let (terms, _) = self.query_terms(query);
 
         let skills = self.slots.len();
         let mut scores = vec![0.0f32; self.skills.len()];

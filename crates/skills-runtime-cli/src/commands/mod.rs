@@ -136,7 +136,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             sources,
             limit,
             json,
-        } => search::search(&sources, &query, limit, json).await,
+            explain,
+        } => search::search(&sources, &query, limit, json, explain).await,
         Command::New {
             name,
             dir,

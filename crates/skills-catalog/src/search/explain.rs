@@ -1,0 +1,95 @@
+//! Why a search ranked a skill where it did: each request word found in each field of
+//! the skill, and the points it added (`skills search --explain`).
+
+use super::{NAME_WEIGHT, NAMED_BONUS, SearchError, SkillIndex, clipped, first_word, plain};
+use crate::search::instructions::INSTRUCTIONS_WEIGHT;
+
+/// One search result with what made its score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Explanation {
+    /// The skill.
+    pub name: String,
+    /// Its score (the sum of the parts).
+    pub score: f32,
+    /// What each matched word added, most first.
+    pub matches: Vec<Match>,
+}
+
+/// One word of a request found in one field of a skill.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Match {
+    /// `name`, `description` (the name's words and the description, tags and keywords),
+    /// `instructions` (their opening), or `named` (the request is the skill's name).
+    pub field: &'static str,
+    /// The word as the index holds it (lowercased; a stem where the request word was
+    /// stemmed); the name itself for `named`.
+    pub word: String,
+    /// What it added to the score (a word found through another word for the same
+    /// thing adds at half weight).
+    pub points: f32,
+}
+
+impl SkillIndex {
+    /// [`search`](Self::search), each result with the words that matched in each field
+    /// and what each added.
+    ///
+    /// ```
+    /// use skills_catalog::SkillIndex;
+    /// use skills_core::SkillMetadata;
+    ///
+    /// let index = SkillIndex::build(&[SkillMetadata::new("pdf-forms", "Fill in PDF forms", "/p/SKILL.md")]);
+    /// let explained = index.explain("fill a pdf form", 8)?;
+    /// assert_eq!(explained[0].name, "pdf-forms");
+    /// assert!(explained[0].matches.iter().any(|m| m.field == "name" && m.word == "pdf"));
+    /// # Ok::<(), skills_catalog::SearchError>(())
+    /// ```
+    pub fn explain(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
+        let hits = self.search(query, limit)?;
+        let query = clipped(query);
+        let (terms, words) = self.query_terms(query);
+        let skills = self.slots.len();
+        let request = plain(query);
+        let fields = [
+            ("description", &self.descriptions, 1.0),
+            ("name", &self.names, NAME_WEIGHT),
+            ("instructions", &self.instructions, INSTRUCTIONS_WEIGHT),
+        ];
+        let explained = hits
+            .into_iter()
+            .map(|hit| {
+                let mut matches = Vec::new();
+                if let Some(&slot) = self.slots.get(&hit.name) {
+                    for (field, index, weight) in fields {
+                        for &(term, term_weight) in &terms {
+                            let Some(points) = index.points(term, slot, skills) else {
+                                continue;
+                            };
+                            matches.push(Match {
+                                field,
+                                word: words.get(&term).cloned().unwrap_or_default(),
+                                points: weight * term_weight * points,
+                            });
+                        }
+                    }
+                    let named = self.skills[slot as usize]
+                        .as_ref()
+                        .is_some_and(|s| first_word(&s.plain).is_some() && s.plain == request);
+                    if named && hit.score >= NAMED_BONUS {
+                        matches.push(Match {
+                            field: "named",
+                            word: hit.name.clone(),
+                            points: NAMED_BONUS,
+                        });
+                    }
+                }
+                matches.sort_by(|a, b| b.points.total_cmp(&a.points));
+                Explanation {
+                    name: hit.name,
+                    score: hit.score,
+                    matches,
+                }
+            })
+            .collect();
+        Ok(explained)
+    }
+}
