@@ -148,7 +148,8 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
             .contains("from git")
     );
     assert!(home.join(".claude/skills/web/SKILL.md").is_file());
-    let lock = std::fs::read_to_string(home.join("skills.lock")).unwrap();
+    let lock = std::fs::read_to_string(home.join(".agents/skills.lock")).unwrap();
+    assert!(!home.join("skills.lock").exists(), "the home directory is no project");
     assert!(lock.contains("resolved = \"git:"), "{lock}");
 
     // A new commit links to a file outside the repository: the update is refused and
@@ -168,7 +169,7 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
             .unwrap()
             .contains("from git")
     );
-    assert_eq!(std::fs::read_to_string(home.join("skills.lock")).unwrap(), lock);
+    assert_eq!(std::fs::read_to_string(home.join(".agents/skills.lock")).unwrap(), lock);
 }
 
 #[test]

@@ -51,6 +51,16 @@ impl<'a> AddRequest<'a> {
     }
 }
 
+/// The lock of what is installed under `root`: `skills.lock` of the project, or with
+/// `global` `~/.agents/skills.lock` (the home directory is no project).
+pub fn lockfile_of(root: &Path, global: bool) -> PathBuf {
+    if global {
+        root.join(".agents").join(skills_runtime::lock::LOCK_FILE)
+    } else {
+        root.join(skills_runtime::lock::LOCK_FILE)
+    }
+}
+
 /// Where installed skills go: the current project, or the home directory.
 pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
     if global {
@@ -129,7 +139,7 @@ pub async fn install(
         }
         Some(guard)
     };
-    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lockfile = lockfile_of(&root, request.flags.global);
     let lock = read_lock(&lockfile)?;
     if frozen {
         // What the lock pins from this source must still be there, as pinned (the

@@ -31,7 +31,7 @@ struct InstalledJson {
 
 pub async fn list_installed(global: bool, args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let root = install_root(global)?;
-    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lockfile = crate::commands::add::lockfile_of(&root, global);
     let Some(lock) = read_lock(&lockfile)? else {
         bail!(
             "nothing is installed here: {} does not exist (`skills add SOURCE` installs)",

@@ -22,7 +22,7 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
     if !only.is_empty() {
         return unlink(&root, &canonical, names, only, flags);
     }
-    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lockfile = crate::commands::add::lockfile_of(&root, flags.global);
     let _guard = (!flags.dry_run)
         .then(|| InstallLock::take(&canonical, crate::commands::add::say_waiting))
         .transpose()?;

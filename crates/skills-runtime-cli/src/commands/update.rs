@@ -15,7 +15,7 @@ use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 
 pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let root = install_root(flags.global)?;
-    let lockfile = root.join(skills_runtime::lock::LOCK_FILE);
+    let lockfile = crate::commands::add::lockfile_of(&root, flags.global);
     let Some(lock) = read_trusted_lock(&lockfile, args.lock.trusted_key.as_deref())? else {
         bail!(
             "nothing is installed here: {} does not exist (`skills add SOURCE` installs)",
