@@ -28,6 +28,7 @@ fn touched_folders(last: &Listing, root: &str, depth: usize, paths: &[String]) -
         matches!(
             d.kind,
             DiagnosticKind::DeeperSkills
+                | DiagnosticKind::SourceIsASkill
                 | DiagnosticKind::LimitExceeded
                 | DiagnosticKind::ListingFailed
                 | DiagnosticKind::SourceStale

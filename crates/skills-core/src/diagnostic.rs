@@ -146,6 +146,9 @@ diagnostic_kinds! {
     /// The source has no skill folder within the discovery's depth, but has some deeper;
     /// the message says how deep.
     DeeperSkills = "deeper-skills" => Warning,
+    /// The source has no skill folder, and is itself one (a `SKILL.md` at its root): a
+    /// source is a folder of skill folders. The message says what to read instead.
+    SourceIsASkill = "source-is-a-skill" => Warning,
     /// The frontmatter holds a common authoring mistake (text after `|-`, an unquoted
     /// `: `, a value starting with `*` or `#`); it was read line by line and the skill
     /// loaded. The message says how to fix it.

@@ -256,6 +256,7 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
     let mut levels = 0;
     let mut visits = 0;
     let mut partial = false;
+    let mut root_is_a_skill = false;
     while let Some((dir, level)) = queue.pop_front() {
         if visits == PROBE_DIRS {
             break;
@@ -264,6 +265,13 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
         let Ok(entries) = backend.ls_info(&dir).await else {
             continue;
         };
+        if level == 0
+            && entries
+                .iter()
+                .any(|e| !e.is_dir && crate::is_skill_file_name(path::file_name(&e.path)))
+        {
+            root_is_a_skill = true;
+        }
         if level > 0
             && entries
                 .iter()
@@ -289,7 +297,14 @@ async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) 
             queue.push_back((entry.path, level + 1));
         }
     }
-    let first = found.first()?;
+    let Some(first) = found.first() else {
+        return root_is_a_skill.then(|| {
+            let message = "this source is itself a skill folder (its SKILL.md is at the root), and a source \
+                           is a folder of skill folders: read its parent folder instead (a repository that is \
+                           one skill cannot be a source yet)";
+            Diagnostic::new(root, DiagnosticKind::SourceIsASkill, message)
+        });
+    };
     let count = if queue.is_empty() && !partial {
         found.len().to_string()
     } else {

@@ -351,6 +351,20 @@ async fn a_source_with_skills_only_deeper_says_how_deep_to_look() {
     let b = MemoryBackend::new();
     b.insert("/flat/web/SKILL.md", md("web", "Web")).unwrap();
     b.insert("/empty/notes.txt", "nothing").unwrap();
+    // A source that is itself a skill folder says so.
+    b.insert("/one/SKILL.md", md("one", "One skill")).unwrap();
+    let found = list_skills(&b, "/one").await.unwrap();
+    assert!(found.skills.is_empty());
+    let hint = found
+        .diagnostics
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::SourceIsASkill)
+        .unwrap_or_else(|| panic!("no hint: {:?}", found.diagnostics));
+    assert!(
+        hint.message.contains("read its parent folder instead"),
+        "{}",
+        hint.message
+    );
     for source in ["/flat", "/empty"] {
         let found = list_skills(&b, source).await.unwrap();
         assert!(

@@ -247,3 +247,21 @@ fn copies_follow_updates_and_removal() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(copy.symlink_metadata().is_err(), "the copy went with the skill");
 }
+
+/// A folder that is itself one skill is no library: `skills add` says what to add instead.
+#[test]
+fn adding_a_skill_folder_as_a_source_says_to_add_its_parent() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "one/SKILL.md", &md("one", "One skill"));
+    let out = skills(dir.path(), &["add", "./one"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("source-is-a-skill"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("read its parent folder instead"),
+        "{}",
+        stderr(&out)
+    );
+    let out = skills(dir.path(), &["add", ".", "--skill", "one", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("install one"), "{}", stdout(&out));
+}

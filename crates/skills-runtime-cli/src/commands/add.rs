@@ -14,7 +14,7 @@ use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace};
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_git_shorthand};
-use skills_runtime::{Severity, SkillCatalog, SkillMetadata};
+use skills_runtime::{DiagnosticKind, Severity, SkillCatalog, SkillMetadata};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::library::{self, Need};
@@ -123,7 +123,10 @@ pub async fn install(
     let problems: Vec<_> = snapshot
         .diagnostics()
         .iter()
-        .filter(|d| d.severity() != Severity::Warning)
+        .filter(|d| {
+            d.severity() != Severity::Warning
+                || matches!(d.kind, DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill)
+        })
         .cloned()
         .collect();
     print_diagnostics(&problems);
