@@ -71,20 +71,11 @@ fn medians(samples: Vec<(f64, f64)>) -> (f64, f64) {
 }
 
 pub fn install_command(args: &[String]) -> Result<(), String> {
-    let mut cli = None;
-    let mut out = None;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{arg} wants a value"));
-        match arg.as_str() {
-            "--cli" => cli = Some(PathBuf::from(value()?)),
-            "--out" => out = Some(PathBuf::from(value()?)),
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    let (Some(cli), Some(out)) = (cli, out) else {
+    let mut flags = crate::flag_values(args, &["cli", "out"])?;
+    let (Some(cli), Some(out)) = (flags.remove("cli"), flags.remove("out")) else {
         return Err("usage: skills-bench install --cli PATH --out DIR".into());
     };
+    let (cli, out) = (PathBuf::from(cli), PathBuf::from(out));
     let root = out.join("install");
     let _ = std::fs::remove_dir_all(&root);
     let home = root.join("home");

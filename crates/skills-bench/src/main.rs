@@ -227,6 +227,22 @@ fn check_library(library: &Library, ours: usize) {
     }
 }
 
+/// The values of `--NAME VALUE` flags among `args`, by name (without the dashes); a flag
+/// not in `known` is an error.
+fn flag_values(args: &[String], known: &[&str]) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut values = std::collections::HashMap::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let name = arg.strip_prefix("--").filter(|n| known.contains(n));
+        let Some(name) = name else {
+            return Err(format!("unknown argument {arg:?}"));
+        };
+        let value = args.next().cloned().ok_or(format!("{arg} wants a value"))?;
+        values.insert(name.to_owned(), value);
+    }
+    Ok(values)
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }

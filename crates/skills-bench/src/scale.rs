@@ -34,22 +34,15 @@ fn write_source(dir: &Path, skills: usize) -> Result<(), String> {
 }
 
 pub fn scale_command(args: &[String]) -> Result<(), String> {
-    let mut cli = None;
-    let mut out = None;
-    let mut skills = 100_000usize;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{arg} wants a value"));
-        match arg.as_str() {
-            "--cli" => cli = Some(PathBuf::from(value()?)),
-            "--out" => out = Some(PathBuf::from(value()?)),
-            "--skills" => skills = value()?.parse().map_err(|e| format!("--skills: {e}"))?,
-            other => return Err(format!("unknown argument {other:?}")),
-        }
-    }
-    let (Some(cli), Some(out)) = (cli, out) else {
+    let mut flags = crate::flag_values(args, &["cli", "out", "skills"])?;
+    let skills: usize = match flags.remove("skills") {
+        Some(n) => n.parse().map_err(|e| format!("--skills: {e}"))?,
+        None => 100_000,
+    };
+    let (Some(cli), Some(out)) = (flags.remove("cli"), flags.remove("out")) else {
         return Err("usage: skills-bench scale --cli PATH --out DIR [--skills N]".into());
     };
+    let (cli, out) = (PathBuf::from(cli), PathBuf::from(out));
     let dir = out.join(format!("scale-{skills}"));
     write_source(&dir, skills)?;
     let source = dir.to_str().ok_or("paths must be UTF-8")?.to_owned();
