@@ -62,7 +62,8 @@ impl SkillCatalog {
     /// # }).unwrap();
     /// ```
     pub async fn pin_only(&self, names: &[String]) -> (Lock, Vec<Drift>) {
-        self.pin_where(|name| names.iter().any(|n| n == name)).await
+        let names: std::collections::HashSet<&str> = names.iter().map(String::as_str).collect();
+        self.pin_where(|name| names.contains(name)).await
     }
 
     async fn pin_where(&self, wanted: impl Fn(&str) -> bool) -> (Lock, Vec<Drift>) {

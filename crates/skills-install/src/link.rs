@@ -45,6 +45,52 @@ pub fn is_our_link(agent_dir: &Path, canonical: &Path, name: &str) -> bool {
         && std::fs::read_link(&entry).is_ok_and(|t| t == relative(agent_dir, &canonical.join(name)))
 }
 
+/// How an agent's folder shows an installed skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shown {
+    /// By the link [`link_skill`] makes.
+    Link,
+    /// By a copy with the installed files.
+    Copy,
+}
+
+/// How `agent_dir/name` shows the skill `name` installed in `canonical` with the files
+/// `installed` (each file's digest): our link, a copy of those files, or not at all
+/// (nothing there, or something that is not ours).
+pub fn shown(
+    agent_dir: &Path,
+    canonical: &Path,
+    name: &str,
+    installed: Option<&BTreeMap<String, String>>,
+) -> Option<Shown> {
+    if is_our_link(agent_dir, canonical, name) {
+        return Some(Shown::Link);
+    }
+    let copy =
+        installed.is_some() && crate::write::digests_of(&agent_dir.join(name)).ok().flatten().as_ref() == installed;
+    copy.then_some(Shown::Copy)
+}
+
+/// The agents' folders under `root` (a project, or the home directory with `global`)
+/// other than the canonical one that show the installed `name` ([`shown`]), each once.
+pub fn shown_in(
+    root: &Path,
+    global: bool,
+    canonical: &Path,
+    name: &str,
+    installed: Option<&BTreeMap<String, String>>,
+) -> Vec<(PathBuf, Shown)> {
+    let mut found: Vec<(PathBuf, Shown)> = crate::agents::AGENTS
+        .iter()
+        .map(|agent| agent.dir(root, global))
+        .filter(|dir| dir != canonical)
+        .filter_map(|dir| shown(&dir, canonical, name, installed).map(|how| (dir, how)))
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// Makes skill `name` of the canonical folder `canonical` visible in the agent folder
 /// `agent_dir`: a relative link, or with `copy` (or where a link cannot be made) a copy
 /// of `files`. A copy there already is replaced when it is the version installed before

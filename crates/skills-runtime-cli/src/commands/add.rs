@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 use skills_install::agents::{self, Agent};
 use skills_install::link::{Linked, link_skill};
 use skills_install::plan::{Action, Step, plan_skill};
-use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace};
+use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace, write_file};
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_git_shorthand};
 use skills_runtime::{DiagnosticKind, Severity, SkillCatalog, SkillMetadata};
@@ -236,7 +236,7 @@ pub async fn install(
         }
     }
     lock.sources.extend(pinned.sources);
-    write_atomically(&lockfile, &lock.to_toml())?;
+    write_file(&lockfile, lock.to_toml().as_bytes())?;
     for problem in &problems {
         say_err!("error: {problem}");
     }
@@ -293,7 +293,7 @@ pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
         text.push('\n');
     }
     text.push_str(&spec.to_toml());
-    write_atomically(&path, &text)?;
+    write_file(&path, text.as_bytes())?;
     Ok(true)
 }
 
@@ -387,11 +387,6 @@ fn describe(step: &Step) -> String {
         ),
         Action::ReplaceLocalEdit => format!("replace {} (edited here: {})", step.name, step.changes),
     }
-}
-
-/// Writes `text` to `path` through a temporary file renamed over it.
-pub fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    skills_install::write::write_file(path, text.as_bytes()).map_err(Into::into)
 }
 
 /// Said when another run holds the install lock of the folder.

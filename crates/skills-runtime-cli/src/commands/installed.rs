@@ -4,13 +4,12 @@
 //! source has other files now), modified here, missing, or gone from its source.
 
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::bail;
 use serde::Serialize;
-use skills_install::agents::{self, AGENTS};
-use skills_install::link::is_our_link;
+use skills_install::agents;
+use skills_install::link::shown_in;
 use skills_install::write::digests_of;
 
 use crate::cli::{EXIT_OK, SourceArgs};
@@ -70,7 +69,10 @@ pub async fn list_installed(global: bool, args: &SourceArgs, json: bool) -> anyh
             state,
             source: skill.source.clone(),
             path: canonical.join(name).display().to_string(),
-            linked: visible_in(&root, global, &canonical, name),
+            linked: shown_in(&root, global, &canonical, name, here.as_ref())
+                .into_iter()
+                .map(|(dir, _)| dir.strip_prefix(&root).unwrap_or(&dir).display().to_string())
+                .collect(),
         });
     }
     let mut out = std::io::stdout().lock();
@@ -94,23 +96,4 @@ pub async fn list_installed(global: bool, args: &SourceArgs, json: bool) -> anyh
     }
     writeln!(out, "{} skills in {}", rows.len(), canonical.display())?;
     Ok(ExitCode::from(EXIT_OK))
-}
-
-/// The agents' folders under `root`, other than the canonical one, where the installed
-/// `name` is visible: by our link, or by a copy with its files.
-fn visible_in(root: &Path, global: bool, canonical: &Path, name: &str) -> Vec<String> {
-    let installed = digests_of(&canonical.join(name)).ok().flatten();
-    let mut dirs: Vec<String> = AGENTS
-        .iter()
-        .map(|agent| agent.dir(root, global))
-        .filter(|dir| dir != canonical)
-        .filter(|dir| {
-            is_our_link(dir, canonical, name)
-                || (installed.is_some() && digests_of(&dir.join(name)).ok().flatten() == installed)
-        })
-        .map(|dir| dir.strip_prefix(root).unwrap_or(&dir).display().to_string())
-        .collect();
-    dirs.sort();
-    dirs.dedup();
-    dirs
 }

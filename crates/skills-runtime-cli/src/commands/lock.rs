@@ -50,7 +50,7 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
     let mut lock = lock;
     relative_locations(&mut lock, &settings.path);
     let text = lock.to_toml();
-    crate::commands::add::write_atomically(&settings.path, &text)?;
+    skills_install::write::write_file(&settings.path, text.as_bytes())?;
     println!("locked {} skills in {}", lock.skills.len(), settings.path.display());
     if let Some(key) = sign {
         let signature = crate::signing::sign(&settings.path, &text, key)?;

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use skills_install::plan::Changes;
-use skills_runtime::lock::{Lock, LockedSkill};
+use skills_runtime::lock::{Drift, Lock};
 
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need, lock_settings};
@@ -75,35 +75,33 @@ pub(crate) async fn upstream(
     Ok((now, problems.iter().map(ToString::to_string).collect()))
 }
 
-/// Each pinned skill whose files now differ, or that is gone, by name.
+/// Each pinned skill whose files now differ (or whose source does), or that is gone,
+/// by name: the lock's own drift of `now`, by skill.
 pub(crate) fn compare(lock: &Lock, now: &Lock) -> Vec<OutdatedJson> {
-    let digests = |skill: &LockedSkill| -> BTreeMap<String, String> {
-        skill
-            .files
-            .iter()
-            .map(|(rel, f)| (rel.clone(), f.digest.clone()))
-            .collect()
-    };
-    lock.skills
-        .iter()
-        .filter_map(|(name, pinned)| {
-            let Some(current) = now.skills.get(name) else {
-                return Some(OutdatedJson {
-                    name: name.clone(),
-                    state: "gone",
-                    added: Vec::new(),
-                    changed: Vec::new(),
-                    removed: Vec::new(),
-                });
-            };
-            let changes = Changes::between(&digests(pinned), &digests(current));
-            (!changes.is_empty()).then(|| OutdatedJson {
-                name: name.clone(),
-                state: "outdated",
-                added: changes.added,
-                changed: changes.changed,
-                removed: changes.removed,
-            })
-        })
-        .collect()
+    let mut report: BTreeMap<String, OutdatedJson> = BTreeMap::new();
+    for drift in lock.drift(now) {
+        let (skill, state) = match &drift {
+            Drift::Gone { skill } => (skill, "gone"),
+            Drift::Changed { skill, .. }
+            | Drift::Added { skill, .. }
+            | Drift::Removed { skill, .. }
+            | Drift::Moved { skill, .. } => (skill, "outdated"),
+            // `now` pins only the skills `lock` does.
+            _ => continue,
+        };
+        let entry = report.entry(skill.clone()).or_insert_with(|| OutdatedJson {
+            name: skill.clone(),
+            state,
+            added: Vec::new(),
+            changed: Vec::new(),
+            removed: Vec::new(),
+        });
+        match drift {
+            Drift::Added { file, .. } => entry.added.push(file),
+            Drift::Changed { file, .. } => entry.changed.push(file),
+            Drift::Removed { file, .. } => entry.removed.push(file),
+            _ => {}
+        }
+    }
+    report.into_values().collect()
 }

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use skills_install::agents::{self, AGENTS};
-use skills_install::link::is_our_link;
+use skills_install::agents;
+use skills_install::link::{Shown, shown as shown_as, shown_in};
 use skills_install::write::digests_of;
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags};
 use skills_install::write::{InstallLock, backup_path};
 
-use crate::commands::add::{installed_digests, read_lock, write_atomically};
+use crate::commands::add::{installed_digests, read_lock};
 
 pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode> {
     let root = crate::commands::add::install_root(flags.global)?;
@@ -43,7 +43,7 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
             code = EXIT_SOURCE_ERROR;
             continue;
         }
-        let links = agent_entries(&root, flags.global, &canonical, name, now.as_ref());
+        let links = shown_in(&root, flags.global, &canonical, name, now.as_ref());
         say!(
             "remove {name}{}",
             if links.is_empty() {
@@ -55,13 +55,8 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
         if flags.dry_run {
             continue;
         }
-        for link in &links {
-            let removed = if link.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
-                std::fs::remove_file(link)
-            } else {
-                std::fs::remove_dir_all(link)
-            };
-            removed.with_context(|| format!("cannot remove {}", link.display()))?;
+        for (dir, how) in &links {
+            take_out(&dir.join(name), *how)?;
         }
         if now.is_some() {
             if edited {
@@ -80,41 +75,25 @@ pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow:
     if flags.dry_run {
         say!("dry run: nothing removed");
     } else {
-        write_atomically(&lockfile, &lock.to_toml())?;
+        skills_install::write::write_file(&lockfile, lock.to_toml().as_bytes())?;
     }
     Ok(ExitCode::from(code))
 }
 
-/// The entries in agents' folders under `root` that show the installed `name`: our
-/// links to it, and copies of it (files as `installed`).
-fn agent_entries(
-    root: &Path,
-    global: bool,
-    canonical: &Path,
-    name: &str,
-    installed: Option<&std::collections::BTreeMap<String, String>>,
-) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = AGENTS
-        .iter()
-        .map(|agent| agent.dir(root, global))
-        .filter(|dir| dir != canonical)
-        .filter(|dir| {
-            is_our_link(dir, canonical, name)
-                || (installed.is_some() && digests_of(&dir.join(name)).ok().flatten().as_ref() == installed)
-        })
-        .map(|dir| dir.join(name))
-        .collect();
-    found.sort();
-    found.dedup();
-    found
-}
-
-fn shown(paths: &[PathBuf]) -> String {
-    paths
-        .iter()
-        .filter_map(|p| p.parent().map(|d| d.display().to_string()))
+fn shown(dirs: &[(PathBuf, Shown)]) -> String {
+    dirs.iter()
+        .map(|(dir, _)| dir.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// Takes our link, or our copy, out of an agent's folder.
+fn take_out(entry: &Path, how: Shown) -> anyhow::Result<()> {
+    let removed = match how {
+        Shown::Link => std::fs::remove_file(entry),
+        Shown::Copy => std::fs::remove_dir_all(entry),
+    };
+    removed.with_context(|| format!("cannot remove {}", entry.display()))
 }
 
 /// `remove --agent`: the skills' links (or our copies) taken out of those agents'
@@ -145,21 +124,14 @@ fn unlink(
                 code = EXIT_SOURCE_ERROR;
                 continue;
             }
-            let ours_copy =
-                installed.is_some() && digests_of(&entry)? == installed && !is_our_link(&dir, canonical, name);
-            if !is_our_link(&dir, canonical, name) && !ours_copy {
+            let Some(how) = shown_as(&dir, canonical, name, installed.as_ref()) else {
                 say_err!("{}: no {name} of ours in {}", agent.name, dir.display());
                 code = EXIT_SOURCE_ERROR;
                 continue;
-            }
+            };
             say!("remove {name} from {}", dir.display());
-            if flags.dry_run {
-                continue;
-            }
-            if ours_copy {
-                std::fs::remove_dir_all(&entry).with_context(|| format!("cannot remove {}", entry.display()))?;
-            } else {
-                std::fs::remove_file(&entry).with_context(|| format!("cannot remove {}", entry.display()))?;
+            if !flags.dry_run {
+                take_out(&entry, how)?;
             }
         }
     }

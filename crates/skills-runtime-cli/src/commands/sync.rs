@@ -18,7 +18,7 @@ use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
 use skills_install::agents::{self, Agent};
-use skills_install::link::is_our_link;
+use skills_install::link::shown;
 use skills_install::write::digests_of;
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{SourceSpec, is_path};
@@ -163,18 +163,11 @@ fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Op
         if Some(&here) != installed_digests(lock, name).as_ref() {
             return None;
         }
-        for agent in chosen.iter().filter(|a| !a.reads_canonical(false)) {
-            let dir = agent.dir(root, false);
-            let visible = if spec.copy {
-                digests_of(&dir.join(name)).ok().flatten().as_ref() == Some(&here)
-            } else {
-                is_our_link(&dir, &canonical, name)
-            };
-            if !visible {
-                return None;
-            }
-        }
-        Some(())
+        chosen
+            .iter()
+            .filter(|a| !a.reads_canonical(false))
+            .all(|agent| shown(&agent.dir(root, false), &canonical, name, Some(&here)).is_some())
+            .then_some(())
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let chunk = names.len().div_ceil(threads);
