@@ -18,6 +18,15 @@ impl SkillCatalog {
     /// skills a reload changes). All threads share the index.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
         check_search(query, limit)?;
+        self.with_index(|index| index.search(query, limit))
+    }
+
+    /// What `answer` gives from the index (built first if no search did), or nothing
+    /// when there is no index to build.
+    fn with_index<T>(
+        &self,
+        answer: impl Fn(&SkillIndex) -> Result<Vec<T>, SearchError>,
+    ) -> Result<Vec<T>, SearchError> {
         if let Some(index) = self
             .search
             .index
@@ -25,11 +34,10 @@ impl SkillCatalog {
             .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
         {
-            return index.search(query, limit);
+            return answer(index);
         }
-        let index = self.build_index();
-        match index.as_ref() {
-            Some(index) => index.search(query, limit),
+        match self.build_index().as_ref() {
+            Some(index) => answer(index),
             None => Ok(Vec::new()),
         }
     }
@@ -38,11 +46,16 @@ impl SkillCatalog {
     /// and what each added ([`SkillIndex::explain`]).
     pub fn explain_search(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
         check_search(query, limit)?;
-        let index = self.build_index();
-        match index.as_ref() {
-            Some(index) => index.explain(query, limit),
-            None => Ok(Vec::new()),
-        }
+        self.with_index(|index| index.explain(query, limit))
+    }
+
+    /// [`prepare_search`](Self::prepare_search), then
+    /// [`explain_search`](Self::explain_search): what [`search_prepared`](Self::search_prepared)
+    /// answers, each result with what made its score.
+    pub async fn explain_prepared(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
+        check_search(query, limit)?;
+        self.prepare_search().await;
+        self.explain_search(query, limit)
     }
 
     /// The index, built from the snapshot served now if there is none.

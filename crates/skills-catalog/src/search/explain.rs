@@ -46,7 +46,8 @@ impl SkillIndex {
     pub fn explain(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
         let hits = self.search(query, limit)?;
         let query = clipped(query);
-        let (terms, words) = self.query_terms(query);
+        let mut words = std::collections::HashMap::new();
+        let terms = self.query_terms(query, Some(&mut words));
         let skills = self.slots.len();
         let request = plain(query);
         let fields = [

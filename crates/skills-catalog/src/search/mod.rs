@@ -300,14 +300,14 @@ impl SkillIndex {
         true
     }
 
-    /// The index words a request looks for, each with its weight (sorted by word id),
-    /// and each id's word as the index holds it.
-    fn query_terms(&self, query: &str) -> (Vec<(u32, f32)>, HashMap<u32, String>) {
+    /// The index words a request looks for, each with its weight (sorted by word id);
+    /// with `words`, each id's word as the index holds it is noted there (for
+    /// [`explain`](Self::explain); a search does not pay for it).
+    fn query_terms(&self, query: &str, mut words: Option<&mut HashMap<u32, String>>) -> Vec<(u32, f32)> {
         // Each request word counts twice: as written and as its stem, or twice as
         // written when it is its own stem (a word like `wmi` would count half as much
         // as `moving` otherwise).
         let mut weights: HashMap<u32, f32> = HashMap::new();
-        let mut words: HashMap<u32, String> = HashMap::new();
         let mut forms = self.words.forms(query);
         forms.sort_unstable();
         forms.dedup();
@@ -319,7 +319,9 @@ impl SkillIndex {
                 let id = <u32 as TokenEmbedder>::embed(word);
                 let weight = weights.entry(id).or_default();
                 *weight = weight.max(each);
-                words.entry(id).or_insert_with(|| word.to_owned());
+                if let Some(words) = words.as_deref_mut() {
+                    words.entry(id).or_insert_with(|| word.to_owned());
+                }
             }
         };
         for forms in &forms {
@@ -353,7 +355,7 @@ impl SkillIndex {
         }
         let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();
         terms.sort_unstable_by_key(|t| t.0);
-        (terms, words)
+        terms
     }
 
     /// The skills that best match `query`, best first, at most `limit` (and at most
@@ -363,7 +365,7 @@ impl SkillIndex {
         check_search(query, limit)?;
         let limit = limit.min(MAX_SEARCH_RESULTS);
         let query = clipped(query);
-        let (terms, _) = self.query_terms(query);
+        let terms = self.query_terms(query, None);
 
         let skills = self.slots.len();
         let mut scores = vec![0.0f32; self.skills.len()];

@@ -39,17 +39,18 @@ pub async fn search(
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
-    let explained = match catalog.search_prepared(query, limit).await {
-        Ok(_) if explain => catalog.explain_search(query, limit),
-        Ok(hits) => Ok(hits
-            .into_iter()
-            .map(|hit| Explanation {
-                name: hit.name,
-                score: hit.score,
-                matches: Vec::new(),
-            })
-            .collect()),
-        Err(error) => Err(error),
+    let explained = if explain {
+        catalog.explain_prepared(query, limit).await
+    } else {
+        catalog.search_prepared(query, limit).await.map(|hits| {
+            hits.into_iter()
+                .map(|hit| Explanation {
+                    name: hit.name,
+                    score: hit.score,
+                    matches: Vec::new(),
+                })
+                .collect()
+        })
     };
     let explained = match explained {
         Ok(explained) => explained,
