@@ -339,6 +339,15 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
     assert!(project.join(".claude/skills/web/SKILL.md").is_file());
     let out = skills(&project, &["sync"]);
     assert!(stdout(&out).contains("nothing to change"), "{}", stdout(&out));
+    // An agent's link gone, the skill still in place: sync puts the link back.
+    std::fs::remove_file(project.join(".claude/skills/web")).unwrap();
+    let out = skills(&project, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        project.join(".claude/skills/web/SKILL.md").is_file(),
+        "{}",
+        stdout(&out)
+    );
 
     // The source moves on: sync keeps what the lock pins, outdated says so, update
     // moves.

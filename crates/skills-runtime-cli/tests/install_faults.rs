@@ -9,7 +9,6 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use common::{md, skills, stderr, stdout, write};
 
@@ -34,6 +33,23 @@ fn library(root: &Path, v: u32) -> BTreeMap<String, BTreeMap<String, String>> {
         all.insert(name, files);
     }
     all
+}
+
+/// Copies the folder `from` to `to`, links as links.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().unwrap();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), target).unwrap();
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }
 
 /// The files of an installed skill folder, by relative path.
@@ -68,7 +84,15 @@ fn updates_killed_at_any_point_leave_whole_versions_and_the_next_run_finishes() 
     let installed = project.join(".agents/skills");
     let work = project.join(".agents/.skills-install");
 
-    for delay in [0, 10, 25, 40, 60, 90, 130, 180] {
+    // How long a whole update takes here (in a copy of the project), so that the kills
+    // land all along it, whatever the machine.
+    let scratch = root.join("scratch");
+    copy_tree(&project, &scratch);
+    let started = std::time::Instant::now();
+    assert_eq!(skills(&scratch, &["update"]).status.code(), Some(0));
+    let whole = started.elapsed();
+    for fraction in [0.0, 0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 0.95] {
+        let delay = whole.mul_f64(fraction);
         let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
             .arg("update")
             .current_dir(&project)
@@ -77,7 +101,7 @@ fn updates_killed_at_any_point_leave_whole_versions_and_the_next_run_finishes() 
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(delay));
+        std::thread::sleep(delay);
         child.kill().unwrap();
         child.wait().unwrap();
         let moved_aside: Vec<String> = std::fs::read_dir(&work)
@@ -91,13 +115,13 @@ fn updates_killed_at_any_point_leave_whole_versions_and_the_next_run_finishes() 
             match files_of(&installed.join(name)) {
                 Some(files) => assert!(
                     files == v1[name] || files == v2[name],
-                    "killed after {delay} ms: {name} is a mix: {:?}",
+                    "killed after {delay:?}: {name} is a mix: {:?}",
                     files.keys()
                 ),
                 // Killed between the two renames: the old version waits beside it.
                 None => assert!(
                     moved_aside.iter().any(|f| f.starts_with(&format!("{name}.old-"))),
-                    "killed after {delay} ms: {name} is gone: {moved_aside:?}"
+                    "killed after {delay:?}: {name} is gone: {moved_aside:?}"
                 ),
             }
         }
@@ -157,4 +181,44 @@ fn two_runs_started_together_in_one_project_do_not_interleave() {
         assert_eq!(config.matches("[[install]]").count(), 2, "{config}");
         assert_eq!(std::fs::read_dir(project.join(".claude/skills")).unwrap().count(), 80);
     }
+}
+
+/// A run that finds the folder held by a live run waits for it, says so, and installs
+/// once the lock is let go.
+#[test]
+fn a_run_waits_for_the_run_that_holds_the_folder() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "lib/web/SKILL.md", &md("web", "Search the web"));
+    let project = dir.path().join("project");
+    let work = project.join(".agents/.skills-install");
+    std::fs::create_dir_all(&work).unwrap();
+    // Held by this test's process, which is alive.
+    std::fs::write(work.join("lock"), std::process::id().to_string()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["add", dir.path().join("lib").to_str().unwrap()])
+        .current_dir(&project)
+        .env("HOME", project.join("home"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(
+        line.trim_end(),
+        format!(
+            "waiting for another skills run (process {}) installing here",
+            std::process::id()
+        )
+    );
+    assert!(
+        !project.join(".agents/skills/web").exists(),
+        "nothing is written while it waits"
+    );
+    std::fs::remove_file(work.join("lock")).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(project.join(".agents/skills/web/SKILL.md").is_file());
+    assert!(!work.join("lock").exists(), "the run let its lock go");
 }
