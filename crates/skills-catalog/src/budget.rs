@@ -275,7 +275,7 @@ impl EntryCosts {
             .iter()
             .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)) + reserve)
             .collect();
-        let compact = shown.iter().map(|&i| cost(&compact_entry(&skills[i]))).collect();
+        let compact = shown.iter().map(|&i| cost(&short_entry(&skills[i]))).collect();
         let name = shown.iter().map(|&i| cost(&name_entry(&skills[i]))).collect();
         let mut order: Vec<usize> = (0..shown.len()).collect();
         order.sort_by_key(|&k| (sources.get(shown[k]).copied().unwrap_or(0), std::cmp::Reverse(shown[k])));
@@ -458,7 +458,7 @@ pub(crate) fn budgeted_list(
         counts[*form as usize] += 1;
         match form {
             EntryForm::Full => lines.push(full_text(k)),
-            EntryForm::Compact => lines.push(compact_entry(skill)),
+            EntryForm::Compact => lines.push(short_entry(skill)),
             EntryForm::Name => lines.push(name_entry(skill)),
             EntryForm::Omitted => {}
         }
@@ -467,8 +467,9 @@ pub(crate) fn budgeted_list(
     (lines.join("\n"), forms)
 }
 
-/// `- **name**: first clause` of a skill's description, cut near [`COMPACT_CHARS`].
-pub(crate) fn compact_entry(skill: &SkillMetadata) -> String {
+/// A skill as one escaped line, `- **name**: first clause` of its description cut near
+/// [`COMPACT_CHARS`]: a budgeted list's compact form, and the MCP server's instructions.
+pub fn short_entry(skill: &SkillMetadata) -> String {
     let description = skill.description.split_whitespace().collect::<Vec<_>>().join(" ");
     let clause_end = description
         .char_indices()

@@ -71,14 +71,13 @@ mod watch;
 pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};
 pub use budget::{
     BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
-    format_budgeted_list,
+    format_budgeted_list, short_entry,
 };
 pub use catalog::SkillCatalog;
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
-pub use rank::short_entry;
 pub use read::{
     READ_SKILL_RESOURCE_DESCRIPTION, ReadFileError, SkillFile, contained_path, read_skill_file,
     read_skill_resource_schema,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use skills_core::SkillMetadata;
 
-use crate::budget::{CatalogBudget, compact_entry};
+use crate::budget::CatalogBudget;
 use crate::prompt::listed_for_model;
 use crate::section::PromptSection;
 use crate::snapshot::CatalogSnapshot;
@@ -62,11 +62,4 @@ impl CatalogBudget {
     pub fn pinned(&self) -> &[String] {
         &self.pinned
     }
-}
-
-/// A skill as one line of a short list: `- **name**: the first clause of its
-/// description` (about 80 characters of it, cut at a word), escaped as every prompt
-/// entry is, so it can never read as two entries or as a heading.
-pub fn short_entry(skill: &SkillMetadata) -> String {
-    compact_entry(skill)
 }
