@@ -67,6 +67,7 @@ pub use skills_middleware as middleware;
 #[cfg(feature = "rig")]
 pub use skills_rig as rig;
 
+mod cache_config;
 mod install_config;
 mod limits_config;
 mod lock_config;

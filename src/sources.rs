@@ -37,6 +37,7 @@ use std::sync::Arc;
 
 use skills_catalog::SkillSource;
 
+pub use crate::cache_config::CacheConfig;
 pub use crate::install_config::{InstallSpec, expand_git_shorthand};
 pub use crate::limits_config::LimitsConfig;
 pub use crate::lock_config::LockConfig;
@@ -329,6 +330,9 @@ pub struct SourcesConfig {
     /// What `skills serve` tells MCP clients (`[serve]`).
     #[serde(default)]
     pub serve: ServeConfig,
+    /// Whether parses are kept between processes (`[cache]`).
+    #[serde(default)]
+    pub cache: CacheConfig,
     /// The skills this project installs into its agents' folders (`[[install]]`).
     #[serde(default)]
     pub install: Vec<InstallSpec>,

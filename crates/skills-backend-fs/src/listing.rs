@@ -4,6 +4,7 @@
 use std::fs::Metadata;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_core::{BackendError, FileInfo, LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, file_name_matches, path};
 
@@ -262,26 +263,37 @@ fn file_info(path: String, meta: &Metadata) -> FileInfo {
             size: 0,
             modified_at,
             etag: None,
+            changed_at: None,
         };
     }
-    let nanos = modified_at
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_nanos());
+    let nanos = |t: Option<SystemTime>| {
+        t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    };
+    let (ino, ctime) = inode_and_ctime(meta);
+    let (mtime_ns, ctime_ns) = (nanos(modified_at), nanos(ctime));
     FileInfo {
         path,
         is_dir: false,
         size: meta.len(),
         modified_at,
-        etag: Some(format!("{:x}-{nanos:x}-{:x}", meta.len(), inode(meta))),
+        // ctime catches an edit whose mtime was put back (`touch -d`, `rsync -t`).
+        etag: Some(format!("{:x}-{mtime_ns:x}-{ctime_ns:x}-{ino:x}", meta.len())),
+        changed_at: modified_at.max(ctime),
     }
 }
 
+/// The inode number and the status change time (ctime), where the platform has them.
 #[cfg(unix)]
-fn inode(meta: &Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(meta)
+fn inode_and_ctime(meta: &Metadata) -> (u64, Option<SystemTime>) {
+    use std::os::unix::fs::MetadataExt as _;
+    let ctime = u64::try_from(meta.ctime())
+        .ok()
+        .map(|secs| UNIX_EPOCH + std::time::Duration::new(secs, meta.ctime_nsec().clamp(0, 999_999_999) as u32));
+    (meta.ino(), ctime)
 }
 
 #[cfg(not(unix))]
-fn inode(_meta: &Metadata) -> u64 {
-    0
+fn inode_and_ctime(_meta: &Metadata) -> (u64, Option<SystemTime>) {
+    (0, None)
 }

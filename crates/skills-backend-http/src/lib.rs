@@ -379,6 +379,7 @@ impl BackendProtocol for HttpRegistryBackend {
             size,
             modified_at: None,
             etag: Some(entry.digest.clone()),
+            changed_at: None,
         };
         match entry.kind {
             ArtifactType::SkillMd if inner.is_empty() => {
@@ -458,6 +459,7 @@ fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<Fi
                 size: file.bytes.len() as u64,
                 modified_at: None,
                 etag: Some(file.digest.clone()),
+                changed_at: None,
             }),
         }
     }

@@ -185,6 +185,7 @@ impl ObjectStoreBackend {
             size: meta.size,
             modified_at: Some(SystemTime::from(meta.last_modified)),
             etag: meta.e_tag.clone(),
+            changed_at: None,
         }
     }
 

@@ -48,6 +48,7 @@ impl ObjectStoreBackend {
                     size: *size,
                     modified_at: None,
                     etag: Some(digest.clone()),
+                    changed_at: None,
                 })
                 .collect(),
         )

@@ -14,6 +14,7 @@ use crate::frozen;
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
+use crate::persist::PersistentCache;
 use crate::search::state::{Current, SearchState, Swap};
 use crate::snapshot::{
     CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats, build_snapshot, diff, new_diagnostics,
@@ -76,6 +77,8 @@ pub struct SkillCatalog {
     pub(crate) lock: Option<Arc<Lock>>,
     /// Digests of the files read, for the lock and the manifests faces publish.
     pub(crate) digests: DigestCache,
+    /// Where each source's parses are kept between processes, when they are.
+    pub(crate) persist: Option<PersistentCache>,
 }
 
 impl SkillCatalog {
@@ -109,7 +112,22 @@ impl SkillCatalog {
             search: Arc::default(),
             lock: None,
             digests: DigestCache::default(),
+            persist: None,
         }
+    }
+
+    /// The catalog keeping what discovery parsed in `cache` between processes (default:
+    /// not kept): a start reads and parses only the `SKILL.md` files that changed since
+    /// the last process, and the search index takes the instructions' words from it.
+    /// See [`PersistentCache`].
+    pub fn with_persistent_cache(mut self, cache: PersistentCache) -> Self {
+        self.persist = Some(cache);
+        self
+    }
+
+    /// Where the catalog keeps its parses between processes, if it does.
+    pub fn persistent_cache(&self) -> Option<&PersistentCache> {
+        self.persist.as_ref()
     }
 
     /// The catalog with `limits` on each source's discovery instead of the defaults.
@@ -218,15 +236,21 @@ impl SkillCatalog {
         if !first && which.is_empty() {
             return None;
         }
-        let work = guard.get_or_insert_with(|| {
-            let work = || SourceWork {
+        if first {
+            let mut loaded = match &self.persist {
+                Some(persist) => persist.load_all(&self.sources, self.limits).await,
+                None => Vec::new(),
+            }
+            .into_iter();
+            let work = self.sources.iter().map(|_| SourceWork {
                 // What a reload read again tells the search index whose instructions to
                 // read again.
-                cache: ParseCache::tracking_changes(),
+                cache: loaded.next().unwrap_or_default().with_change_tracking(),
                 ..SourceWork::default()
-            };
-            self.sources.iter().map(|_| work()).collect()
-        });
+            });
+            *guard = Some(work.collect());
+        }
+        let work = guard.as_mut()?;
         let which: Vec<usize> = if first || !self.incremental {
             (0..self.sources.len()).collect()
         } else {
@@ -241,17 +265,21 @@ impl SkillCatalog {
                 .limits(self.limits)
                 .depth(source.depth())
                 .resources(self.resources && !self.lazy);
-            let result = if self.incremental {
-                discovery.cache(&mut state.cache).run().await
+            // A persistent cache is kept between reloads even without incremental ones:
+            // it holds each parse encoded (a fraction of the parsed skills' memory), and
+            // the search index takes the instructions' words from it.
+            let (result, read) = if self.incremental || self.persist.is_some() {
+                let result = discovery.cache(&mut state.cache).run().await;
+                if let Some(persist) = &self.persist {
+                    persist.save_now(source, self.limits, &mut state.cache).await;
+                }
+                (result, state.cache.files_read() - before)
             } else {
                 // No cache: it would hold a second copy of every parse.
-                discovery.run().await
-            };
-            let read = if self.incremental {
-                state.cache.files_read() - before
-            } else {
+                let result = discovery.run().await;
                 // Every file was read; the skipped ones are not counted.
-                result.as_ref().map_or(0, |l| l.skills.len() as u64)
+                let read = result.as_ref().map_or(0, |l| l.skills.len() as u64);
+                (result, read)
             };
             self.files_read.fetch_add(read, Ordering::Relaxed);
             let result = match &self.lock {

@@ -57,6 +57,7 @@ mod load;
 pub mod lock;
 pub mod manifest;
 mod narrow;
+mod persist;
 mod pin;
 pub mod policy;
 pub mod prompt;
@@ -76,6 +77,7 @@ pub use budget::{
 pub use catalog::SkillCatalog;
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
+pub use persist::PersistentCache;
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};
 pub use read::{

@@ -135,6 +135,9 @@ impl SkillCatalog {
             .cache(&mut state.cache)
             .run_folders(&dirs)
             .await;
+        if let Some(persist) = &self.persist {
+            persist.save_now(spec, self.limits, &mut state.cache).await;
+        }
         self.files_read
             .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
         let merged = match (found, state.last.take()) {

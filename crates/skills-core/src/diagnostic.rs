@@ -124,6 +124,20 @@ macro_rules! diagnostic_kinds {
                 }
             }
 
+            /// The kind whose [`as_str`](Self::as_str) is `name`.
+            ///
+            /// ```
+            /// use skills_core::DiagnosticKind;
+            /// assert_eq!(DiagnosticKind::from_name("name-mismatch"), Some(DiagnosticKind::NameMismatch));
+            /// assert_eq!(DiagnosticKind::from_name("nonsense"), None);
+            /// ```
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name {
+                    $($name => Some(Self::$variant),)*
+                    _ => None,
+                }
+            }
+
             /// How serious a diagnostic of this kind is.
             pub fn severity(self) -> Severity {
                 match self {

@@ -6,8 +6,9 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::file::FileInfo;
 use crate::limits::{DiscoveryLimits, cap_directories};
+use crate::parse_cache::ParseCache;
 use crate::path;
-use crate::read::{Found, ParseCache, read_skills, skill_files};
+use crate::read::{Found, read_skills, skill_files};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
 

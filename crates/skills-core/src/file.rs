@@ -19,9 +19,16 @@ pub struct FileInfo {
     pub size: u64,
     /// Last modification time, when the backend knows it.
     pub modified_at: Option<SystemTime>,
-    /// A fingerprint of the content (S3 ETag, git blob id, size + mtime + inode on disk):
-    /// equal fingerprints mean the file need not be read again.
+    /// A fingerprint of the content (S3 ETag, git blob id, size + mtime + ctime + inode
+    /// on disk): equal fingerprints mean the file need not be read again.
     pub etag: Option<String>,
+    /// When the file or its metadata last changed by the clock its `etag` is made of
+    /// (the later of mtime and ctime on disk); set only by backends whose etag is made
+    /// of timestamps. A cache kept between processes trusts an entry only when this lies
+    /// further in the past than the timestamps' granularity, as git treats a "racy"
+    /// index entry: an edit within the same tick would keep the etag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_at: Option<SystemTime>,
 }
 
 impl FileInfo {
@@ -34,6 +41,7 @@ impl FileInfo {
             size: 0,
             modified_at: None,
             etag: None,
+            changed_at: None,
         }
     }
 }

@@ -40,6 +40,8 @@
 
 mod backend;
 pub mod blocking;
+mod cache_codec;
+mod cache_file;
 mod diagnostic;
 pub mod digest;
 mod discover;
@@ -55,6 +57,7 @@ mod merge;
 pub mod name;
 mod name_index;
 pub mod parse;
+mod parse_cache;
 pub mod path;
 pub mod poll;
 mod profile;
@@ -74,6 +77,7 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
+pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
@@ -86,8 +90,8 @@ pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
 pub use name::{NameError, validate_skill_name};
 pub use name_index::NameIndex;
 pub use parse::{ParseOutcome, parse_skill_md};
+pub use parse_cache::{DEFAULT_RACY_WINDOW, ParseCache};
 pub use profile::{SPEC_FIELDS, ValidationProfile};
-pub use read::ParseCache;
 pub use skill::{
     FrontmatterValue, LOWERCASE_SKILL_FILE, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata,
     SkillsState, file_name_matches, is_skill_file_name, lowercase_skill_file,

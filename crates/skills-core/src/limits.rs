@@ -178,6 +178,7 @@ mod tests {
                 size: 1,
                 modified_at: None,
                 etag: None,
+                changed_at: None,
             }
         }
     }

@@ -155,6 +155,7 @@ impl BackendProtocol for MemoryBackend {
                     size: file.content.len() as u64,
                     modified_at: Some(file.modified_at),
                     etag: Some(file.etag.clone()),
+                    changed_at: None,
                 }),
             }
         }

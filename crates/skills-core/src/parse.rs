@@ -19,7 +19,7 @@ pub const MAX_SKILL_DESCRIPTION_LENGTH: usize = 1024;
 pub const MAX_SKILL_COMPATIBILITY_LENGTH: usize = 500;
 
 /// What [`parse_skill_md`] made of a file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ParseOutcome {
     /// The skill, unless a diagnostic of severity [`Severity::Skip`] says why not.
     pub skill: Option<SkillMetadata>,

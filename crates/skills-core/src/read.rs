@@ -1,7 +1,8 @@
 //! Reading the `SKILL.md` files a walk found: the budget of [`DiscoveryLimits`], the
 //! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+use std::time::SystemTime;
 
 use futures_util::StreamExt as _;
 
@@ -12,6 +13,7 @@ use crate::file::{FileErrorKind, FileInfo};
 use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
+use crate::parse_cache::{Blob, ParseCache};
 use crate::path;
 use crate::skill::{LOWERCASE_SKILL_FILE, ResourceKind, SKILL_FILE, SkillListing};
 
@@ -24,78 +26,6 @@ enum Read {
     Parsed(Box<ParseOutcome>),
     /// To download and parse.
     Pending,
-}
-
-/// Parsed `SKILL.md` files by path, with the etag they had, so a rediscovery neither reads
-/// nor parses a file whose etag did not change. Files without an etag are always read.
-///
-/// One cache belongs to one source of one backend; pass it to every
-/// [`Discovery`](crate::Discovery) of that source.
-#[derive(Debug, Clone, Default)]
-pub struct ParseCache {
-    entries: HashMap<String, (String, ParseOutcome)>,
-    files_read: u64,
-    /// Files read again because their etag changed, since the last
-    /// [`take_changed`](Self::take_changed), when tracked.
-    changed: Option<Vec<String>>,
-}
-
-impl ParseCache {
-    /// An empty cache.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// An empty cache that also notes the files read again because they changed, for
-    /// [`take_changed`](Self::take_changed) (whoever asks for them takes them after each
-    /// discovery: they are kept until taken).
-    pub fn tracking_changes() -> Self {
-        Self {
-            changed: Some(Vec::new()),
-            ..Self::default()
-        }
-    }
-
-    /// How many `SKILL.md` files are cached.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether nothing is cached.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// How many `SKILL.md` files discoveries through this cache have downloaded in all.
-    pub fn files_read(&self) -> u64 {
-        self.files_read
-    }
-
-    fn lookup(&self, entry: &FileInfo) -> Option<ParseOutcome> {
-        let etag = entry.etag.as_deref()?;
-        let (cached_etag, outcome) = self.entries.get(&entry.path)?;
-        (cached_etag == etag).then(|| outcome.clone())
-    }
-
-    fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome) {
-        if let Some(etag) = &entry.etag
-            && self
-                .entries
-                .insert(entry.path.clone(), (etag.clone(), outcome.clone()))
-                .is_some()
-            && let Some(changed) = &mut self.changed
-        {
-            changed.push(entry.path.clone());
-        }
-    }
-
-    /// The `SKILL.md` files that discoveries through this cache read again because
-    /// their etag changed (not the new ones), since the last call: what changed in a
-    /// file whose frontmatter may not have (its instructions, for a search index).
-    /// Always empty for a cache not [`tracking_changes`](Self::tracking_changes).
-    pub fn take_changed(&mut self) -> Vec<String> {
-        self.changed.as_mut().map(std::mem::take).unwrap_or_default()
-    }
 }
 
 /// What a walk gave discovery to read.
@@ -149,14 +79,15 @@ pub(crate) async fn read_skills(
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
     let mut candidates: Vec<(FileInfo, Read)> = Vec::with_capacity(found.len());
+    // Candidates whose parse the cache holds, by position.
+    let mut hits: Vec<(usize, Blob)> = Vec::new();
     listing.folders = found.len();
     if let Some(cache) = cache.as_deref_mut() {
-        // Forget files that are gone (`found` is sorted by path) from where the walk looked.
-        let outside = |file: &str| looked_at.is_some_and(|dirs| !dirs.iter().any(|dir| path::is_within(file, dir)));
-        cache
-            .entries
-            .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+        cache.forget_gone(&found, looked_at);
     }
+    // Every file is read after this: what changed later than a racy window before it is
+    // not kept between processes.
+    let read_at = SystemTime::now();
     for entry in found {
         if !entry.is_dir && path::file_name(&entry.path) == LOWERCASE_SKILL_FILE {
             listing.diagnostics.push(crate::lowercase_skill_file(&entry.path));
@@ -169,8 +100,9 @@ pub(crate) async fn read_skills(
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
         } else if !budget.admit(&entry) {
             continue;
-        } else if let Some(outcome) = cache.as_deref().and_then(|c| c.lookup(&entry)) {
-            Read::Parsed(Box::new(outcome))
+        } else if let Some(blob) = cache.as_deref().and_then(|c| c.hit(&entry)) {
+            hits.push((candidates.len(), blob));
+            Read::Pending
         } else {
             to_download += 1;
             Read::Pending
@@ -178,9 +110,25 @@ pub(crate) async fn read_skills(
         candidates.push((entry, read));
     }
     listing.diagnostics.extend(budget.into_diagnostics(root));
+    // What the cache holds is decoded at once, over the cores; what does not decode is
+    // read like the rest.
+    let decoded = {
+        let items: Vec<(&str, Blob)> = hits
+            .iter()
+            .map(|(at, blob)| (candidates[*at].0.path.as_str(), blob.clone()))
+            .collect();
+        crate::cache_codec::decode_all(&items)
+    };
+    for ((at, _), outcome) in hits.iter().zip(decoded) {
+        match outcome {
+            Some(outcome) => candidates[*at].1 = Read::Parsed(Box::new(outcome)),
+            None => to_download += 1,
+        }
+    }
+    drop(hits);
 
     if let Some(cache) = cache.as_deref_mut() {
-        cache.files_read += to_download as u64;
+        cache.count_read(to_download as u64);
     }
     let mut index = NameIndex::with_capacity(candidates.len());
     listing.skills.reserve_exact(candidates.len());
@@ -195,7 +143,7 @@ pub(crate) async fn read_skills(
         .collect();
     let mut work = futures_util::stream::iter(work).buffered(CHUNKS_IN_FLIGHT);
     while let Some(steps) = work.next().await {
-        add_chunk(steps, &mut listing, &mut index, cache.as_deref_mut());
+        add_chunk(steps, &mut listing, &mut index, cache.as_deref_mut(), read_at);
     }
     // A resource directory only matters when its folder turned out to be a skill.
     for error in resource_errors {
@@ -448,6 +396,7 @@ fn add_chunk(
     listing: &mut SkillListing,
     index: &mut NameIndex,
     mut cache: Option<&mut ParseCache>,
+    read_at: SystemTime,
 ) {
     for (entry, step) in steps {
         let outcome = match step {
@@ -458,7 +407,7 @@ fn add_chunk(
             Step::Cached(outcome) => outcome,
             Step::Parsed(outcome) => {
                 if let Some(cache) = cache.as_deref_mut() {
-                    cache.store(&entry, &outcome);
+                    cache.store(&entry, &outcome, read_at);
                 }
                 outcome
             }

@@ -23,7 +23,7 @@ pub const SKILL_TREE_DEPTH: usize = 64;
 /// ```
 /// use skills_core::{FileInfo, SkillSize, MAX_SKILL_FILES};
 /// let files: Vec<FileInfo> = (0..=MAX_SKILL_FILES)
-///     .map(|i| FileInfo { path: format!("/s/a/f{i}"), is_dir: false, size: 1, modified_at: None, etag: None })
+///     .map(|i| FileInfo { path: format!("/s/a/f{i}"), is_dir: false, size: 1, modified_at: None, etag: None, changed_at: None })
 ///     .collect();
 /// let size = SkillSize::of(&files);
 /// assert_eq!((size.files, size.bytes), (513, 513));

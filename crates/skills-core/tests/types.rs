@@ -98,6 +98,7 @@ fn file_types_round_trip() {
         size: 3,
         modified_at: Some(UNIX_EPOCH + Duration::from_millis(1_700_000_000_123)),
         etag: Some("e".into()),
+        changed_at: None,
     };
     assert_eq!(round_trip(&info), info);
     let ok = FileDownloadResponse::ok("/a", b"abc".to_vec());

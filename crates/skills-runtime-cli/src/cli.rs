@@ -470,6 +470,11 @@ pub struct DiscoveryArgs {
     /// files of the folder's owner), refuse, or allow.
     #[arg(long, value_name = "POLICY")]
     pub hard_links: Option<skills_runtime::fs::HardLinks>,
+    /// Read and parse every SKILL.md, without the parses earlier runs kept in the
+    /// user's cache folder (and keep none); `[cache] enabled = false` in skills.toml
+    /// does the same.
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 impl DiscoveryArgs {

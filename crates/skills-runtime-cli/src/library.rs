@@ -10,9 +10,9 @@ use std::sync::Arc;
 use anyhow::Context;
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{
-    CONFIG_FILE, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
+    CONFIG_FILE, CacheConfig, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
 };
-use skills_runtime::{DiscoveryLimits, SkillCatalog, SkillSource};
+use skills_runtime::{DiscoveryLimits, PersistentCache, SkillCatalog, SkillSource};
 
 use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
 use crate::progress::Progress;
@@ -148,6 +148,7 @@ pub async fn catalog_of(specs: &[SourceSpec], args: &SourceArgs, need: Need, qui
         prompt: PromptConfig::default(),
         search: SearchConfig::default(),
         serve: ServeConfig::default(),
+        cache: CacheConfig::default(),
     };
     load(sources, settings, None, args, need, progress).await
 }
@@ -160,6 +161,7 @@ async fn load(
         prompt,
         search,
         serve,
+        cache,
     }: Settings,
     lock: Option<Lock>,
     args: &SourceArgs,
@@ -177,6 +179,11 @@ async fn load(
         .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
     if let Some(lock) = lock {
         catalog = catalog.with_lock(lock);
+    }
+    if cache.enabled() && !args.discovery.no_cache {
+        if let Some(dir) = PersistentCache::default_dir() {
+            catalog = catalog.with_persistent_cache(PersistentCache::new(dir));
+        }
     }
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
@@ -229,6 +236,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
     let mut prompt = PromptConfig::default();
     let mut search = SearchConfig::default();
     let mut serve = ServeConfig::default();
+    let mut cache = CacheConfig::default();
     let flags = &args.discovery;
     let mut config_sources = false;
     if let Some(path) = &config {
@@ -243,6 +251,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         prompt = file.prompt.clone();
         search = file.search.clone();
         serve = file.serve.clone();
+        cache = file.cache.clone();
     }
     let limits = flags.apply(limits);
     let options = pinned(flags.options(OpenOptions::new(&cwd)));
@@ -254,6 +263,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         prompt,
         search,
         serve,
+        cache,
     };
     // A skills.toml that lists no `[[source]]` (only what a project installs, say)
     // leaves the sources to the default chain.
@@ -272,6 +282,7 @@ struct Settings {
     prompt: PromptConfig,
     search: SearchConfig,
     serve: ServeConfig,
+    cache: CacheConfig,
 }
 
 /// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over

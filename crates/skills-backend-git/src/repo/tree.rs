@@ -153,6 +153,7 @@ impl GitBackend {
                 size: 0,
                 modified_at: Some(time),
                 etag: None,
+                changed_at: None,
             }),
             (ObjectType::Blob, 0o100644 | 0o100755) => {
                 // A damaged or missing blob is still listed (size 0), so reading it fails
@@ -165,6 +166,7 @@ impl GitBackend {
                     size,
                     modified_at: Some(time),
                     etag: Some(entry.id().to_string()),
+                    changed_at: None,
                 })
             }
             _ => None,

@@ -87,7 +87,7 @@ impl SkillCatalog {
                 .await
                 .is_ok()
             {
-                catalog.search.read_instructions(&catalog.current).await;
+                catalog.read_all_instructions().await;
             }
         });
     }
@@ -97,7 +97,7 @@ impl SkillCatalog {
     /// is complete. For a one-shot search, such as the CLI's.
     pub async fn prepare_search(&self) {
         drop(self.build_index());
-        self.search.read_instructions(&self.current).await;
+        self.read_all_instructions().await;
     }
 
     /// [`prepare_search`](Self::prepare_search), then [`search`](Self::search): the

@@ -23,6 +23,7 @@
 //!   another reader (`sky coordinates` finds `astropy`).
 
 mod answer;
+mod cached;
 mod catalog;
 mod explain;
 mod field;

@@ -116,16 +116,19 @@ impl SearchState {
         }
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (search, current) = (Arc::clone(self), Arc::clone(current));
-            runtime.spawn(async move { search.read_instructions(&current).await });
+            runtime.spawn(async move { search.read_instructions(&current, false).await });
         }
     }
 
     /// Gives the index the instructions of every skill it holds without them, reading
     /// each skill's `SKILL.md` through its source's backend; returns when none is left.
     /// A file that cannot be read, or that a frozen lock does not hold, gives no words.
-    pub(super) async fn read_instructions(&self, current: &Current) {
+    /// With `keep`, returns the words of each file read (source, path of its
+    /// `SKILL.md`, words one per line), for a cache that keeps them.
+    pub(super) async fn read_instructions(&self, current: &Current, keep: bool) -> Vec<ReadWords> {
+        let mut kept = Vec::new();
         if !self.reads_instructions() {
-            return;
+            return kept;
         }
         let _one_reader = self.reading.lock().await;
         let mut read = 0;
@@ -133,7 +136,7 @@ impl SearchState {
             let (unread, snapshot) = {
                 let index = self.index.read().unwrap_or_else(PoisonError::into_inner);
                 let Some(index) = index.as_ref() else {
-                    return;
+                    return kept;
                 };
                 let snapshot = current.read().unwrap_or_else(PoisonError::into_inner).clone();
                 (index.unread_instructions(ROUND), snapshot)
@@ -146,7 +149,7 @@ impl SearchState {
                 {
                     index.shrink();
                 }
-                return;
+                return kept;
             }
             read += unread.len();
             let texts = read_texts(&snapshot, &unread).await;
@@ -155,13 +158,23 @@ impl SearchState {
             let words: Vec<Vec<String>> = {
                 let index = self.index.read().unwrap_or_else(PoisonError::into_inner);
                 let Some(index) = index.as_ref() else {
-                    return;
+                    return kept;
                 };
-                texts.iter().map(|text| index.instruction_words(text)).collect()
+                texts
+                    .iter()
+                    .map(|text| index.instruction_words(text.as_ref().map_or("", |(_, _, text)| text)))
+                    .collect()
             };
+            if keep {
+                for (text, words) in texts.iter().zip(&words) {
+                    if let Some((source, path, _)) = text {
+                        kept.push((*source, path.clone(), Arc::from(words.join("\n"))));
+                    }
+                }
+            }
             let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
             let Some(index) = index.as_mut() else {
-                return;
+                return kept;
             };
             for (skill, words) in unread.iter().zip(&words) {
                 index.set_instruction_words(&skill.name, skill.generation, words);
@@ -170,11 +183,16 @@ impl SearchState {
     }
 }
 
+/// The words read for one skill's instructions: its source, the path of its `SKILL.md`,
+/// and the words one per line.
+pub(crate) type ReadWords = (usize, String, Arc<str>);
+
 /// The opening of the instructions ([`opening`]) of each `unread` skill's `SKILL.md` in
-/// `snapshot`, in order; empty for one that is gone, cannot be read, is over the size
-/// limit, is not UTF-8 or does not match the snapshot's lock.
-async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String> {
-    let mut texts = vec![String::new(); unread.len()];
+/// `snapshot`, in order, with the skill's source and path; `None` for one that is gone,
+/// cannot be read, is over the size limit, is not UTF-8 or does not match the snapshot's
+/// lock.
+async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<Option<(usize, String, String)>> {
+    let mut texts = vec![None; unread.len()];
     // The skills by source, for one read per source.
     let mut by_source: BTreeMap<usize, Vec<(usize, &str)>> = BTreeMap::new();
     for (at, skill) in unread.iter().enumerate() {
@@ -182,8 +200,8 @@ async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String
             by_source.entry(source).or_default().push((at, metadata.path.as_str()));
         }
     }
-    for (source, skills) in by_source {
-        let Some(source) = snapshot.sources().get(source) else {
+    for (at_source, skills) in by_source {
+        let Some(source) = snapshot.sources().get(at_source) else {
             continue;
         };
         let paths: Vec<String> = skills.iter().map(|(_, path)| (*path).to_owned()).collect();
@@ -200,7 +218,7 @@ async fn read_texts(snapshot: &CatalogSnapshot, unread: &[Unread]) -> Vec<String
                 && held
                 && let Ok(text) = String::from_utf8(content)
             {
-                texts[*at] = opening(&text).to_owned();
+                texts[*at] = Some((at_source, (*path).to_owned(), opening(&text).to_owned()));
             }
         }
     }

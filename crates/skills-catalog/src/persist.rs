@@ -1,0 +1,204 @@
+//! [`PersistentCache`]: each source's [`ParseCache`] kept in a file between processes, so
+//! a start finds what the last process parsed and reads only what changed since.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sha2::{Digest as _, Sha256};
+use skills_core::{CacheFileError, DiscoveryLimits, ParseCache};
+use tracing::debug;
+
+use crate::source::SkillSource;
+
+/// Most cache files kept in the folder: the least recently written go first.
+const MAX_FILES: usize = 64;
+
+/// Where a [`SkillCatalog`](crate::SkillCatalog) keeps what discovery parsed, one file
+/// per source and settings, between processes ([`SkillCatalog::with_persistent_cache`](crate::SkillCatalog::with_persistent_cache)).
+///
+/// A file holds each `SKILL.md`'s parse (and the search index's words for its
+/// instructions) under the etag that proves the file unchanged: on disk its size, mtime,
+/// ctime and inode; on S3 and HTTP the ETag or digest; in git the blob id. A warm start
+/// checks every etag (a `stat` per skill on disk, the listing remotely) and reads and
+/// parses only the files whose etag changed. The key of a file names the source's spec,
+/// path and depth, the discovery limits and the program (its version and its executable),
+/// so nothing written by another build or for other settings is used. A missing,
+/// damaged or foreign file is ignored and replaced: the cache can cost time, never change
+/// an answer. Only sources opened from a spec ([`SkillSource::with_spec`]) are cached.
+///
+/// ```
+/// use skills_catalog::{PersistentCache, SkillCatalog};
+/// let cache = PersistentCache::new(std::env::temp_dir().join("my-agent-skills-cache"));
+/// let catalog = SkillCatalog::new(Vec::new()).with_persistent_cache(cache);
+/// assert!(catalog.persistent_cache().is_some());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PersistentCache {
+    dir: PathBuf,
+    racy_window: Duration,
+}
+
+impl PersistentCache {
+    /// A cache kept in the folder `dir` (created when first written).
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        Self {
+            dir: dir.into(),
+            racy_window: skills_core::DEFAULT_RACY_WINDOW,
+        }
+    }
+
+    /// The user's cache folder for it: `$SKILLS_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/agent-skills/catalog`, else `~/.cache/agent-skills/catalog`;
+    /// `None` when none of these is set.
+    pub fn default_dir() -> Option<PathBuf> {
+        if let Some(dir) = std::env::var_os("SKILLS_CACHE_DIR").filter(|d| !d.is_empty()) {
+            return Some(PathBuf::from(dir));
+        }
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .filter(|d| !d.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::var_os("HOME")
+                    .filter(|h| !h.is_empty())
+                    .map(|h| PathBuf::from(h).join(".cache"))
+            })?;
+        Some(base.join("agent-skills/catalog"))
+    }
+
+    /// How recently a file may have changed before its read for its parse to be kept
+    /// (default [`DEFAULT_RACY_WINDOW`](skills_core::DEFAULT_RACY_WINDOW)); see
+    /// [`ParseCache::with_racy_window`].
+    pub fn with_racy_window(mut self, window: Duration) -> Self {
+        self.racy_window = window;
+        self
+    }
+
+    /// The folder the files are in.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file and key of `source`'s cache under `limits`, when it has a spec.
+    pub(crate) fn file_of(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(PathBuf, String)> {
+        let spec = source.spec()?;
+        let key = format!(
+            "{spec}\n{}\n{}\n{limits:?}\n{} {}",
+            source.path(),
+            source.depth(),
+            env!("CARGO_PKG_VERSION"),
+            program()
+        );
+        let name: String = Sha256::digest(key.as_bytes())[..12]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        Some((self.dir.join(format!("{name}.cache")), key))
+    }
+
+    /// The cache of `source` as the last process left it, or an empty one.
+    pub(crate) fn load(&self, source: &SkillSource, limits: &DiscoveryLimits) -> ParseCache {
+        let loaded = match self.file_of(source, limits) {
+            Some((file, key)) => match ParseCache::load(&file, &key) {
+                Ok(cache) => Some(cache),
+                Err(CacheFileError::Missing) => None,
+                Err(error) => {
+                    debug!(file = %file.display(), %error, "skills cache ignored");
+                    None
+                }
+            },
+            None => None,
+        };
+        loaded.unwrap_or_default().with_racy_window(self.racy_window)
+    }
+
+    /// Writes `cache` for `source` when anything in it changed, then keeps the folder to
+    /// its most recent files. A failure costs the next start its warmth only.
+    pub(crate) fn save(&self, source: &SkillSource, limits: &DiscoveryLimits, cache: &mut ParseCache) {
+        if !cache.is_dirty() {
+            return;
+        }
+        let Some((file, key)) = self.file_of(source, limits) else {
+            return;
+        };
+        match cache.save(&file, &key) {
+            Ok(()) => prune(&self.dir, &file),
+            Err(error) => debug!(file = %file.display(), %error, "skills cache not written"),
+        }
+    }
+}
+
+/// What identifies the running program beyond its version: its executable's size and
+/// modification time, so a rebuild does not read what the last build wrote.
+fn program() -> &'static str {
+    static PROGRAM: OnceLock<String> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        let meta = std::env::current_exe().and_then(std::fs::metadata);
+        match meta {
+            Ok(meta) => {
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                format!("{}-{modified:x}", meta.len())
+            }
+            Err(_) => String::from("unknown"),
+        }
+    })
+}
+
+/// Removes the least recently written cache files of `dir` beyond [`MAX_FILES`] (never
+/// `kept`), and temporary files a killed process left over an hour ago.
+fn prune(dir: &Path, kept: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let now = SystemTime::now();
+    let mut caches = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(UNIX_EPOCH);
+        if name.starts_with('.') && name.ends_with(".tmp") {
+            if now
+                .duration_since(modified)
+                .is_ok_and(|age| age > Duration::from_secs(3600))
+            {
+                let _ = std::fs::remove_file(&path);
+            }
+        } else if name.ends_with(".cache") && path != kept {
+            caches.push((modified, path));
+        }
+    }
+    if caches.len() < MAX_FILES {
+        return;
+    }
+    caches.sort();
+    for (_, path) in &caches[..caches.len() + 1 - MAX_FILES] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+impl PersistentCache {
+    /// [`load`](Self::load) of each of `sources`, off the async threads.
+    pub(crate) async fn load_all(&self, sources: &[SkillSource], limits: DiscoveryLimits) -> Vec<ParseCache> {
+        let (cache, sources) = (self.clone(), sources.to_vec());
+        let load = move || sources.iter().map(|s| cache.load(s, &limits)).collect::<Vec<_>>();
+        tokio::task::spawn_blocking(load).await.unwrap_or_default()
+    }
+
+    /// [`save`](Self::save), off the async threads; `cache` is back in place after.
+    pub(crate) async fn save_now(&self, source: &SkillSource, limits: DiscoveryLimits, cache: &mut ParseCache) {
+        if !cache.is_dirty() {
+            return;
+        }
+        let (persist, source, mut taken) = (self.clone(), source.clone(), std::mem::take(cache));
+        let saved = tokio::task::spawn_blocking(move || {
+            persist.save(&source, &limits, &mut taken);
+            taken
+        });
+        if let Ok(saved) = saved.await {
+            *cache = saved;
+        }
+    }
+}

@@ -1,0 +1,59 @@
+//! The search index's words for each skill's instructions, taken from and given to the
+//! catalog's [`PersistentCache`](crate::PersistentCache): a warm start's index is
+//! complete without reading any `SKILL.md` again.
+
+use std::sync::PoisonError;
+
+use super::state::ReadWords;
+use crate::catalog::SkillCatalog;
+
+impl SkillCatalog {
+    /// Gives the index every skill's instructions: first the words the persistent cache
+    /// kept, then the files read for the rest (whose words the cache keeps from then on).
+    pub(super) async fn read_all_instructions(&self) {
+        // Under a frozen lock every file read is checked against the lock: no words are
+        // taken on trust.
+        let cached = self.persist.is_some() && self.lock.is_none();
+        if cached {
+            self.fill_cached_words().await;
+        }
+        let read = self.search.read_instructions(&self.current, cached).await;
+        if !read.is_empty() {
+            self.keep_words(read).await;
+        }
+    }
+
+    /// Gives the index the words the caches hold for skills it lacks the instructions of.
+    async fn fill_cached_words(&self) {
+        let work = self.work.lock().await;
+        let Some(work) = work.as_ref() else { return };
+        let snapshot = self.snapshot();
+        let mut index = self.search.index.write().unwrap_or_else(PoisonError::into_inner);
+        let Some(index) = index.as_mut() else { return };
+        for unread in index.unread_instructions(usize::MAX) {
+            let (Some(source), Some(skill)) = (snapshot.source_of(&unread.name), snapshot.get(&unread.name)) else {
+                continue;
+            };
+            let Some(words) = work.get(source).and_then(|w| w.cache.words(&skill.path)) else {
+                continue;
+            };
+            let words: Vec<String> = words.lines().map(str::to_owned).collect();
+            index.set_instruction_words(&unread.name, unread.generation, &words);
+        }
+    }
+
+    /// Keeps the words read in each source's cache, and writes the caches that changed.
+    async fn keep_words(&self, read: Vec<ReadWords>) {
+        let Some(persist) = &self.persist else { return };
+        let mut work = self.work.lock().await;
+        let Some(work) = work.as_mut() else { return };
+        for (source, path, words) in read {
+            if let Some(state) = work.get_mut(source) {
+                state.cache.set_words(&path, words);
+            }
+        }
+        for (source, state) in self.sources().iter().zip(work.iter_mut()) {
+            persist.save_now(source, self.limits, &mut state.cache).await;
+        }
+    }
+}

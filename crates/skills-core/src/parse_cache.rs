@@ -1,0 +1,204 @@
+//! [`ParseCache`]: what discovery parsed, by path and etag, so a rediscovery neither
+//! reads nor parses a file whose etag did not change; kept in memory between reloads and,
+//! when asked, on disk between processes ([`crate::cache_file`]).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use crate::cache_codec;
+use crate::file::FileInfo;
+use crate::parse::ParseOutcome;
+use crate::path;
+
+/// How recent a change may be for a cache to keep the parse of it between processes, by
+/// default: an entry whose file changed less than this before it was read is "racy" (an
+/// edit within the same timestamp tick would keep its etag) and is read again by the next
+/// process. Two seconds covers the coarsest timestamps in use (FAT's).
+pub const DEFAULT_RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// The encoded parse of a file ([`cache_codec`]): a part of a buffer that a loaded
+/// cache file's entries share, or a buffer of its own.
+#[derive(Debug, Clone)]
+pub(crate) struct Blob {
+    pub(crate) buffer: Arc<Vec<u8>>,
+    pub(crate) range: Range<usize>,
+}
+
+impl Blob {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.buffer.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+/// One cached `SKILL.md`.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub(crate) etag: String,
+    /// The parse, encoded: a cache holds about a third of the memory the parsed skills
+    /// take, and a hit decodes a fresh copy for the listing instead of cloning one.
+    pub(crate) outcome: Blob,
+    /// Whether the file changed too close to its read for the etag to prove it unchanged
+    /// later: kept in memory, never written to disk.
+    pub(crate) racy: bool,
+    /// The words a search index made of the file's instructions, when one gave them.
+    pub(crate) words: Option<Arc<str>>,
+}
+
+/// Parsed `SKILL.md` files by path, with the etag they had, so a rediscovery neither reads
+/// nor parses a file whose etag did not change. Files without an etag are always read.
+///
+/// One cache belongs to one source of one backend; pass it to every
+/// [`Discovery`](crate::Discovery) of that source. [`save`](Self::save) and
+/// [`load`](Self::load) keep it in a file between processes.
+#[derive(Debug, Clone)]
+pub struct ParseCache {
+    pub(crate) entries: HashMap<String, Entry>,
+    files_read: u64,
+    /// Files read again because their etag changed, since the last
+    /// [`take_changed`](Self::take_changed), when tracked.
+    changed: Option<Vec<String>>,
+    /// Whether anything changed since the cache was loaded or saved.
+    pub(crate) dirty: bool,
+    racy_window: Duration,
+}
+
+impl Default for ParseCache {
+    fn default() -> Self {
+        Self {
+            entries: HashMap::new(),
+            files_read: 0,
+            changed: None,
+            dirty: false,
+            racy_window: DEFAULT_RACY_WINDOW,
+        }
+    }
+}
+
+impl ParseCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// An empty cache that also notes the files read again because they changed, for
+    /// [`take_changed`](Self::take_changed) (whoever asks for them takes them after each
+    /// discovery: they are kept until taken).
+    pub fn tracking_changes() -> Self {
+        Self {
+            changed: Some(Vec::new()),
+            ..Self::default()
+        }
+    }
+
+    /// The cache, tracking changes from now on (see [`tracking_changes`](Self::tracking_changes)).
+    pub fn with_change_tracking(mut self) -> Self {
+        self.changed.get_or_insert_with(Vec::new);
+        self
+    }
+
+    /// The cache with `window` as its racy window instead of [`DEFAULT_RACY_WINDOW`]: a
+    /// file that changed less than `window` before discovery read it is not written by
+    /// [`save`](Self::save). Only lower it where timestamps are known to be fine-grained.
+    pub fn with_racy_window(mut self, window: Duration) -> Self {
+        self.racy_window = window;
+        self
+    }
+
+    /// How many `SKILL.md` files are cached.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is cached.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// How many `SKILL.md` files discoveries through this cache have downloaded in all.
+    pub fn files_read(&self) -> u64 {
+        self.files_read
+    }
+
+    /// Whether anything was added, replaced or forgotten since the cache was loaded or
+    /// last saved: whether [`save`](Self::save) has anything new to write.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
+    }
+
+    pub(crate) fn count_read(&mut self, files: u64) {
+        self.files_read += files;
+    }
+
+    /// The encoded parse of `entry`'s file, if its etag did not change (decoded by
+    /// [`cache_codec::decode_all`]; one that does not decode is read again).
+    pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
+        let etag = entry.etag.as_deref()?;
+        let cached = self.entries.get(&entry.path)?;
+        (cached.etag == etag).then(|| cached.outcome.clone())
+    }
+
+    /// Keeps the parse of `entry`, read at `read_at` or later.
+    pub(crate) fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome, read_at: SystemTime) {
+        let Some(etag) = &entry.etag else { return };
+        let racy = entry
+            .changed_at
+            .is_some_and(|changed| changed + self.racy_window > read_at);
+        let mut bytes = Vec::new();
+        cache_codec::encode(outcome, &entry.path, &mut bytes);
+        let cached = Entry {
+            etag: etag.clone(),
+            outcome: Blob {
+                range: 0..bytes.len(),
+                buffer: Arc::new(bytes),
+            },
+            racy,
+            words: None,
+        };
+        self.dirty = true;
+        if self.entries.insert(entry.path.clone(), cached).is_some() {
+            if let Some(changed) = &mut self.changed {
+                changed.push(entry.path.clone());
+            }
+        }
+    }
+
+    /// Forgets the files that are gone: those not in `found` (sorted by path) that lie
+    /// where the walk looked (every folder when `looked_at` is `None`).
+    pub(crate) fn forget_gone(&mut self, found: &[FileInfo], looked_at: Option<&[String]>) {
+        let outside = |file: &str| looked_at.is_some_and(|dirs| !dirs.iter().any(|dir| path::is_within(file, dir)));
+        let before = self.entries.len();
+        self.entries
+            .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+        self.dirty |= self.entries.len() != before;
+    }
+
+    /// The `SKILL.md` files that discoveries through this cache read again because
+    /// their etag changed (not the new ones), since the last call: what changed in a
+    /// file whose frontmatter may not have (its instructions, for a search index).
+    /// Always empty for a cache not [`tracking_changes`](Self::tracking_changes).
+    pub fn take_changed(&mut self) -> Vec<String> {
+        self.changed.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The words a search index keeps for the instructions of the `SKILL.md` at `path`
+    /// ([`set_words`](Self::set_words)), while its cached parse stands.
+    pub fn words(&self, path: &str) -> Option<Arc<str>> {
+        self.entries.get(path)?.words.clone()
+    }
+
+    /// Keeps `words` (a search index's words for the instructions) with the cached parse
+    /// of the `SKILL.md` at `path`, so a later process need not read the file for them;
+    /// they go when the file's etag changes. Whether the file is cached.
+    pub fn set_words(&mut self, path: &str, words: Arc<str>) -> bool {
+        let Some(entry) = self.entries.get_mut(path) else {
+            return false;
+        };
+        if entry.words.as_deref() != Some(&*words) {
+            entry.words = Some(words);
+            self.dirty = true;
+        }
+        true
+    }
+}
