@@ -159,7 +159,12 @@ fn test() -> Result<(), String> {
 
     let tools = test_tools()?;
     let mut tests = cargo();
-    tests.args(["test", "--workspace", "--all-features"]).envs(tools.env());
+    // The binaries the tests run keep their parse caches under target/, not in the
+    // user's cache folder.
+    tests
+        .args(["test", "--workspace", "--all-features"])
+        .envs(tools.env())
+        .env("SKILLS_CACHE_DIR", target_dir().join("test-skills-cache"));
     step("test", tests)?;
 
     let mut doc = cargo();

@@ -250,3 +250,64 @@ async fn keys_that_are_not_backend_paths_are_never_served() {
         );
     }
 }
+
+/// A start with a persistent cache, after one that wrote it: the listing, and no GET of
+/// any `SKILL.md` (for discovery or for the search index's instructions) unless it changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_start_sends_the_listing_and_no_get() {
+    use skills_catalog::PersistentCache;
+
+    let server = S3TestServer::start();
+    server.create_bucket("team");
+    let uploader = server.store("team");
+    let files = library(200, "Body with glaciers.");
+    upload(
+        &*uploader,
+        "library",
+        files.iter().map(|(p, c)| (p.as_str(), c.clone())),
+    )
+    .await;
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(cache_dir.path());
+    let start = || {
+        let (backend, requests) = counted_backend(&server, "team", "library");
+        let source = SkillSource::new(Arc::new(backend), "/").with_spec("s3://team/library");
+        let catalog = SkillCatalog::new(vec![source]).with_persistent_cache(cache.clone());
+        (catalog, requests)
+    };
+
+    let (cold, requests) = start();
+    assert_eq!(cold.ensure_loaded().await.skills().len(), 200);
+    cold.prepare_search().await;
+    assert_eq!(
+        requests.gets(),
+        400,
+        "cold: each SKILL.md for discovery, and again for search"
+    );
+    let answer = cold.search("glaciers skill number 7", 5).unwrap();
+
+    let (warm, requests) = start();
+    assert_eq!(warm.ensure_loaded().await.skills().len(), 200);
+    warm.prepare_search().await;
+    assert_eq!(requests.gets(), 0, "warm: no GET");
+    assert_eq!(requests.heads(), 0);
+    assert_eq!(requests.total(), requests.lists(), "the listing only");
+    assert_eq!(warm.search("glaciers skill number 7", 5).unwrap(), answer);
+    assert_eq!(warm.snapshot().skills(), cold.snapshot().skills());
+
+    // One object changed: one GET for discovery, one for its instructions.
+    let edited = "---\nname: skill-0007\ndescription: Edited in the bucket\n---\nNew body.\n";
+    uploader
+        .put(&Path::from("library/skill-0007/SKILL.md"), edited.into())
+        .await
+        .unwrap();
+    let (after_edit, requests) = start();
+    after_edit.ensure_loaded().await;
+    after_edit.prepare_search().await;
+    assert_eq!(requests.gets(), 2);
+    assert_eq!(requests.object_requests_to("/library/skill-0007/SKILL.md"), 2);
+    assert_eq!(
+        after_edit.snapshot().get("skill-0007").unwrap().description,
+        "Edited in the bucket"
+    );
+}

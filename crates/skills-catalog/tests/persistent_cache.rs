@@ -1,0 +1,410 @@
+//! The persistent cache: a catalog that starts after another finds what it parsed, reads
+//! only what changed since, and answers exactly as a catalog without the cache; a stale,
+//! racy, damaged or foreign cache costs a cold start and never an answer.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
+
+use async_trait::async_trait;
+use skills_backend_fs::FilesystemBackend;
+use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
+use skills_core::{
+    BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend, ParseCache, SkillFileRead, Walk,
+};
+
+/// A backend that counts the `SKILL.md` files read through it, whichever way.
+#[derive(Debug)]
+struct Counting {
+    inner: Arc<dyn BackendProtocol>,
+    reads: AtomicUsize,
+}
+
+impl Counting {
+    fn new(inner: Arc<dyn BackendProtocol>) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            reads: AtomicUsize::new(0),
+        })
+    }
+
+    fn take(&self) -> usize {
+        self.reads.swap(0, Ordering::Relaxed)
+    }
+}
+
+#[async_trait]
+impl BackendProtocol for Counting {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.inner.ls_info(path).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        let skill_files = paths.iter().filter(|p| p.ends_with("SKILL.md")).count();
+        self.reads.fetch_add(skill_files, Ordering::Relaxed);
+        self.inner.download_files(paths).await
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.inner.walk(path, max_depth).await
+    }
+
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        self.inner.child_files(path, file_name).await
+    }
+
+    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
+        self.reads.fetch_add(paths.len(), Ordering::Relaxed);
+        self.inner.read_skill_files(paths).await
+    }
+}
+
+/// Skills that exercise every part of a parse: extensions, unknown fields nested, metadata,
+/// allowed tools, warnings, a skipped file, a name declared twice.
+const SKILLS: &[(&str, &str)] = &[
+    (
+        "web",
+        "---\nname: web\ndescription: Search the web for pages\nlicense: MIT\ncompatibility: needs network\n\
+         metadata:\n  team: infra\n  tier: \"2\"\nallowed-tools: Read Grep\n---\nFetch pages and summarize them.\n",
+    ),
+    (
+        "deploy",
+        "---\nname: deploy\ndescription: Ship the service\ndisable-model-invocation: true\nargument-hint: <env>\n\
+         context: fork\nversion: 1.10\nowners:\n  - ana\n  - {name: bo, at: [x, ~]}\n---\nRun the rollout.\n",
+    ),
+    (
+        "Mixed",
+        "---\nname: mixed-case\ndescription: A folder whose name does not match\n---\nBody.\n",
+    ),
+    ("broken", "---\nname: broken\ndescription: [unclosed\n---\n"),
+    ("nofront", "Just text, no frontmatter.\n"),
+    ("twin-a", "---\nname: twin\ndescription: The first twin\n---\n"),
+    (
+        "twin-b",
+        "---\nname: twin\ndescription: The second twin, kept\n---\nGlaciers and fjords.\n",
+    ),
+];
+
+fn memory_library() -> Arc<MemoryBackend> {
+    let backend = Arc::new(MemoryBackend::new());
+    for (folder, text) in SKILLS {
+        backend.insert(&format!("/skills/{folder}/SKILL.md"), *text).unwrap();
+    }
+    backend
+}
+
+fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache>) -> SkillCatalog {
+    let source = SkillSource::new(backend, "/skills").with_spec("test-library");
+    let catalog = SkillCatalog::new(vec![source]);
+    match cache {
+        Some(cache) => catalog.with_persistent_cache(cache.clone()),
+        None => catalog,
+    }
+}
+
+/// What a catalog answers, as text: skills, diagnostics, a search.
+async fn answers(catalog: &SkillCatalog) -> String {
+    let snapshot = catalog.ensure_loaded().await;
+    catalog.prepare_search().await;
+    let hits: Vec<String> = catalog
+        .search("glaciers rollout pages", 10)
+        .unwrap()
+        .into_iter()
+        .map(|h| format!("{} {:.4}", h.name, h.score))
+        .collect();
+    format!(
+        "{}\n{}\n{hits:?}",
+        serde_json::to_string(snapshot.skills()).unwrap(),
+        serde_json::to_string(snapshot.diagnostics()).unwrap()
+    )
+}
+
+/// What a cold start reads: every `SKILL.md`, and again each one of a skill the model may
+/// see, for its instructions (the search index holds only those).
+fn cold_reads(catalog: &SkillCatalog) -> usize {
+    let searchable = catalog
+        .snapshot()
+        .skills()
+        .iter()
+        .filter(|s| s.model_invocable())
+        .count();
+    SKILLS.len() + searchable
+}
+
+fn cache_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "cache"));
+    files
+}
+
+#[tokio::test]
+async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Counting::new(memory_library());
+    let plain = answers(&catalog(memory_library(), None)).await;
+
+    let cold = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&cold).await, plain);
+    // Discovery read every file once, and the search index each kept skill once more.
+    assert_eq!(backend.take(), cold_reads(&cold));
+    assert_eq!(cache_files(dir.path()).len(), 1);
+
+    let warm = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&warm).await, plain);
+    assert_eq!(
+        backend.take(),
+        0,
+        "a warm start reads no SKILL.md, for discovery or search"
+    );
+    assert_eq!(warm.stats().files_read, 0);
+}
+
+#[tokio::test]
+async fn only_what_changed_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let memory = memory_library();
+    let backend = Counting::new(memory.clone());
+    answers(&catalog(backend.clone(), Some(&cache))).await;
+    backend.take();
+
+    memory
+        .insert(
+            "/skills/web/SKILL.md",
+            "---\nname: web\ndescription: Browse the web\n---\nNew body.\n",
+        )
+        .unwrap();
+    memory.remove("/skills/deploy/SKILL.md");
+    memory
+        .insert(
+            "/skills/new/SKILL.md",
+            "---\nname: new\ndescription: Freshly added\n---\n",
+        )
+        .unwrap();
+    let warm = catalog(backend.clone(), Some(&cache));
+    let expected = answers(&catalog(memory.clone(), None)).await;
+    assert_eq!(answers(&warm).await, expected);
+    // Two files read by discovery, and the same two by the search index.
+    assert_eq!(backend.take(), 4);
+    let snapshot = warm.snapshot();
+    assert!(snapshot.get("deploy").is_none());
+    assert_eq!(snapshot.get("web").unwrap().description, "Browse the web");
+}
+
+#[tokio::test]
+async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Counting::new(memory_library());
+    let plain = answers(&catalog(memory_library(), None)).await;
+    answers(&catalog(backend.clone(), Some(&cache))).await;
+    backend.take();
+    let file = cache_files(dir.path()).pop().unwrap();
+    let good = std::fs::read(&file).unwrap();
+
+    let mut flipped = good.clone();
+    let last = flipped.len() - 3;
+    flipped[last] ^= 0x20;
+    let mut other_version = good.clone();
+    let second_line = other_version.iter().position(|&b| b == b'\n').unwrap() + 1;
+    other_version[second_line] = b'9';
+    let damages: [(&str, Vec<u8>); 5] = [
+        ("a flipped byte", flipped),
+        ("truncated", good[..good.len() / 2].to_vec()),
+        ("another format version", other_version),
+        ("garbage", b"\x00\xffnot a cache at all".to_vec()),
+        ("empty", Vec::new()),
+    ];
+    for (what, bytes) in damages {
+        std::fs::write(&file, &bytes).unwrap();
+        let catalog = catalog(backend.clone(), Some(&cache));
+        assert_eq!(answers(&catalog).await, plain, "{what}");
+        assert_eq!(backend.take(), cold_reads(&catalog), "{what}: everything read again");
+        // And the file is whole again: the next start is warm.
+        answers(&self::catalog(backend.clone(), Some(&cache))).await;
+        assert_eq!(backend.take(), 0, "{what}: rewritten");
+    }
+
+    // A cache written for other settings (another depth) is another file, and a file
+    // holding another key under this one's name is not used.
+    let deeper = SkillCatalog::new(vec![
+        SkillSource::new(backend.clone(), "/skills")
+            .with_spec("test-library")
+            .with_depth(2),
+    ])
+    .with_persistent_cache(cache.clone());
+    deeper.ensure_loaded().await;
+    assert_eq!(deeper.stats().files_read, SKILLS.len() as u64);
+    let files = cache_files(dir.path());
+    assert_eq!(files.len(), 2);
+    let other = files.into_iter().find(|f| *f != file).unwrap();
+    std::fs::copy(&other, &file).unwrap();
+    backend.take();
+    let catalog = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&catalog).await, plain);
+    assert_eq!(backend.take(), cold_reads(&catalog), "a foreign key is not used");
+}
+
+#[tokio::test]
+async fn a_source_without_a_spec_is_not_cached() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let catalog = SkillCatalog::new(vec![SkillSource::new(memory_library(), "/skills")]).with_persistent_cache(cache);
+    catalog.ensure_loaded().await;
+    assert!(cache_files(dir.path()).is_empty());
+}
+
+/// A folder of skills on disk, written more than `window` ago.
+fn disk_library(window: Duration) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (folder, text) in SKILLS {
+        let skill = dir.path().join(folder);
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(skill.join("SKILL.md"), text).unwrap();
+    }
+    std::thread::sleep(window * 3);
+    dir
+}
+
+fn disk_catalog(root: &Path, cache: Option<&PersistentCache>) -> SkillCatalog {
+    let backend = FilesystemBackend::new(root).unwrap().with_virtual_mode(false).unwrap();
+    let path = backend.root_path().to_owned();
+    let source = SkillSource::new(Arc::new(backend), path.clone()).with_spec(path);
+    let catalog = SkillCatalog::new(vec![source]);
+    match cache {
+        Some(cache) => catalog.with_persistent_cache(cache.clone()),
+        None => catalog,
+    }
+}
+
+/// Replaces the file at `path` with `text` (of the same length), keeping its mtime.
+fn edit_keeping_mtime(path: &Path, text: &str, by_rename: bool) {
+    let before = std::fs::metadata(path).unwrap();
+    assert_eq!(before.len(), text.len() as u64, "the edit keeps the size");
+    let mtime = before.modified().unwrap();
+    if by_rename {
+        let temporary = path.with_extension("new");
+        std::fs::write(&temporary, text).unwrap();
+        std::fs::rename(&temporary, path).unwrap();
+    } else {
+        std::fs::write(path, text).unwrap();
+    }
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_times(std::fs::FileTimes::new().set_modified(mtime)).unwrap();
+    assert_eq!(std::fs::metadata(path).unwrap().modified().unwrap(), mtime);
+}
+
+#[tokio::test]
+async fn an_edit_that_keeps_size_and_mtime_is_seen_on_disk() {
+    let window = Duration::from_millis(50);
+    let root = disk_library(window);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path()).with_racy_window(window);
+    let first = disk_catalog(root.path(), Some(&cache));
+    first.ensure_loaded().await;
+    assert_eq!(first.stats().files_read, SKILLS.len() as u64);
+    let warm = disk_catalog(root.path(), Some(&cache));
+    warm.ensure_loaded().await;
+    assert_eq!(
+        warm.stats().files_read,
+        0,
+        "the files were settled: the cache holds them"
+    );
+
+    let web = root.path().join("web/SKILL.md");
+    let original = std::fs::read_to_string(&web).unwrap();
+    // The same length, another description; written in place, then by a rename.
+    for (edit, by_rename) in [(("Search", "Scrape"), false), (("Scrape", "Browse"), true)] {
+        let text = std::fs::read_to_string(&web).unwrap().replace(edit.0, edit.1);
+        assert_eq!(text.len(), original.len());
+        edit_keeping_mtime(&web, &text, by_rename);
+        let catalog = disk_catalog(root.path(), Some(&cache));
+        let plain = disk_catalog(root.path(), None);
+        assert_eq!(answers(&catalog).await, answers(&plain).await);
+        let description = catalog.snapshot().get("web").unwrap().description.clone();
+        assert!(description.starts_with(edit.1), "{description}");
+        std::thread::sleep(window * 3);
+    }
+
+    std::fs::remove_dir_all(root.path().join("deploy")).unwrap();
+    let catalog = disk_catalog(root.path(), Some(&cache));
+    assert_eq!(answers(&catalog).await, answers(&disk_catalog(root.path(), None)).await);
+    assert!(catalog.snapshot().get("deploy").is_none(), "a deleted skill is gone");
+}
+
+#[tokio::test]
+async fn files_changed_just_before_they_were_read_are_not_kept() {
+    // The default window (two seconds): the files were written just now.
+    let root = disk_library(Duration::ZERO);
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    disk_catalog(root.path(), Some(&cache)).ensure_loaded().await;
+    let warm = disk_catalog(root.path(), Some(&cache));
+    warm.ensure_loaded().await;
+    assert_eq!(
+        warm.stats().files_read,
+        SKILLS.len() as u64,
+        "racy entries are read again by the next process"
+    );
+}
+
+#[test]
+fn two_writers_at_once_leave_one_whole_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shared.cache");
+    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    // Two caches of different sizes: a reader must find one or the other, whole.
+    let caches: Vec<ParseCache> = [50, 400]
+        .into_iter()
+        .map(|count| {
+            let backend = MemoryBackend::new();
+            for i in 0..count {
+                let text = format!("---\nname: s{i}\ndescription: Skill number {i}\n---\n");
+                backend.insert(&format!("/skills/s{i}/SKILL.md"), text).unwrap();
+            }
+            let mut cache = ParseCache::new();
+            runtime
+                .block_on(skills_core::Discovery::new(&backend, "/skills").cache(&mut cache).run())
+                .unwrap();
+            cache
+        })
+        .collect();
+    let deadline = SystemTime::now() + Duration::from_millis(500);
+    std::thread::scope(|scope| {
+        for cache in &caches {
+            let file = &file;
+            scope.spawn(move || {
+                let mut cache = cache.clone();
+                while SystemTime::now() < deadline {
+                    cache.save(file, "key").unwrap();
+                }
+            });
+        }
+        scope.spawn(|| {
+            let mut seen = 0;
+            while SystemTime::now() < deadline {
+                match ParseCache::load(&file, "key") {
+                    Ok(loaded) => {
+                        assert!([50, 400].contains(&loaded.len()), "{}", loaded.len());
+                        seen += 1;
+                    }
+                    Err(skills_core::CacheFileError::Missing) => {}
+                    Err(other) => panic!("a reader saw a partial cache: {other}"),
+                }
+            }
+            assert!(seen > 0);
+        });
+    });
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(leftovers, ["shared.cache"], "no temporary file is left");
+}

@@ -1,0 +1,128 @@
+//! The parse cache of the command line: what `skills` prints is the same cold, warm and
+//! without the cache; an edit that keeps a file's size and mtime, a deleted skill and a
+//! damaged cache file are never served stale; `--no-cache` and `[cache] enabled = false`
+//! keep nothing.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use common::{md, stdout, write};
+
+/// Runs `skills ARGS` in `cwd` with its parse caches in `cache`.
+fn skills(cwd: &Path, cache: &Path, args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd.join("home"))
+        .env("SKILLS_CACHE_DIR", cache)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{args:?}: {}", common::stderr(&output));
+    output
+}
+
+fn cache_files(cache: &Path) -> usize {
+    std::fs::read_dir(cache).map_or(0, |entries| {
+        entries
+            .flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "cache"))
+            .count()
+    })
+}
+
+/// A library of skills of every shape: warnings, a skipped file, extensions, nested
+/// unknown fields, a name declared twice.
+fn library(root: &Path) {
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web for pages"));
+    write(
+        root,
+        "lib/deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Ship the service\nargument-hint: <env>\nowners:\n  - {name: bo}\n---\nRun it.\n",
+    );
+    write(root, "lib/Mixed/SKILL.md", &md("mixed", "A folder named otherwise"));
+    write(
+        root,
+        "lib/broken/SKILL.md",
+        "---\nname: broken\ndescription: [unclosed\n---\n",
+    );
+    write(root, "lib/twin-a/SKILL.md", &md("twin", "First twin"));
+    write(root, "lib/twin-b/SKILL.md", &md("twin", "Second twin, glaciers"));
+}
+
+/// Settled: the files changed longer ago than the cache's racy window (two seconds).
+fn settle() {
+    std::thread::sleep(Duration::from_millis(2_100));
+}
+
+#[test]
+fn output_is_the_same_cold_warm_and_without_the_cache_and_never_stale() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    library(root.path());
+    settle();
+    let commands: [&[&str]; 3] = [
+        &["list", "--json", "--source", "lib"],
+        &["search", "glaciers", "--json", "--source", "lib"],
+        &["prompt", "--source", "lib"],
+    ];
+    let run = |args: &[&str]| {
+        let output = skills(root.path(), &cache, args);
+        (stdout(&output), common::stderr(&output))
+    };
+    let without = |args: &[&str]| run(&[args, &["--no-cache"]].concat());
+    for args in commands {
+        let plain = without(args);
+        assert_eq!(run(args), plain, "cold {args:?}");
+        assert_eq!(run(args), plain, "warm {args:?}");
+    }
+    assert_eq!(cache_files(&cache), 1, "one file for the one source and settings");
+
+    // An edit that keeps the size and the mtime of the file (`touch -d`, `rsync -t`).
+    let web = root.path().join("lib/web/SKILL.md");
+    let mtime = std::fs::metadata(&web).unwrap().modified().unwrap();
+    let edited = std::fs::read_to_string(&web).unwrap().replace("Search", "Scrape");
+    std::fs::write(&web, edited).unwrap();
+    let file = std::fs::File::options().write(true).open(&web).unwrap();
+    file.set_times(std::fs::FileTimes::new().set_modified(mtime)).unwrap();
+    let listed = run(commands[0]);
+    assert!(listed.0.contains("Scrape the web"), "{}", listed.0);
+    assert_eq!(listed, without(commands[0]));
+
+    // A deleted skill, and a cache file damaged in every way.
+    std::fs::remove_dir_all(root.path().join("lib/deploy")).unwrap();
+    let listed = run(commands[0]);
+    assert!(!listed.0.contains("\"deploy\""));
+    let cache_file = std::fs::read_dir(&cache).unwrap().flatten().next().unwrap().path();
+    for damage in [&b""[..], b"agent-skills parse cache\n", b"\xff\xfe garbage"] {
+        std::fs::write(&cache_file, damage).unwrap();
+        assert_eq!(run(commands[0]), without(commands[0]), "{damage:?}");
+    }
+}
+
+#[test]
+fn no_cache_and_a_disabled_cache_keep_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    library(root.path());
+    skills(root.path(), &cache, &["list", "--source", "lib", "--no-cache"]);
+    skills(root.path(), &cache, &["search", "web", "--source", "lib", "--no-cache"]);
+    assert_eq!(cache_files(&cache), 0);
+
+    write(
+        root.path(),
+        "skills.toml",
+        "[cache]\nenabled = false\n\n[[source]]\nlocation = \"lib\"\n",
+    );
+    let listed = skills(root.path(), &cache, &["list", "--json"]);
+    assert!(stdout(&listed).contains("\"web\""));
+    assert_eq!(cache_files(&cache), 0, "[cache] enabled = false");
+
+    write(root.path(), "skills.toml", "[[source]]\nlocation = \"lib\"\n");
+    skills(root.path(), &cache, &["list", "--json"]);
+    assert_eq!(cache_files(&cache), 1, "the cache is on by default");
+}
