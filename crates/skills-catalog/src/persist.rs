@@ -9,6 +9,7 @@ use sha2::{Digest as _, Sha256};
 use skills_core::{CacheFileError, DiscoveryLimits, ParseCache};
 use tracing::debug;
 
+use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
 /// Most cache files kept in the folder: the least recently written go first.
@@ -96,6 +97,32 @@ impl PersistentCache {
         Some((self.dir.join(format!("{name}.cache")), key))
     }
 
+    /// Where the search index of `snapshot` is kept, and the key it is kept under: a
+    /// digest of every source's key and every skill's source, path and etag, so an index
+    /// is used only for the very library it was built from. `None` when a skill's etag
+    /// is not known (or a source has no spec).
+    pub(crate) fn index_file(
+        &self,
+        sources: &[SkillSource],
+        limits: &DiscoveryLimits,
+        snapshot: &CatalogSnapshot,
+        caches: &[&ParseCache],
+        instructions: bool,
+    ) -> Option<(PathBuf, String)> {
+        let mut digest = Sha256::new();
+        digest.update(format!("search index\ninstructions {instructions}\n"));
+        for source in sources {
+            digest.update(self.file_of(source, limits)?.1);
+            digest.update([0]);
+        }
+        for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
+            let etag = caches.get(source)?.etag(&skill.path)?;
+            digest.update(format!("{source}\0{}\0{etag}\0", skill.path));
+        }
+        let key: String = digest.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Some((self.dir.join(format!("{}.index", &key[..24])), key))
+    }
+
     /// The cache of `source` as the last process left it, or an empty one.
     pub(crate) fn load(&self, source: &SkillSource, limits: &DiscoveryLimits) -> ParseCache {
         let loaded = match self.file_of(source, limits) {
@@ -150,7 +177,7 @@ fn program() -> &'static str {
 
 /// Removes the least recently written cache files of `dir` beyond [`MAX_FILES`] (never
 /// `kept`), and temporary files a killed process left over an hour ago.
-fn prune(dir: &Path, kept: &Path) {
+pub(crate) fn prune(dir: &Path, kept: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let now = SystemTime::now();
     let mut caches = Vec::new();
@@ -166,7 +193,7 @@ fn prune(dir: &Path, kept: &Path) {
             {
                 let _ = std::fs::remove_file(&path);
             }
-        } else if name.ends_with(".cache") && path != kept {
+        } else if (name.ends_with(".cache") || name.ends_with(".index")) && path != kept {
             caches.push((modified, path));
         }
     }

@@ -163,6 +163,29 @@ async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
         "a warm start reads no SKILL.md, for discovery or search"
     );
     assert_eq!(warm.stats().files_read, 0);
+
+    // The search index itself is kept: the first search of a warm start answers from
+    // an index that already holds every skill's instructions.
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        files.iter().any(|f| f.extension().is_some_and(|e| e == "index")),
+        "{files:?}"
+    );
+    let warm = catalog(backend.clone(), Some(&cache));
+    warm.ensure_loaded().await;
+    assert!(!warm.search("glaciers", 3).unwrap().is_empty());
+    assert!(warm.search_ready(), "the index came whole from the cache");
+    assert_eq!(answers(&warm).await, plain);
+    assert_eq!(backend.take(), 0);
+    // Without the cache, the first search builds an index without instructions.
+    let cold = catalog(memory_library(), None);
+    cold.ensure_loaded().await;
+    cold.search("glaciers", 3).unwrap();
+    assert!(!cold.search_ready());
 }
 
 #[tokio::test]
@@ -225,11 +248,31 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
         std::fs::write(&file, &bytes).unwrap();
         let catalog = catalog(backend.clone(), Some(&cache));
         assert_eq!(answers(&catalog).await, plain, "{what}");
-        assert_eq!(backend.take(), cold_reads(&catalog), "{what}: everything read again");
+        // Every file is read and parsed again; the search index, a file of its own
+        // kept for these very files, still holds their instructions.
+        assert_eq!(backend.take(), SKILLS.len(), "{what}: every file read again");
         // And the file is whole again: the next start is warm.
         answers(&self::catalog(backend.clone(), Some(&cache))).await;
         assert_eq!(backend.take(), 0, "{what}: rewritten");
     }
+
+    // A damaged search index is built again, and answers the same.
+    let index = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "index"))
+        .unwrap();
+    let mut damaged = std::fs::read(&index).unwrap();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    std::fs::write(&index, damaged).unwrap();
+    let rebuilt = catalog(backend.clone(), Some(&cache));
+    rebuilt.ensure_loaded().await;
+    rebuilt.search("glaciers", 3).unwrap();
+    assert!(!rebuilt.search_ready(), "the damaged index was not used");
+    assert_eq!(answers(&rebuilt).await, plain);
+    backend.take();
 
     // A cache written for other settings (another depth) is another file, and a file
     // holding another key under this one's name is not used.
@@ -242,13 +285,13 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     deeper.ensure_loaded().await;
     assert_eq!(deeper.stats().files_read, SKILLS.len() as u64);
     let files = cache_files(dir.path());
-    assert_eq!(files.len(), 2);
+    assert_eq!(files.len(), 2, "{files:?}");
     let other = files.into_iter().find(|f| *f != file).unwrap();
     std::fs::copy(&other, &file).unwrap();
     backend.take();
     let catalog = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&catalog).await, plain);
-    assert_eq!(backend.take(), cold_reads(&catalog), "a foreign key is not used");
+    assert_eq!(backend.take(), SKILLS.len(), "a foreign key is not used");
 }
 
 #[tokio::test]

@@ -79,10 +79,8 @@ impl ParseCache {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(file: &Path, key: &str) -> Result<Self, CacheFileError> {
-        let bytes = read_bounded(file)?;
-        let at = payload_at(&bytes, key)?;
-        let buffer = Arc::new(bytes);
-        let entries = read_entries(&buffer, at).ok_or_else(|| CacheFileError::Damaged("bad entry".into()))?;
+        let buffer = Arc::new(read_cache_file(file, key)?);
+        let entries = read_entries(&buffer, 0).ok_or_else(|| CacheFileError::Damaged("bad entry".into()))?;
         let mut cache = Self::new();
         cache.entries = entries;
         Ok(cache)
@@ -96,20 +94,47 @@ impl ParseCache {
     pub fn save(&mut self, file: &Path, key: &str) -> std::io::Result<()> {
         let mut entries: Vec<(&String, &Entry)> = self.entries.iter().filter(|(_, e)| !e.racy).collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let payload = payload(&entries);
-        let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
-        text.push_str(&serde_json::to_string(key)?);
-        text.push_str(&format!("\n{} {}\n", payload.len(), hex(&Sha256::digest(&payload))));
-        if (text.len() + payload.len()) as u64 > MAX_CACHE_FILE_BYTES {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "the cache is over its size limit",
-            ));
-        }
-        write_atomically(file, text.as_bytes(), &payload)?;
+        write_cache_file(file, key, &payload(&entries))?;
         self.dirty = false;
         Ok(())
     }
+}
+
+/// Writes `payload` to `file` as a cache for `key`, with the header that
+/// [`read_cache_file`] checks (the format, the key, the payload's length and SHA-256):
+/// atomically, through a temporary file in the same folder renamed over `file`. A payload
+/// over [`MAX_CACHE_FILE_BYTES`] is not written (an `InvalidData` error).
+///
+/// ```
+/// use skills_core::{read_cache_file, write_cache_file};
+/// let file = std::env::temp_dir().join(format!("cache-file-doc-{}", std::process::id()));
+/// write_cache_file(&file, "key", b"payload")?;
+/// assert_eq!(read_cache_file(&file, "key")?, b"payload");
+/// assert!(read_cache_file(&file, "other key").is_err());
+/// # std::fs::remove_file(&file)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_cache_file(file: &Path, key: &str, payload: &[u8]) -> std::io::Result<()> {
+    let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
+    text.push_str(&serde_json::to_string(key)?);
+    text.push_str(&format!("\n{} {}\n", payload.len(), hex(&Sha256::digest(payload))));
+    if (text.len() + payload.len()) as u64 > MAX_CACHE_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the cache is over its size limit",
+        ));
+    }
+    write_atomically(file, text.as_bytes(), payload)
+}
+
+/// The payload [`write_cache_file`] wrote to `file` for `key`, once the header, the
+/// length and the checksum hold; an error for anything else (missing, unreadable, over
+/// [`MAX_CACHE_FILE_BYTES`], another format or key, truncated or corrupt).
+pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError> {
+    let mut bytes = read_bounded(file)?;
+    let at = payload_at(&bytes, key)?;
+    bytes.drain(..at);
+    Ok(bytes)
 }
 
 /// The payload of a cache file holding `entries` (sorted by path).

@@ -77,7 +77,7 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
-pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES};
+pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES, read_cache_file, write_cache_file};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;

@@ -182,6 +182,11 @@ impl ParseCache {
         self.changed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
+    /// The etag the cached parse of the `SKILL.md` at `path` was made from.
+    pub fn etag(&self, path: &str) -> Option<&str> {
+        self.entries.get(path).map(|e| e.etag.as_str())
+    }
+
     /// The words a search index keeps for the instructions of the `SKILL.md` at `path`
     /// ([`set_words`](Self::set_words)), while its cached parse stands.
     pub fn words(&self, path: &str) -> Option<Arc<str>> {

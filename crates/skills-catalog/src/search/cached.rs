@@ -4,7 +4,8 @@
 
 use std::sync::PoisonError;
 
-use super::state::ReadWords;
+use super::SkillIndex;
+use super::state::{ReadWords, StoredIndex};
 use crate::catalog::SkillCatalog;
 
 impl SkillCatalog {
@@ -20,6 +21,78 @@ impl SkillCatalog {
         let read = self.search.read_instructions(&self.current, cached).await;
         if !read.is_empty() {
             self.keep_words(read).await;
+        }
+        if cached {
+            self.keep_index().await;
+        }
+    }
+
+    /// Notes where the index of the first snapshot is kept (see
+    /// [`PersistentCache::index_file`](crate::PersistentCache)); called once the first
+    /// discovery is published, with every source's cache.
+    pub(crate) fn note_index_file(&self, caches: &[&skills_core::ParseCache]) {
+        let Some(persist) = &self.persist else { return };
+        if self.lock.is_some() {
+            return;
+        }
+        let snapshot = self.snapshot();
+        let instructions = self.search.reads_instructions();
+        let stored = persist
+            .index_file(self.sources(), &self.limits, &snapshot, caches, instructions)
+            .map(|(file, key)| StoredIndex {
+                file,
+                key,
+                complete: false,
+            });
+        *self.search.stored.lock().unwrap_or_else(PoisonError::into_inner) = stored;
+    }
+
+    /// The index the last process kept for the snapshot served now, if there is one.
+    pub(super) fn stored_index(&self) -> Option<SkillIndex> {
+        let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
+        let stored = stored.as_mut()?;
+        let bytes = skills_core::read_cache_file(&stored.file, &stored.key).ok()?;
+        let index = SkillIndex::decode(&bytes)?;
+        stored.complete = index.all_instructions_read();
+        Some(index)
+    }
+
+    /// Writes the index when it holds every skill's instructions and the file does not.
+    async fn keep_index(&self) {
+        let Some(persist) = &self.persist else { return };
+        let (file, key) = {
+            let stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
+            match stored.as_ref() {
+                Some(stored) if !stored.complete => (stored.file.clone(), stored.key.clone()),
+                _ => return,
+            }
+        };
+        let bytes = {
+            let index = self.search.index.read().unwrap_or_else(PoisonError::into_inner);
+            match index.as_ref() {
+                Some(index) if index.all_instructions_read() => index.encode(),
+                _ => return,
+            }
+        };
+        let dir = persist.dir().to_owned();
+        let written = tokio::task::spawn_blocking(move || {
+            let written = skills_core::write_cache_file(&file, &key, &bytes).is_ok();
+            if written {
+                crate::persist::prune(&dir, &file);
+            }
+            written
+        })
+        .await;
+        if written.unwrap_or(false) {
+            if let Some(stored) = self
+                .search
+                .stored
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_mut()
+            {
+                stored.complete = true;
+            }
         }
     }
 

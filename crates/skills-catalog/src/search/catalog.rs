@@ -64,7 +64,9 @@ impl SkillCatalog {
         if index.is_none() {
             // Built from the snapshot served now: reloads swap snapshots under this
             // lock, so none is missed between the two.
-            *index = Some(SkillIndex::build(self.snapshot().skills()));
+            let snapshot = self.snapshot();
+            let stored = self.stored_index();
+            *index = Some(stored.unwrap_or_else(|| SkillIndex::build(snapshot.skills())));
         }
         index
     }

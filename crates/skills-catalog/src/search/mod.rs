@@ -23,12 +23,14 @@
 //!   another reader (`sky coordinates` finds `astropy`).
 
 mod answer;
+mod bytes;
 mod cached;
 mod catalog;
 mod explain;
 mod field;
 mod instructions;
 pub(crate) mod state;
+mod stored;
 mod text;
 mod vocabulary;
 

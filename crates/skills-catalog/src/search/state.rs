@@ -30,10 +30,22 @@ pub(crate) enum Swap<'a> {
     Rebuilt(Arc<CatalogSnapshot>),
 }
 
+/// Where the index of a catalog's first snapshot is kept between processes.
+#[derive(Debug)]
+pub(crate) struct StoredIndex {
+    pub(crate) file: std::path::PathBuf,
+    pub(crate) key: String,
+    /// Whether the file holds the index with every skill's instructions.
+    pub(crate) complete: bool,
+}
+
 /// A catalog's search index, and the one reader of instructions at a time.
 #[derive(Default)]
 pub(crate) struct SearchState {
     pub(super) index: RwLock<Option<SkillIndex>>,
+    /// Where the index is kept between processes, while it is the first snapshot's
+    /// (a reload that changes the snapshot lets go of it).
+    pub(crate) stored: std::sync::Mutex<Option<StoredIndex>>,
     reading: tokio::sync::Mutex<()>,
     /// The index reads no instructions
     /// ([`SkillCatalog::with_search_instructions`](crate::SkillCatalog::with_search_instructions)).
@@ -55,7 +67,7 @@ impl SearchState {
     }
 
     /// Whether the index reads each skill's instructions.
-    fn reads_instructions(&self) -> bool {
+    pub(crate) fn reads_instructions(&self) -> bool {
         !self.without_instructions.load(Ordering::Relaxed)
     }
 
@@ -85,6 +97,7 @@ impl SearchState {
         let mut index = self.index.write().unwrap_or_else(PoisonError::into_inner);
         if let Swap::Changed(next, _) | Swap::Rebuilt(next) = &swap {
             *current.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(next);
+            *self.stored.lock().unwrap_or_else(PoisonError::into_inner) = None;
         }
         let Some(index) = index.as_mut() else {
             return;

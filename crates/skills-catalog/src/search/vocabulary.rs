@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use super::bytes::{In, Out};
 use super::text::{similarity, trigrams};
 
 /// How alike by trigrams a misspelt word and the known word read for it must be.
@@ -24,6 +25,58 @@ pub(super) struct Vocabulary {
 
 impl Vocabulary {
     /// How many distinct words the library has.
+    /// Writes the vocabulary to `out`, for [`decode`](Self::decode).
+    pub(super) fn encode(&self, out: &mut Out) {
+        out.len(self.words.len());
+        for word in &self.words {
+            match word
+                .as_ref()
+                .and_then(|(word, grams)| Some((word, grams, self.ids.get(word)?.1)))
+            {
+                Some((word, grams, skills)) => {
+                    out.u32(1);
+                    out.str(word);
+                    out.len(*grams);
+                    out.u32(skills);
+                }
+                None => out.u32(0),
+            }
+        }
+        out.u32s(&self.free);
+        out.len(self.grams.len());
+        for (gram, ids) in &self.grams {
+            out.str(gram);
+            out.u32s(ids);
+        }
+    }
+
+    /// The vocabulary [`encode`](Self::encode) wrote.
+    pub(super) fn decode(input: &mut In<'_>) -> Option<Self> {
+        let mut vocabulary = Self::default();
+        let count = input.count(4)?;
+        for id in 0..count {
+            let word = match input.u32()? {
+                0 => None,
+                1 => {
+                    let word = input.string()?;
+                    let grams = input.u32()? as usize;
+                    let skills = input.u32()?;
+                    vocabulary.ids.insert(word.clone(), (id as u32, skills));
+                    Some((word, grams))
+                }
+                _ => return None,
+            };
+            vocabulary.words.push(word);
+        }
+        vocabulary.free = input.u32s()?;
+        let count = input.count(8)?;
+        for _ in 0..count {
+            let gram = input.string()?;
+            vocabulary.grams.insert(gram, input.u32s()?);
+        }
+        Some(vocabulary)
+    }
+
     pub(super) fn len(&self) -> usize {
         self.ids.len()
     }

@@ -1,0 +1,96 @@
+//! A [`SkillIndex`] in bytes, for the persistent cache: a warm start takes the index of
+//! the library as the last process left it instead of building it again (most of a first
+//! search's wait on a large library: tens of microseconds per skill).
+
+use std::collections::HashMap;
+
+use super::bytes::{In, Out};
+use super::field::Field;
+use super::vocabulary::Vocabulary;
+use super::{Indexed, SkillIndex, next_generation};
+use crate::search::text::Words;
+
+impl SkillIndex {
+    /// The index in bytes, for [`decode`](Self::decode).
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Out::default();
+        out.len(self.skills.len());
+        for skill in &self.skills {
+            match skill {
+                Some(skill) => {
+                    out.u32(1 + u32::from(skill.instructions));
+                    out.str(&skill.name);
+                    out.str(&skill.plain);
+                    out.u32s(&skill.words);
+                }
+                None => out.u32(0),
+            }
+        }
+        out.u32s(&self.free);
+        out.len(self.first_words.len());
+        for (word, slots) in &self.first_words {
+            out.str(word);
+            out.u32s(slots);
+        }
+        for field in [&self.names, &self.descriptions, &self.instructions] {
+            field.encode(&mut out);
+        }
+        self.vocabulary.encode(&mut out);
+        out.0
+    }
+
+    /// The index [`encode`](Self::encode) wrote, each skill with a new generation; `None`
+    /// unless `bytes` is such an index, whole.
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
+        let mut input = In(bytes);
+        let count = input.count(4)?;
+        let mut skills = Vec::with_capacity(count);
+        let mut slots = HashMap::with_capacity(count);
+        let mut unread = 0;
+        for slot in 0..count {
+            let skill = match input.u32()? {
+                0 => None,
+                state @ (1 | 2) => {
+                    let name = input.string()?;
+                    let plain = input.string()?;
+                    let words = input.u32s()?.into_boxed_slice();
+                    let instructions = state == 2;
+                    unread += usize::from(!instructions);
+                    slots.insert(name.clone(), slot as u32);
+                    Some(Indexed {
+                        name,
+                        plain,
+                        words,
+                        generation: next_generation(),
+                        instructions,
+                    })
+                }
+                _ => return None,
+            };
+            skills.push(skill);
+        }
+        let free = input.u32s()?;
+        let count = input.count(8)?;
+        let mut first_words = HashMap::with_capacity(count);
+        for _ in 0..count {
+            let word = input.string()?;
+            first_words.insert(word, input.u32s()?);
+        }
+        let names = Field::decode(&mut input)?;
+        let descriptions = Field::decode(&mut input)?;
+        let instructions = Field::decode(&mut input)?;
+        let vocabulary = Vocabulary::decode(&mut input)?;
+        input.0.is_empty().then(|| Self {
+            words: Words::default(),
+            slots,
+            skills,
+            free,
+            first_words,
+            names,
+            descriptions,
+            instructions,
+            vocabulary,
+            unread,
+        })
+    }
+}
