@@ -28,6 +28,8 @@ pub(crate) struct SourceWork {
     pub(crate) last: Option<Listing>,
     /// Why the last discovery of the source failed, as a diagnostic and as the error.
     pub(crate) error: Option<(Diagnostic, SourceError)>,
+    /// Whether the search words the persistent cache keeps were given to `cache`.
+    pub(crate) words_loaded: bool,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from

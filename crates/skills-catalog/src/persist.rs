@@ -193,7 +193,7 @@ pub(crate) fn prune(dir: &Path, kept: &Path) {
             {
                 let _ = std::fs::remove_file(&path);
             }
-        } else if (name.ends_with(".cache") || name.ends_with(".index")) && path != kept {
+        } else if [".cache", ".index", ".words"].iter().any(|e| name.ends_with(e)) && path != kept {
             caches.push((modified, path));
         }
     }
@@ -212,6 +212,26 @@ impl PersistentCache {
         let (cache, sources) = (self.clone(), sources.to_vec());
         let load = move || sources.iter().map(|s| cache.load(s, &limits)).collect::<Vec<_>>();
         tokio::task::spawn_blocking(load).await.unwrap_or_default()
+    }
+
+    /// Gives `cache` the search words kept for `source`, off the async threads; `cache`
+    /// is back in place after.
+    pub(crate) async fn load_words_now(&self, source: &SkillSource, limits: DiscoveryLimits, cache: &mut ParseCache) {
+        let Some((file, key)) = self.file_of(source, &limits) else {
+            return;
+        };
+        let mut taken = std::mem::take(cache);
+        let loaded = tokio::task::spawn_blocking(move || {
+            if let Err(error) = taken.load_words(&file, &key) {
+                if !matches!(error, CacheFileError::Missing) {
+                    debug!(file = %file.display(), %error, "skills search words ignored");
+                }
+            }
+            taken
+        });
+        if let Ok(loaded) = loaded.await {
+            *cache = loaded;
+        }
     }
 
     /// [`save`](Self::save), off the async threads; `cache` is back in place after.

@@ -16,7 +16,6 @@
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::parse::ParseOutcome;
-use crate::parse_cache::Blob;
 use crate::skill::{FrontmatterValue, SkillMetadata};
 
 /// How deep decoded frontmatter values may nest.
@@ -69,39 +68,6 @@ pub(crate) fn decode(bytes: &[u8], path: &str) -> Option<ParseOutcome> {
     let outcome = reader.outcome(path)?;
     reader.bytes.is_empty().then_some(outcome)
 }
-
-/// Decodes each `(path, blob)`: the cores share the work when there is enough of it (a
-/// warm start of a large library decodes every skill here).
-pub(crate) fn decode_all(items: &[(&str, Blob)]) -> Vec<Option<ParseOutcome>> {
-    let decode = |items: &[(&str, Blob)]| -> Vec<Option<ParseOutcome>> {
-        items.iter().map(|(path, blob)| decode(blob.bytes(), path)).collect()
-    };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads < 2 || items.len() < PARALLEL_FROM {
-        return decode(items);
-    }
-    let per_thread = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = items
-            .chunks(per_thread)
-            .skip(1)
-            .map(|part| scope.spawn(move || decode(part)))
-            .collect();
-        let mut decoded = decode(&items[..per_thread.min(items.len())]);
-        for part in parts {
-            match part.join() {
-                Ok(part) => decoded.extend(part),
-                // A thread that failed leaves its files to be read again.
-                Err(_) => decoded.resize(decoded.len() + per_thread, None),
-            }
-        }
-        decoded.truncate(items.len());
-        decoded
-    })
-}
-
-/// How many cached parses are worth a second thread.
-const PARALLEL_FROM: usize = 512;
 
 fn json<T: serde::Serialize>(value: &T) -> String {
     // Serializing these types cannot fail: they are maps of strings and plain structs.

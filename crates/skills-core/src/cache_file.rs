@@ -9,11 +9,14 @@
 //! "<key>"                            what the entries are valid for (JSON string)
 //! <payload bytes> <payload SHA-256>
 //! payload := u32 count entry*        (by path)
-//! entry   := u32 shared str path-rest str etag opt words u32 length outcome
+//! entry   := str path str etag u32 length outcome
 //! ```
 //!
-//! `shared` is how many leading bytes the path shares with the one before; `outcome` is
-//! [`cache_codec`](crate::cache_codec)'s encoding, decoded only when discovery uses it.
+//! `outcome` is [`cache_codec`](crate::cache_codec)'s encoding, decoded only when
+//! discovery uses it; the entries stay in the file's bytes ([`crate::cache_base`]). The
+//! search index's words for the instructions are a file of their own beside it
+//! (`.words`: `u32 count (str path str etag str words)*`), read only by a search: a
+//! listing does not hold them.
 //!
 //! A file that is not exactly that (another format or key, a length or checksum that does
 //! not match, entries that do not parse) is refused as a whole, so a damaged cache costs
@@ -21,20 +24,20 @@
 //! same folder and renamed over the old one: a reader sees the old file or the new one,
 //! never a part, and of two processes saving at once the last rename wins.
 
-use std::collections::HashMap;
 use std::io::{Read as _, Write as _};
 use std::path::Path;
 use std::sync::Arc;
 
 use sha2::{Digest as _, Sha256};
 
+use crate::cache_base::Base;
 use crate::cache_codec::{Reader, put_len, put_str};
-use crate::parse_cache::{Blob, Entry, ParseCache};
+use crate::parse_cache::ParseCache;
 
 /// The first line of every cache file.
 const MAGIC: &str = "agent-skills parse cache";
 /// The version of the format; a file of another version is refused.
-const FORMAT_VERSION: u32 = 2;
+const FORMAT_VERSION: u32 = 3;
 /// The largest cache file read or written: 256 MiB (a 40,000-skill library takes about
 /// 25 MiB). A larger one is not written, and one found is ignored.
 pub const MAX_CACHE_FILE_BYTES: u64 = 256 * 1024 * 1024;
@@ -79,25 +82,94 @@ impl ParseCache {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(file: &Path, key: &str) -> Result<Self, CacheFileError> {
-        let buffer = Arc::new(read_cache_file(file, key)?);
-        let entries = read_entries(&buffer, 0).ok_or_else(|| CacheFileError::Damaged("bad entry".into()))?;
+        let base =
+            Base::parse(read_cache_file(file, key)?).ok_or_else(|| CacheFileError::Damaged("bad entry".into()))?;
         let mut cache = Self::new();
-        cache.entries = entries;
+        cache.base = Some(base);
         Ok(cache)
     }
 
     /// Writes the cache to `file` for `key` (see [`load`](Self::load)), atomically: a
     /// temporary file in the same folder renamed over `file`. Entries whose file changed
     /// within the racy window of its read are left out (the next process reads those
-    /// files again). Afterwards the cache is no longer [dirty](Self::is_dirty). A cache
+    /// files again). The search words given since the last save go to a file beside it.
+    /// Afterwards the cache is no longer [dirty](Self::is_dirty). A cache
     /// over [`MAX_CACHE_FILE_BYTES`] is not written (an `InvalidData` error).
     pub fn save(&mut self, file: &Path, key: &str) -> std::io::Result<()> {
-        let mut entries: Vec<(&String, &Entry)> = self.entries.iter().filter(|(_, e)| !e.racy).collect();
+        let mut entries: Vec<Stored<'_>> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| !e.racy)
+            .map(|(path, e)| (path.as_str(), e.etag.as_str(), e.outcome.bytes(), e.words.as_ref()))
+            .chain(self.base.iter().flat_map(Base::entries))
+            .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        write_cache_file(file, key, &payload(&entries))?;
+        // When only words changed, the parses on disk are the ones held.
+        if self.dirty || !self.words_dirty {
+            write_cache_file(file, key, &payload(&entries))?;
+        }
+        if self.words_dirty {
+            entries.retain(|e| e.3.is_some());
+            write_cache_file(&words_file(file), key, &words_payload(&entries))?;
+        }
         self.dirty = false;
+        self.words_dirty = false;
         Ok(())
     }
+
+    /// Gives the entries the search index's words [`save`](Self::save) kept beside
+    /// `file` for `key`, where their etag is the one cached now; how many were given.
+    pub fn load_words(&mut self, file: &Path, key: &str) -> Result<usize, CacheFileError> {
+        let bytes = read_cache_file(&words_file(file), key)?;
+        let damaged = || CacheFileError::Damaged("bad words entry".into());
+        let mut reader = Reader { bytes: &bytes };
+        let count = reader.len().ok_or_else(damaged)?;
+        let mut given = 0;
+        for _ in 0..count {
+            let path = reader.str().ok_or_else(damaged)?;
+            let etag = reader.str().ok_or_else(damaged)?;
+            let words = reader.str().ok_or_else(damaged)?;
+            given += usize::from(self.give_words(path, etag, words));
+        }
+        Ok(given)
+    }
+}
+
+/// The file of the search index's words of the cache at `file`.
+fn words_file(file: &Path) -> std::path::PathBuf {
+    file.with_extension("words")
+}
+
+/// One entry to write: path, etag, encoded parse, words.
+type Stored<'a> = (&'a str, &'a str, &'a [u8], Option<&'a Arc<str>>);
+
+/// The payload of a words file of `entries` (sorted by path, each with words).
+fn words_payload(entries: &[Stored<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_len(&mut out, entries.len());
+    for (path, etag, _, words) in entries {
+        put_str(&mut out, path);
+        put_str(&mut out, etag);
+        put_str(&mut out, words.map_or("", |w| w));
+    }
+    out
+}
+
+/// The payload of a cache file holding `entries` (sorted by path).
+fn payload(entries: &[Stored<'_>]) -> Vec<u8> {
+    let size: usize = entries
+        .iter()
+        .map(|(p, e, o, _)| 12 + p.len() + e.len() + o.len())
+        .sum();
+    let mut out = Vec::with_capacity(size + 4);
+    put_len(&mut out, entries.len());
+    for (path, etag, outcome, _) in entries {
+        put_str(&mut out, path);
+        put_str(&mut out, etag);
+        put_len(&mut out, outcome.len());
+        out.extend_from_slice(outcome);
+    }
+    out
 }
 
 /// Writes `payload` to `file` as a cache for `key`, with the header that
@@ -135,88 +207,6 @@ pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError
     let at = payload_at(&bytes, key)?;
     bytes.drain(..at);
     Ok(bytes)
-}
-
-/// The payload of a cache file holding `entries` (sorted by path).
-fn payload(entries: &[(&String, &Entry)]) -> Vec<u8> {
-    let size: usize = entries
-        .iter()
-        .map(|(p, e)| 32 + p.len() + e.etag.len() + e.outcome.range.len())
-        .sum();
-    let mut out = Vec::with_capacity(size);
-    put_len(&mut out, entries.len());
-    let mut previous = "";
-    for (path, entry) in entries {
-        let shared = shared_prefix(previous, path);
-        put_len(&mut out, shared);
-        put_str(&mut out, &path[shared..]);
-        put_str(&mut out, &entry.etag);
-        match &entry.words {
-            Some(words) => {
-                out.push(1);
-                put_str(&mut out, words);
-            }
-            None => out.push(0),
-        }
-        let outcome = entry.outcome.bytes();
-        put_len(&mut out, outcome.len());
-        out.extend_from_slice(outcome);
-        previous = path;
-    }
-    out
-}
-
-/// How many leading bytes `a` and `b` share, at a character boundary.
-fn shared_prefix(a: &str, b: &str) -> usize {
-    let mut shared = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    while !b.is_char_boundary(shared) {
-        shared -= 1;
-    }
-    shared
-}
-
-/// The entries of the payload that starts at `at` in `buffer`; each keeps its encoded
-/// parse as a range of `buffer`.
-fn read_entries(buffer: &Arc<Vec<u8>>, at: usize) -> Option<HashMap<String, Entry>> {
-    let mut reader = Reader {
-        bytes: buffer.get(at..)?,
-    };
-    let count = reader.len()?;
-    // Each entry takes at least 17 bytes: a damaged count cannot reserve a huge map.
-    if count.saturating_mul(17) > reader.bytes.len() {
-        return None;
-    }
-    let mut entries = HashMap::with_capacity(count);
-    let mut previous = String::new();
-    for _ in 0..count {
-        let shared = reader.len()?;
-        let rest = reader.str()?;
-        let mut path = String::with_capacity(shared + rest.len());
-        path.push_str(previous.get(..shared)?);
-        path.push_str(rest);
-        let etag = reader.str()?.to_owned();
-        let words = match reader.byte()? {
-            0 => None,
-            1 => Some(Arc::from(reader.str()?)),
-            _ => return None,
-        };
-        let len = reader.len()?;
-        let start = buffer.len() - reader.bytes.len();
-        reader.take(len)?;
-        let outcome = Blob {
-            buffer: Arc::clone(buffer),
-            range: start..start + len,
-        };
-        let entry = Entry {
-            etag,
-            outcome,
-            racy: false,
-            words,
-        };
-        previous.clone_from(&path);
-        entries.insert(path, entry);
-    }
-    reader.bytes.is_empty().then_some(entries)
 }
 
 fn read_bounded(file: &Path) -> Result<Vec<u8>, CacheFileError> {

@@ -40,6 +40,7 @@
 
 mod backend;
 pub mod blocking;
+mod cache_base;
 mod cache_codec;
 mod cache_file;
 mod diagnostic;

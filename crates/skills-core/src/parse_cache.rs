@@ -7,6 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use crate::cache_base::Base;
 use crate::cache_codec;
 use crate::file::FileInfo;
 use crate::parse::ParseOutcome;
@@ -54,13 +55,18 @@ pub(crate) struct Entry {
 /// [`load`](Self::load) keep it in a file between processes.
 #[derive(Debug, Clone)]
 pub struct ParseCache {
+    /// What was parsed in this process (over `base`).
     pub(crate) entries: HashMap<String, Entry>,
+    /// What the cache file held, less what was replaced or forgotten since.
+    pub(crate) base: Option<Base>,
     files_read: u64,
     /// Files read again because their etag changed, since the last
     /// [`take_changed`](Self::take_changed), when tracked.
     changed: Option<Vec<String>>,
-    /// Whether anything changed since the cache was loaded or saved.
+    /// Whether a parse changed since the cache was loaded or saved.
     pub(crate) dirty: bool,
+    /// Whether search words changed since they were loaded or saved.
+    pub(crate) words_dirty: bool,
     racy_window: Duration,
 }
 
@@ -68,9 +74,11 @@ impl Default for ParseCache {
     fn default() -> Self {
         Self {
             entries: HashMap::new(),
+            base: None,
             files_read: 0,
             changed: None,
             dirty: false,
+            words_dirty: false,
             racy_window: DEFAULT_RACY_WINDOW,
         }
     }
@@ -108,12 +116,12 @@ impl ParseCache {
 
     /// How many `SKILL.md` files are cached.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.base.as_ref().map_or(0, Base::live)
     }
 
     /// Whether nothing is cached.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// How many `SKILL.md` files discoveries through this cache have downloaded in all.
@@ -124,7 +132,7 @@ impl ParseCache {
     /// Whether anything was added, replaced or forgotten since the cache was loaded or
     /// last saved: whether [`save`](Self::save) has anything new to write.
     pub fn is_dirty(&self) -> bool {
-        self.dirty
+        self.dirty || self.words_dirty
     }
 
     pub(crate) fn count_read(&mut self, files: u64) {
@@ -135,8 +143,12 @@ impl ParseCache {
     /// [`cache_codec::decode_all`]; one that does not decode is read again).
     pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
         let etag = entry.etag.as_deref()?;
-        let cached = self.entries.get(&entry.path)?;
-        (cached.etag == etag).then(|| cached.outcome.clone())
+        if let Some(cached) = self.entries.get(&entry.path) {
+            return (cached.etag == etag).then(|| cached.outcome.clone());
+        }
+        let base = self.base.as_ref()?;
+        let at = base.find(&entry.path)?;
+        (base.etag(at) == etag).then(|| base.blob(at))
     }
 
     /// Keeps the parse of `entry`, read at `read_at` or later.
@@ -157,7 +169,14 @@ impl ParseCache {
             words: None,
         };
         self.dirty = true;
-        if self.entries.insert(entry.path.clone(), cached).is_some() {
+        let in_base = match self.base.as_mut().and_then(|b| Some((b.find(&entry.path)?, b))) {
+            Some((at, base)) => {
+                base.remove(at);
+                true
+            }
+            None => false,
+        };
+        if self.entries.insert(entry.path.clone(), cached).is_some() || in_base {
             if let Some(changed) = &mut self.changed {
                 changed.push(entry.path.clone());
             }
@@ -168,10 +187,13 @@ impl ParseCache {
     /// where the walk looked (every folder when `looked_at` is `None`).
     pub(crate) fn forget_gone(&mut self, found: &[FileInfo], looked_at: Option<&[String]>) {
         let outside = |file: &str| looked_at.is_some_and(|dirs| !dirs.iter().any(|dir| path::is_within(file, dir)));
+        let keep = |path: &str| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok();
         let before = self.entries.len();
-        self.entries
-            .retain(|path, _| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok());
+        self.entries.retain(|path, _| keep(path));
         self.dirty |= self.entries.len() != before;
+        if let Some(base) = &mut self.base {
+            self.dirty |= base.retain(keep);
+        }
     }
 
     /// The `SKILL.md` files that discoveries through this cache read again because
@@ -184,26 +206,60 @@ impl ParseCache {
 
     /// The etag the cached parse of the `SKILL.md` at `path` was made from.
     pub fn etag(&self, path: &str) -> Option<&str> {
-        self.entries.get(path).map(|e| e.etag.as_str())
+        if let Some(entry) = self.entries.get(path) {
+            return Some(&entry.etag);
+        }
+        let base = self.base.as_ref()?;
+        base.find(path).map(|at| base.etag(at))
     }
 
     /// The words a search index keeps for the instructions of the `SKILL.md` at `path`
     /// ([`set_words`](Self::set_words)), while its cached parse stands.
     pub fn words(&self, path: &str) -> Option<Arc<str>> {
-        self.entries.get(path)?.words.clone()
+        if let Some(entry) = self.entries.get(path) {
+            return entry.words.clone();
+        }
+        let base = self.base.as_ref()?;
+        base.words(base.find(path)?).cloned()
     }
 
     /// Keeps `words` (a search index's words for the instructions) with the cached parse
     /// of the `SKILL.md` at `path`, so a later process need not read the file for them;
     /// they go when the file's etag changes. Whether the file is cached.
     pub fn set_words(&mut self, path: &str, words: Arc<str>) -> bool {
-        let Some(entry) = self.entries.get_mut(path) else {
+        if let Some(entry) = self.entries.get_mut(path) {
+            if entry.words.as_deref() != Some(&*words) {
+                entry.words = Some(words);
+                self.words_dirty = true;
+            }
+            return true;
+        }
+        let Some((at, base)) = self.base.as_mut().and_then(|b| Some((b.find(path)?, b))) else {
             return false;
         };
-        if entry.words.as_deref() != Some(&*words) {
-            entry.words = Some(words);
-            self.dirty = true;
+        if base.words(at).map(|w| &**w) != Some(&*words) {
+            base.set_words(at, words);
+            self.words_dirty = true;
         }
+        true
+    }
+
+    /// Gives the cached entry of `path` `words` if its etag is `etag` and it has none.
+    pub(crate) fn give_words(&mut self, path: &str, etag: &str, words: &str) -> bool {
+        if let Some(entry) = self.entries.get_mut(path) {
+            if entry.etag != etag || entry.words.is_some() {
+                return false;
+            }
+            entry.words = Some(Arc::from(words));
+            return true;
+        }
+        let Some((at, base)) = self.base.as_mut().and_then(|b| Some((b.find(path)?, b))) else {
+            return false;
+        };
+        if base.etag(at) != etag || base.words(at).is_some() {
+            return false;
+        }
+        base.set_words(at, Arc::from(words));
         true
     }
 }

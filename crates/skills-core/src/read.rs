@@ -21,9 +21,10 @@ use crate::skill::{LOWERCASE_SKILL_FILE, ResourceKind, SKILL_FILE, SkillListing}
 enum Read {
     /// Not readable; the diagnostic says why.
     Problem(Diagnostic),
-    /// Unchanged since it was parsed (same etag). Boxed: a source's candidates are all
-    /// held at once, and most are `Pending`.
-    Parsed(Box<ParseOutcome>),
+    /// Unchanged since it was parsed (same etag): the cached parse, encoded; decoded
+    /// when its chunk is read, so a warm start holds no more parsed skills at once than
+    /// a cold one.
+    Cached(Blob),
     /// To download and parse.
     Pending,
 }
@@ -79,8 +80,6 @@ pub(crate) async fn read_skills(
     let mut to_download = 0usize;
     let mut budget = Budget::new(limits);
     let mut candidates: Vec<(FileInfo, Read)> = Vec::with_capacity(found.len());
-    // Candidates whose parse the cache holds, by position.
-    let mut hits: Vec<(usize, Blob)> = Vec::new();
     listing.folders = found.len();
     if let Some(cache) = cache.as_deref_mut() {
         cache.forget_gone(&found, looked_at);
@@ -101,8 +100,7 @@ pub(crate) async fn read_skills(
         } else if !budget.admit(&entry) {
             continue;
         } else if let Some(blob) = cache.as_deref().and_then(|c| c.hit(&entry)) {
-            hits.push((candidates.len(), blob));
-            Read::Pending
+            Read::Cached(blob)
         } else {
             to_download += 1;
             Read::Pending
@@ -110,22 +108,6 @@ pub(crate) async fn read_skills(
         candidates.push((entry, read));
     }
     listing.diagnostics.extend(budget.into_diagnostics(root));
-    // What the cache holds is decoded at once, over the cores; what does not decode is
-    // read like the rest.
-    let decoded = {
-        let items: Vec<(&str, Blob)> = hits
-            .iter()
-            .map(|(at, blob)| (candidates[*at].0.path.as_str(), blob.clone()))
-            .collect();
-        crate::cache_codec::decode_all(&items)
-    };
-    for ((at, _), outcome) in hits.iter().zip(decoded) {
-        match outcome {
-            Some(outcome) => candidates[*at].1 = Read::Parsed(Box::new(outcome)),
-            None => to_download += 1,
-        }
-    }
-    drop(hits);
 
     if let Some(cache) = cache.as_deref_mut() {
         cache.count_read(to_download as u64);
@@ -341,10 +323,21 @@ fn chunks(candidates: Vec<(FileInfo, Read)>, batch: usize) -> Vec<Vec<(FileInfo,
 /// Reads and parses the `SKILL.md` files of a chunk that are still to read
 /// ([`BackendProtocol::read_skill_files`]): what became of each file, in chunk order.
 async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>) -> Vec<(FileInfo, Step)> {
+    // The cached parses first: one that does not decode is read like the rest.
+    let chunk: Vec<(FileInfo, Read, Option<ParseOutcome>)> = chunk
+        .into_iter()
+        .map(|(entry, read)| match read {
+            Read::Cached(blob) => match crate::cache_codec::decode(blob.bytes(), &entry.path) {
+                Some(outcome) => (entry, Read::Cached(blob), Some(outcome)),
+                None => (entry, Read::Pending, None),
+            },
+            read => (entry, read, None),
+        })
+        .collect();
     let paths: Vec<String> = chunk
         .iter()
-        .filter(|(_, read)| matches!(read, Read::Pending))
-        .map(|(entry, _)| entry.path.clone())
+        .filter(|(_, read, _)| matches!(read, Read::Pending))
+        .map(|(entry, _, _)| entry.path.clone())
         .collect();
     let mut reads = if paths.is_empty() {
         Vec::new()
@@ -353,12 +346,13 @@ async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>)
     }
     .into_iter();
     let mut steps = Vec::with_capacity(chunk.len());
-    for (entry, read) in chunk {
+    for (entry, read, decoded) in chunk {
         let md_path = &entry.path;
-        let step = match read {
-            Read::Problem(diagnostic) => Step::Problem(diagnostic),
-            Read::Parsed(outcome) => Step::Cached(*outcome),
-            Read::Pending => match reads.next() {
+        let step = match (read, decoded) {
+            (_, Some(outcome)) => Step::Cached(outcome),
+            (Read::Problem(diagnostic), None) => Step::Problem(diagnostic),
+            (Read::Cached(_), None) => continue,
+            (Read::Pending, None) => match reads.next() {
                 Some(Ok(outcome)) => Step::Parsed(outcome),
                 // Deleted between the listing and the read: as if it had never been there.
                 Some(Err(e)) if e.kind == FileErrorKind::FileNotFound => continue,

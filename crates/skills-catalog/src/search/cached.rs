@@ -98,8 +98,15 @@ impl SkillCatalog {
 
     /// Gives the index the words the caches hold for skills it lacks the instructions of.
     async fn fill_cached_words(&self) {
-        let work = self.work.lock().await;
-        let Some(work) = work.as_ref() else { return };
+        let mut work = self.work.lock().await;
+        let Some(work) = work.as_mut() else { return };
+        if let Some(persist) = &self.persist {
+            for (source, state) in self.sources().iter().zip(work.iter_mut()) {
+                if !std::mem::replace(&mut state.words_loaded, true) {
+                    persist.load_words_now(source, self.limits, &mut state.cache).await;
+                }
+            }
+        }
         let snapshot = self.snapshot();
         let mut index = self.search.index.write().unwrap_or_else(PoisonError::into_inner);
         let Some(index) = index.as_mut() else { return };
