@@ -25,7 +25,8 @@
 //!   the named benchmarks: hot reload, S3 discovery with request counts, git discovery
 //!   and commit-to-catalog latency, divan micro-benchmarks of the hot paths; `bench
 //!   scale` lists one source of 100,000 skills; `bench install` times `skills add` and a
-//!   no-op `skills sync` as whole processes.
+//!   no-op `skills sync` as whole processes; `bench cache [--serve DIR] [DIR...]` times
+//!   `skills list --json` cold, warm and without the parse cache against the read floor.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
@@ -67,6 +68,11 @@ tasks:
                                         skill read, time and peak memory
   bench install                         skills add of 100 skills from a local git repository,
                                         and a no-op skills sync of 1,000 installed skills
+  bench cache [--runs N] [--serve DIR] [DIR...]
+                                        skills list --json without the parse cache, cold and
+                                        warm, against the read floor, on a generated library
+                                        and real ones (folders of skill folders); --serve: the
+                                        first search_skills of skills serve, cold and warm
   bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25)
                                         on the synthetic set and on real libraries fetched
                                         beforehand, e.g. thereisnotime=DIR agentskillexchange=DIR
@@ -366,6 +372,11 @@ fn bench(args: &[String]) -> Result<(), String> {
         [flag] if flag == "--quick" => return side_by_side(true),
         [name] if name == "scale" => return scale(),
         [name] if name == "install" => return step("install", release_bench("install")?),
+        [name, rest @ ..] if name == "cache" => {
+            let mut run = release_bench("cache")?;
+            run.args(rest);
+            return step("cache", run);
+        }
         [name, libraries @ ..] if name == "search" => return search(libraries),
         [name, rest @ ..] if name == "fleet" => return fleet(rest),
         [name] if name == "all" => BENCHES.iter().collect(),

@@ -214,7 +214,8 @@ pub fn floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
                     read.files += 1;
                     read.bytes += bytes.len() as u64;
                 }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                // A file beside the skill folders (a README) has no SKILL.md below it.
+                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
                 Err(e) => return Err(e),
             }
         }

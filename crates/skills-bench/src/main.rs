@@ -8,6 +8,8 @@
 //! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]
 //! skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]
 //! skills-bench install --cli PATH --out DIR
+//! skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]
+//! skills-bench floor DIR...
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -20,6 +22,7 @@
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod cache;
 mod fleet;
 mod install;
 mod scale;
@@ -49,6 +52,8 @@ fn main() -> ExitCode {
         Some("search") => search::search_command(&args[1..]),
         Some("fleet") => fleet::fleet_command(&args[1..]),
         Some("install") => install::install_command(&args[1..]),
+        Some("cache") => cache::cache_command(&args[1..]),
+        Some("floor") => cache::floor_command(&args[1..]),
         _ => Err(USAGE.to_owned()),
     };
     match result {
@@ -66,7 +71,9 @@ const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench scale --cli PATH --out DIR [--skills N]\n       \
                      skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]\n       \
                      skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]\n       \
-                     skills-bench install --cli PATH --out DIR";
+                     skills-bench install --cli PATH --out DIR\n       \
+                     skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]\n       \
+                     skills-bench floor DIR...";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -127,9 +127,11 @@ impl SkillCatalog {
         self
     }
 
-    /// Where the catalog keeps its parses between processes, if it does.
+    /// Where the catalog keeps its parses between processes, if it does: not under a
+    /// frozen lock ([`with_lock`](Self::with_lock)), where everything served comes from
+    /// files checked against the lock, never from a cache.
     pub fn persistent_cache(&self) -> Option<&PersistentCache> {
-        self.persist.as_ref()
+        self.persist.as_ref().filter(|_| self.lock.is_none())
     }
 
     /// The catalog with `limits` on each source's discovery instead of the defaults.
@@ -239,7 +241,7 @@ impl SkillCatalog {
             return None;
         }
         if first {
-            let mut loaded = match &self.persist {
+            let mut loaded = match self.persistent_cache() {
                 Some(persist) => persist.load_all(&self.sources, self.limits).await,
                 None => Vec::new(),
             }
@@ -270,9 +272,9 @@ impl SkillCatalog {
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
-            let (result, read) = if self.incremental || self.persist.is_some() {
+            let (result, read) = if self.incremental || self.persistent_cache().is_some() {
                 let result = discovery.cache(&mut state.cache).run().await;
-                if let Some(persist) = &self.persist {
+                if let Some(persist) = self.persistent_cache() {
                     persist.save_now(source, self.limits, &mut state.cache).await;
                 }
                 (result, state.cache.files_read() - before)

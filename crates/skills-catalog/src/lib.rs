@@ -49,6 +49,7 @@
 
 mod arguments;
 mod budget;
+mod cache_file;
 mod catalog;
 mod escape;
 mod frozen;
@@ -74,6 +75,7 @@ pub use budget::{
     BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
     format_budgeted_list, short_entry,
 };
+pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES, read_cache_file, write_cache_file};
 pub use catalog::SkillCatalog;
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};

@@ -135,7 +135,7 @@ impl SkillCatalog {
             .cache(&mut state.cache)
             .run_folders(&dirs)
             .await;
-        if let Some(persist) = &self.persist {
+        if let Some(persist) = self.persistent_cache() {
             persist.save_now(spec, self.limits, &mut state.cache).await;
         }
         self.files_read

@@ -6,9 +6,10 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest as _, Sha256};
-use skills_core::{CacheFileError, DiscoveryLimits, ParseCache};
+use skills_core::{DiscoveryLimits, ParseCache};
 use tracing::debug;
 
+use crate::cache_file::{CacheFileError, read_cache_file, write_cache_file};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -125,17 +126,13 @@ impl PersistentCache {
 
     /// The cache of `source` as the last process left it, or an empty one.
     pub(crate) fn load(&self, source: &SkillSource, limits: &DiscoveryLimits) -> ParseCache {
-        let loaded = match self.file_of(source, limits) {
-            Some((file, key)) => match ParseCache::load(&file, &key) {
-                Ok(cache) => Some(cache),
-                Err(CacheFileError::Missing) => None,
-                Err(error) => {
-                    debug!(file = %file.display(), %error, "skills cache ignored");
-                    None
-                }
-            },
-            None => None,
-        };
+        let loaded = self.file_of(source, limits).and_then(|(file, key)| {
+            let cache = read(&file, &key).and_then(ParseCache::from_bytes);
+            if cache.is_none() {
+                debug!(file = %file.display(), "skills cache damaged: ignored");
+            }
+            cache
+        });
         loaded.unwrap_or_default().with_racy_window(self.racy_window)
     }
 
@@ -148,11 +145,40 @@ impl PersistentCache {
         let Some((file, key)) = self.file_of(source, limits) else {
             return;
         };
-        match cache.save(&file, &key) {
-            Ok(()) => prune(&self.dir, &file),
+        // When only search words changed, the parses on disk are the ones held.
+        let mut written = Ok(());
+        if cache.parses_dirty() || !cache.words_dirty() {
+            written = write_cache_file(&file, &key, &cache.to_bytes());
+        }
+        if written.is_ok() && cache.words_dirty() {
+            written = write_cache_file(&words_file(&file), &key, &cache.words_to_bytes());
+        }
+        match written {
+            Ok(()) => {
+                cache.mark_saved(true);
+                prune(&self.dir, &file);
+            }
             Err(error) => debug!(file = %file.display(), %error, "skills cache not written"),
         }
     }
+}
+
+/// The payload of the cache file `file` for `key`; `None` when there is none or it does
+/// not check out (said in the log: it is then ignored and replaced).
+fn read(file: &Path, key: &str) -> Option<Vec<u8>> {
+    match read_cache_file(file, key) {
+        Ok(payload) => Some(payload),
+        Err(CacheFileError::Missing) => None,
+        Err(error) => {
+            debug!(file = %file.display(), %error, "skills cache ignored");
+            None
+        }
+    }
+}
+
+/// The file of the search words of the cache at `file`.
+fn words_file(file: &Path) -> PathBuf {
+    file.with_extension("words")
 }
 
 /// What identifies the running program beyond its version: its executable's size and
@@ -220,17 +246,11 @@ impl PersistentCache {
         let Some((file, key)) = self.file_of(source, &limits) else {
             return;
         };
-        let mut taken = std::mem::take(cache);
-        let loaded = tokio::task::spawn_blocking(move || {
-            if let Err(error) = taken.load_words(&file, &key) {
-                if !matches!(error, CacheFileError::Missing) {
-                    debug!(file = %file.display(), %error, "skills search words ignored");
-                }
+        let read = tokio::task::spawn_blocking(move || read(&words_file(&file), &key));
+        if let Ok(Some(words)) = read.await {
+            if cache.give_words(&words).is_none() {
+                debug!("skills search words damaged: ignored");
             }
-            taken
-        });
-        if let Ok(loaded) = loaded.await {
-            *cache = loaded;
         }
     }
 

@@ -163,3 +163,29 @@ async fn a_skill_served_by_another_source_than_locked_is_withheld() {
             .any(|(_, m)| m.contains("moved: web (locked in team, served by elsewhere)"))
     );
 }
+
+#[tokio::test]
+async fn a_frozen_catalog_takes_nothing_from_a_persistent_cache() {
+    let backend = library();
+    let lock = pinned(&backend).await;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = skills_catalog::PersistentCache::new(dir.path());
+    let source = || {
+        SkillSource::new(backend.clone(), "/lib")
+            .with_label("team")
+            .with_spec("team-library")
+    };
+    // A catalog that keeps its parses...
+    let open = SkillCatalog::new(vec![source()]).with_persistent_cache(cache.clone());
+    open.ensure_loaded().await;
+    open.prepare_search().await;
+    assert!(std::fs::read_dir(dir.path()).unwrap().count() > 0);
+    // ...and a frozen one over the same source: every file read and checked.
+    let frozen = SkillCatalog::new(vec![source()])
+        .with_persistent_cache(cache)
+        .with_lock(lock);
+    assert!(frozen.persistent_cache().is_none());
+    frozen.ensure_loaded().await;
+    assert_eq!(frozen.stats().files_read, 3);
+    assert_eq!(names(&frozen), ["notes", "pdf", "web"]);
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use skills_backend_fs::FilesystemBackend;
-use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
+use skills_catalog::{CacheFileError, PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
 use skills_core::{
     BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend, ParseCache, SkillFileRead, Walk,
 };
@@ -403,7 +403,7 @@ fn two_writers_at_once_leave_one_whole_cache() {
     let file = dir.path().join("shared.cache");
     let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     // Two caches of different sizes: a reader must find one or the other, whole.
-    let caches: Vec<ParseCache> = [50, 400]
+    let caches: Vec<Vec<u8>> = [50, 400]
         .into_iter()
         .map(|count| {
             let backend = MemoryBackend::new();
@@ -415,7 +415,7 @@ fn two_writers_at_once_leave_one_whole_cache() {
             runtime
                 .block_on(skills_core::Discovery::new(&backend, "/skills").cache(&mut cache).run())
                 .unwrap();
-            cache
+            cache.to_bytes()
         })
         .collect();
     let deadline = SystemTime::now() + Duration::from_millis(500);
@@ -423,21 +423,21 @@ fn two_writers_at_once_leave_one_whole_cache() {
         for cache in &caches {
             let file = &file;
             scope.spawn(move || {
-                let mut cache = cache.clone();
                 while SystemTime::now() < deadline {
-                    cache.save(file, "key").unwrap();
+                    write_cache_file(file, "key", cache).unwrap();
                 }
             });
         }
         scope.spawn(|| {
             let mut seen = 0;
             while SystemTime::now() < deadline {
-                match ParseCache::load(&file, "key") {
-                    Ok(loaded) => {
+                match read_cache_file(&file, "key") {
+                    Ok(payload) => {
+                        let loaded = ParseCache::from_bytes(payload).expect("a whole cache");
                         assert!([50, 400].contains(&loaded.len()), "{}", loaded.len());
                         seen += 1;
                     }
-                    Err(skills_core::CacheFileError::Missing) => {}
+                    Err(CacheFileError::Missing) => {}
                     Err(other) => panic!("a reader saw a partial cache: {other}"),
                 }
             }

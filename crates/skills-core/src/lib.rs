@@ -41,8 +41,8 @@
 mod backend;
 pub mod blocking;
 mod cache_base;
+mod cache_bytes;
 mod cache_codec;
-mod cache_file;
 mod diagnostic;
 pub mod digest;
 mod discover;
@@ -78,7 +78,6 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
-pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES, read_cache_file, write_cache_file};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;

@@ -1,6 +1,6 @@
 //! [`ParseCache`]: what discovery parsed, by path and etag, so a rediscovery neither
 //! reads nor parses a file whose etag did not change; kept in memory between reloads and,
-//! when asked, on disk between processes ([`crate::cache_file`]).
+//! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -51,8 +51,8 @@ pub(crate) struct Entry {
 /// nor parses a file whose etag did not change. Files without an etag are always read.
 ///
 /// One cache belongs to one source of one backend; pass it to every
-/// [`Discovery`](crate::Discovery) of that source. [`save`](Self::save) and
-/// [`load`](Self::load) keep it in a file between processes.
+/// [`Discovery`](crate::Discovery) of that source. [`to_bytes`](Self::to_bytes) and
+/// [`from_bytes`](Self::from_bytes) keep it between processes.
 #[derive(Debug, Clone)]
 pub struct ParseCache {
     /// What was parsed in this process (over `base`).
@@ -108,7 +108,7 @@ impl ParseCache {
 
     /// The cache with `window` as its racy window instead of [`DEFAULT_RACY_WINDOW`]: a
     /// file that changed less than `window` before discovery read it is not written by
-    /// [`save`](Self::save). Only lower it where timestamps are known to be fine-grained.
+    /// [`to_bytes`](Self::to_bytes). Only lower it where timestamps are known to be fine-grained.
     pub fn with_racy_window(mut self, window: Duration) -> Self {
         self.racy_window = window;
         self
@@ -129,8 +129,8 @@ impl ParseCache {
         self.files_read
     }
 
-    /// Whether anything was added, replaced or forgotten since the cache was loaded or
-    /// last saved: whether [`save`](Self::save) has anything new to write.
+    /// Whether anything was added, replaced or forgotten since the cache was made or
+    /// [saved](Self::mark_saved): whether it has anything new to keep.
     pub fn is_dirty(&self) -> bool {
         self.dirty || self.words_dirty
     }
@@ -245,7 +245,7 @@ impl ParseCache {
     }
 
     /// Gives the cached entry of `path` `words` if its etag is `etag` and it has none.
-    pub(crate) fn give_words(&mut self, path: &str, etag: &str, words: &str) -> bool {
+    pub(crate) fn give_words_to(&mut self, path: &str, etag: &str, words: &str) -> bool {
         if let Some(entry) = self.entries.get_mut(path) {
             if entry.etag != etag || entry.words.is_some() {
                 return false;

@@ -14,7 +14,7 @@ impl SkillCatalog {
     pub(super) async fn read_all_instructions(&self) {
         // Under a frozen lock every file read is checked against the lock: no words are
         // taken on trust.
-        let cached = self.persist.is_some() && self.lock.is_none();
+        let cached = self.persistent_cache().is_some();
         if cached {
             self.fill_cached_words().await;
         }
@@ -31,7 +31,7 @@ impl SkillCatalog {
     /// [`PersistentCache::index_file`](crate::PersistentCache)); called once the first
     /// discovery is published, with every source's cache.
     pub(crate) fn note_index_file(&self, caches: &[&skills_core::ParseCache]) {
-        let Some(persist) = &self.persist else { return };
+        let Some(persist) = self.persistent_cache() else { return };
         if self.lock.is_some() {
             return;
         }
@@ -51,7 +51,7 @@ impl SkillCatalog {
     pub(super) fn stored_index(&self) -> Option<SkillIndex> {
         let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = stored.as_mut()?;
-        let bytes = skills_core::read_cache_file(&stored.file, &stored.key).ok()?;
+        let bytes = crate::cache_file::read_cache_file(&stored.file, &stored.key).ok()?;
         let index = SkillIndex::decode(&bytes)?;
         stored.complete = index.all_instructions_read();
         Some(index)
@@ -59,7 +59,7 @@ impl SkillCatalog {
 
     /// Writes the index when it holds every skill's instructions and the file does not.
     async fn keep_index(&self) {
-        let Some(persist) = &self.persist else { return };
+        let Some(persist) = self.persistent_cache() else { return };
         let (file, key) = {
             let stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
             match stored.as_ref() {
@@ -76,7 +76,7 @@ impl SkillCatalog {
         };
         let dir = persist.dir().to_owned();
         let written = tokio::task::spawn_blocking(move || {
-            let written = skills_core::write_cache_file(&file, &key, &bytes).is_ok();
+            let written = crate::cache_file::write_cache_file(&file, &key, &bytes).is_ok();
             if written {
                 crate::persist::prune(&dir, &file);
             }
@@ -100,7 +100,7 @@ impl SkillCatalog {
     async fn fill_cached_words(&self) {
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
-        if let Some(persist) = &self.persist {
+        if let Some(persist) = self.persistent_cache() {
             for (source, state) in self.sources().iter().zip(work.iter_mut()) {
                 if !std::mem::replace(&mut state.words_loaded, true) {
                     persist.load_words_now(source, self.limits, &mut state.cache).await;
@@ -124,7 +124,7 @@ impl SkillCatalog {
 
     /// Keeps the words read in each source's cache, and writes the caches that changed.
     async fn keep_words(&self, read: Vec<ReadWords>) {
-        let Some(persist) = &self.persist else { return };
+        let Some(persist) = self.persistent_cache() else { return };
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
         for (source, path, words) in read {

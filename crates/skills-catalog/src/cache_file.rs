@@ -1,0 +1,179 @@
+//! The files of the persistent cache: a text header and a payload, checked as a whole
+//! and written atomically.
+//!
+//! ```text
+//! agent-skills cache
+//! 1                                  the format's version
+//! "<key>"                            what the payload is valid for (JSON string)
+//! <payload bytes> <payload SHA-256>
+//! <payload>
+//! ```
+//!
+//! A file that is not exactly that (another format or key, a length or checksum that
+//! does not match) is refused as a whole, so a damaged cache costs a cold start and never
+//! changes an answer. It is written to a temporary file in the same folder and renamed
+//! over the old one: a reader sees the old file or the new one, never a part, and of two
+//! processes writing at once the last rename wins.
+
+use std::io::{Read as _, Write as _};
+use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
+
+/// The first line of every cache file.
+const MAGIC: &str = "agent-skills cache";
+/// The version of the container; a file of another version is refused.
+const FORMAT_VERSION: u32 = 1;
+/// The largest cache file read or written: 256 MiB (the parses of a 61,000-folder
+/// library take 65 MiB). A larger one is not written, and one found is ignored.
+pub const MAX_CACHE_FILE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Why a cache file was not used (it is then ignored: the next write replaces it).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CacheFileError {
+    /// There is none (yet).
+    #[error("no cache file")]
+    Missing,
+    /// It could not be read.
+    #[error("cannot read the cache file: {0}")]
+    Io(#[from] std::io::Error),
+    /// It is over [`MAX_CACHE_FILE_BYTES`].
+    #[error("the cache file is over {MAX_CACHE_FILE_BYTES} bytes")]
+    TooLarge,
+    /// It was written by another version of the format or for another key.
+    #[error("the cache file is for another version or key")]
+    Other,
+    /// It is truncated, corrupt or does not parse.
+    #[error("the cache file is damaged: {0}")]
+    Damaged(String),
+}
+
+/// Writes `payload` to `file` as a cache for `key`, with the header that
+/// [`read_cache_file`] checks (the format, the key, the payload's length and SHA-256):
+/// atomically, through a temporary file in the same folder renamed over `file`. A payload
+/// over [`MAX_CACHE_FILE_BYTES`] is not written (an `InvalidData` error).
+///
+/// ```
+/// use skills_catalog::{read_cache_file, write_cache_file};
+/// let file = std::env::temp_dir().join(format!("cache-file-doc-{}", std::process::id()));
+/// write_cache_file(&file, "key", b"payload")?;
+/// assert_eq!(read_cache_file(&file, "key")?, b"payload");
+/// assert!(read_cache_file(&file, "other key").is_err());
+/// std::fs::write(&file, b"agent-skills cache\n1\n")?;
+/// assert!(read_cache_file(&file, "key").is_err());
+/// # std::fs::remove_file(&file)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_cache_file(file: &Path, key: &str, payload: &[u8]) -> std::io::Result<()> {
+    let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
+    text.push_str(&serde_json::to_string(key)?);
+    text.push_str(&format!("\n{} {}\n", payload.len(), hex(&Sha256::digest(payload))));
+    if (text.len() + payload.len()) as u64 > MAX_CACHE_FILE_BYTES {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the cache is over its size limit",
+        ));
+    }
+    write_atomically(file, text.as_bytes(), payload)
+}
+
+/// The payload [`write_cache_file`] wrote to `file` for `key`, once the header, the
+/// length and the checksum hold; an error for anything else (missing, unreadable, over
+/// [`MAX_CACHE_FILE_BYTES`], another format or key, truncated or corrupt).
+pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError> {
+    let mut bytes = read_bounded(file)?;
+    let at = payload_at(&bytes, key)?;
+    bytes.drain(..at);
+    Ok(bytes)
+}
+
+fn read_bounded(file: &Path) -> Result<Vec<u8>, CacheFileError> {
+    let opened = match std::fs::File::open(file) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheFileError::Missing),
+        Err(e) => return Err(e.into()),
+    };
+    let len = opened.metadata()?.len();
+    if len > MAX_CACHE_FILE_BYTES {
+        return Err(CacheFileError::TooLarge);
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    opened.take(MAX_CACHE_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_CACHE_FILE_BYTES {
+        return Err(CacheFileError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// Where the payload of a cache file for `key` starts, once its header, length and
+/// checksum hold.
+fn payload_at(bytes: &[u8], key: &str) -> Result<usize, CacheFileError> {
+    let damaged = |what: &str| CacheFileError::Damaged(what.to_owned());
+    let mut rest = bytes;
+    let mut line = || -> Result<&[u8], CacheFileError> {
+        let end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or_else(|| damaged("truncated header"))?;
+        let (line, after) = rest.split_at(end);
+        rest = &after[1..];
+        Ok(line)
+    };
+    if line()? != MAGIC.as_bytes() {
+        return Err(damaged("not a skills cache"));
+    }
+    if line()? != FORMAT_VERSION.to_string().as_bytes() {
+        return Err(CacheFileError::Other);
+    }
+    let stored_key: String = serde_json::from_slice(line()?).map_err(|_| damaged("bad key line"))?;
+    if stored_key != key {
+        return Err(CacheFileError::Other);
+    }
+    let sums = std::str::from_utf8(line()?).map_err(|_| damaged("bad length line"))?;
+    let (len, sum) = sums.split_once(' ').ok_or_else(|| damaged("bad length line"))?;
+    if len.parse::<usize>().ok() != Some(rest.len()) {
+        return Err(damaged("truncated payload"));
+    }
+    if hex(&Sha256::digest(rest)) != sum {
+        return Err(damaged("checksum mismatch"));
+    }
+    Ok(bytes.len() - rest.len())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Writes `head` then `body` to a new temporary file beside `file` and renames it over
+/// `file`; the temporary file goes if anything fails.
+fn write_atomically(file: &Path, head: &[u8], body: &[u8]) -> std::io::Result<()> {
+    let dir = file
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = file
+        .file_name()
+        .map_or_else(|| "cache".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), unique()));
+    let written = (|| {
+        let mut out = std::fs::File::create(&temporary)?;
+        out.write_all(head)?;
+        out.write_all(body)?;
+        out.flush()?;
+        drop(out);
+        std::fs::rename(&temporary, file)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// A number no other save of this process uses.
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
