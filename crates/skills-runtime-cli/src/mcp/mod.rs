@@ -64,13 +64,7 @@ pub async fn serve(
     let snapshot = catalog.snapshot();
     crate::trim_heap();
     print_diagnostics(snapshot.diagnostics());
-    let watch = catalog.watch().context("cannot watch the sources")?;
-    for (i, reason) in watch.unwatched() {
-        eprintln!(
-            "warning: source {} is not watched: {reason}",
-            catalog.sources()[*i].label()
-        );
-    }
+    watch_in_background(&catalog);
     // search_skills is offered from the start: build its index in the background.
     catalog.warm_search();
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
@@ -88,8 +82,33 @@ pub async fn serve(
         }
         Transport::Http(addr) => serve_http(server, addr, &serving).await?,
     }
-    drop(watch);
     Ok(ExitCode::from(EXIT_OK))
+}
+
+/// Watches the sources from a task of its own, for the whole session: on a large library
+/// the watch takes a while to set up (an inotify watch per folder: 1.3 s at 61,000
+/// folders), and the client should not wait for it. Once it is up, one reload catches
+/// what changed since discovery.
+fn watch_in_background(catalog: &std::sync::Arc<skills_runtime::SkillCatalog>) {
+    let catalog = catalog.clone();
+    tokio::spawn(async move {
+        let watching = catalog.clone();
+        let watch = match tokio::task::spawn_blocking(move || watching.watch()).await {
+            Ok(Ok(watch)) => watch,
+            Ok(Err(error)) => return eprintln!("warning: the sources are not watched: {error}"),
+            Err(_) => return eprintln!("warning: the sources are not watched"),
+        };
+        for (i, reason) in watch.unwatched() {
+            eprintln!(
+                "warning: source {} is not watched: {reason}",
+                catalog.sources()[*i].label()
+            );
+        }
+        catalog.reload().await;
+        // Held until the session ends and the runtime drops this task.
+        std::future::pending::<()>().await;
+        drop(watch);
+    });
 }
 
 type Body = BoxBody<Bytes, Infallible>;
