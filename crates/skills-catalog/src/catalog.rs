@@ -294,12 +294,7 @@ impl SkillCatalog {
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
         let quiet = first && !want_event && self.events.receiver_count() == 0;
-        let event = self.publish(work, first, None, &BTreeSet::new(), quiet);
-        if first {
-            let caches: Vec<&ParseCache> = work.iter().map(|w| &w.cache).collect();
-            self.note_index_file(&caches);
-        }
-        event
+        self.publish(work, first, None, &BTreeSet::new(), quiet)
     }
 
     /// Builds the snapshot of every source's memory and swaps it in if anything

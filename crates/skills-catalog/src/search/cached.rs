@@ -28,14 +28,27 @@ impl SkillCatalog {
     }
 
     /// Notes where the index of the first snapshot is kept (see
-    /// [`PersistentCache::index_file`](crate::PersistentCache)); called once the first
-    /// discovery is published, with every source's cache.
-    pub(crate) fn note_index_file(&self, caches: &[&skills_core::ParseCache]) {
+    /// [`PersistentCache::index_file`](crate::PersistentCache)), before a search builds
+    /// its index: only the first snapshot's index is kept, and a command that does not
+    /// search computes no key.
+    fn note_index_file(&self) {
         let Some(persist) = self.persistent_cache() else { return };
-        if self.lock.is_some() {
+        // Reloads publish under this lock: the snapshot cannot change until the key is
+        // noted (a later publish lets go of it). A reload under way: no index is kept.
+        let Ok(work) = self.work.try_lock() else { return };
+        let Some(work) = work.as_ref() else { return };
+        let snapshot = self.snapshot();
+        let noted = self
+            .search
+            .stored
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some();
+        if snapshot.version() != 1 || noted {
             return;
         }
-        let snapshot = self.snapshot();
+        let caches: Vec<&skills_core::ParseCache> = work.iter().map(|w| &w.cache).collect();
+        let caches = caches.as_slice();
         let instructions = self.search.reads_instructions();
         let stored = persist
             .index_file(self.sources(), &self.limits, &snapshot, caches, instructions)
@@ -49,6 +62,7 @@ impl SkillCatalog {
 
     /// The index the last process kept for the snapshot served now, if there is one.
     pub(super) fn stored_index(&self) -> Option<SkillIndex> {
+        self.note_index_file();
         let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = stored.as_mut()?;
         let bytes = crate::cache_file::read_cache_file(&stored.file, &stored.key).ok()?;
