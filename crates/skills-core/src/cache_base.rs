@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::cache_codec::Reader;
+use crate::cache_codec::{Blob, Reader};
 use crate::name_index::NameIndex;
-use crate::parse_cache::Blob;
 
 /// A range of the buffer: start and length.
 type Span = (u32, u32);

@@ -14,12 +14,29 @@
 //! ```
 //! A `path` is left out when it is the cached file's own. Integers are little-endian.
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::parse::ParseOutcome;
 use crate::skill::{FrontmatterValue, SkillMetadata};
 
 /// How deep decoded frontmatter values may nest.
 const MAX_VALUE_DEPTH: usize = 128;
+
+/// The encoded parse of a file ([`encode`]): a part of a buffer that a loaded
+/// cache file's entries share, or a buffer of its own.
+#[derive(Debug, Clone)]
+pub(crate) struct Blob {
+    pub(crate) buffer: Arc<Vec<u8>>,
+    pub(crate) range: Range<usize>,
+}
+
+impl Blob {
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.buffer.get(self.range.clone()).unwrap_or_default()
+    }
+}
 
 /// Appends the encoding of `outcome`, the parse of the file at `path`, to `out`.
 pub(crate) fn encode(outcome: &ParseOutcome, path: &str, out: &mut Vec<u8>) {

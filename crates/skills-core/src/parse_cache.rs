@@ -3,12 +3,11 @@
 //! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::cache_base::Base;
-use crate::cache_codec;
+use crate::cache_codec::{self, Blob};
 use crate::file::FileInfo;
 use crate::parse::ParseOutcome;
 use crate::path;
@@ -18,20 +17,6 @@ use crate::path;
 /// edit within the same timestamp tick would keep its etag) and is read again by the next
 /// process. Two seconds covers the coarsest timestamps in use (FAT's).
 pub const DEFAULT_RACY_WINDOW: Duration = Duration::from_secs(2);
-
-/// The encoded parse of a file ([`cache_codec`]): a part of a buffer that a loaded
-/// cache file's entries share, or a buffer of its own.
-#[derive(Debug, Clone)]
-pub(crate) struct Blob {
-    pub(crate) buffer: Arc<Vec<u8>>,
-    pub(crate) range: Range<usize>,
-}
-
-impl Blob {
-    pub(crate) fn bytes(&self) -> &[u8] {
-        self.buffer.get(self.range.clone()).unwrap_or_default()
-    }
-}
 
 /// One cached `SKILL.md`.
 #[derive(Debug, Clone)]

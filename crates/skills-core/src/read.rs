@@ -7,13 +7,14 @@ use std::time::SystemTime;
 use futures_util::StreamExt as _;
 
 use crate::backend::BackendProtocol;
+use crate::cache_codec::Blob;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
 use crate::error::BackendError;
 use crate::file::{FileErrorKind, FileInfo};
 use crate::limits::DiscoveryLimits;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
-use crate::parse_cache::{Blob, ParseCache};
+use crate::parse_cache::ParseCache;
 use crate::path;
 use crate::skill::{LOWERCASE_SKILL_FILE, ResourceKind, SKILL_FILE, SkillListing};
 
