@@ -25,6 +25,7 @@
 
 #![warn(missing_docs)]
 
+mod at;
 mod listing;
 mod queue;
 mod reading;
@@ -384,8 +385,16 @@ impl BackendProtocol for FilesystemBackend {
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
+        // The source folder, held open for this walk: each sub-directory's file is asked
+        // relative to it (a walk that fails to resolve it reports that itself).
+        let source = self
+            .inner
+            .resolve_dir(path)
+            .ok()
+            .and_then(|(_, host)| at::SourceDir::open(&host))
+            .map(Arc::new);
         self.two_stage(path, 2, move |inner, (dir_path, dir, _), walk, _| {
-            inner.child_file(&dir_path, &dir, &name, walk);
+            inner.child_file(source.as_deref(), &dir_path, &dir, &name, walk);
         })
         .await
     }

@@ -198,14 +198,25 @@ impl Inner {
 
     /// Adds `<dir>/<file_name>` to `walk` when it is there (or an error under the
     /// directory's path when the directory cannot be looked into); whether it was there.
-    pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
+    /// `source`, when given, is the folder the directory lies in, held open: a plain
+    /// sub-directory of it is asked relative to it (see [`crate::at`]).
+    pub(crate) fn child_file(
+        &self,
+        source: Option<&crate::at::SourceDir>,
+        dir_path: &str,
+        dir: &Path,
+        file_name: &str,
+        walk: &mut Walk,
+    ) -> bool {
         let errors = walk.errors.len();
+        let one = |name: &str, walk: &mut Walk| match source.and_then(|s| s.child_file(dir_path, dir, name, walk)) {
+            Some(found) => found,
+            None => self.one_child_file(dir_path, dir, name, walk),
+        };
         // A folder without `SKILL.md` may hold the skill file under its lowercase name
         // (asked only when the folder could be looked into).
-        self.one_child_file(dir_path, dir, file_name, walk)
-            || (file_name == SKILL_FILE
-                && walk.errors.len() == errors
-                && self.one_child_file(dir_path, dir, LOWERCASE_SKILL_FILE, walk))
+        one(file_name, walk)
+            || (file_name == SKILL_FILE && walk.errors.len() == errors && one(LOWERCASE_SKILL_FILE, walk))
     }
 
     fn one_child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
@@ -266,19 +277,30 @@ fn file_info(path: String, meta: &Metadata) -> FileInfo {
             changed_at: None,
         };
     }
+    let (ino, ctime) = inode_and_ctime(meta);
+    file_entry(path, meta.len(), modified_at, ctime, ino)
+}
+
+/// A file's entry from its `stat`: the etag is its size, mtime, ctime and inode.
+pub(crate) fn file_entry(
+    path: String,
+    size: u64,
+    modified_at: Option<SystemTime>,
+    ctime: Option<SystemTime>,
+    ino: u64,
+) -> FileInfo {
     let nanos = |t: Option<SystemTime>| {
         t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map_or(0, |d| d.as_nanos())
     };
-    let (ino, ctime) = inode_and_ctime(meta);
     let (mtime_ns, ctime_ns) = (nanos(modified_at), nanos(ctime));
     FileInfo {
         path,
         is_dir: false,
-        size: meta.len(),
+        size,
         modified_at,
         // ctime catches an edit whose mtime was put back (`touch -d`, `rsync -t`).
-        etag: Some(format!("{:x}-{mtime_ns:x}-{ctime_ns:x}-{ino:x}", meta.len())),
+        etag: Some(format!("{size:x}-{mtime_ns:x}-{ctime_ns:x}-{ino:x}")),
         changed_at: modified_at.max(ctime),
     }
 }

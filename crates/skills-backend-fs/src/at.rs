@@ -1,0 +1,112 @@
+//! Looking up `<child>/SKILL.md` relative to the source folder held open, for the walk of
+//! a source (`child_files`): the kernel resolves two path components instead of the
+//! whole host path, a third less time per skill on a large library (61,452 lookups:
+//! 136-246 ms instead of 245-380 ms).
+//!
+//! Only a plain sub-directory of the folder is asked this way, and only a regular file,
+//! a directory or nothing is answered: a link (of the sub-directory or the file) goes the
+//! usual way, which keeps it inside the root or leaves it out.
+
+use std::path::{Path, PathBuf};
+
+use skills_core::{FileInfo, Walk, path};
+
+/// A source folder held open for one walk (never longer: a folder replaced by another
+/// after the walk is not looked into through the old one).
+#[derive(Debug)]
+pub(crate) struct SourceDir {
+    /// Its resolved path on the host.
+    host: PathBuf,
+    #[cfg(target_os = "linux")]
+    fd: std::os::fd::OwnedFd,
+}
+
+impl SourceDir {
+    /// Holds the folder at `host` (resolved) open; `None` where it cannot be (the usual
+    /// lookups then serve).
+    pub(crate) fn open(host: &Path) -> Option<Self> {
+        #[cfg(target_os = "linux")]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
+            let fd = rustix::fs::open(host, flags, Mode::empty()).ok()?;
+            Some(Self {
+                host: host.to_owned(),
+                fd,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        {
+            let _ = host;
+            None
+        }
+    }
+
+    /// Adds `<dir>/<file_name>` to `walk` when it is a file or a directory there, if
+    /// `dir` is a plain sub-directory of this folder: whether it was there, or `None`
+    /// when the usual lookup must answer (a link, an error other than "not there").
+    pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> Option<bool> {
+        if dir.parent() != Some(self.host.as_path()) {
+            return None;
+        }
+        let child = dir.file_name()?.to_str()?;
+        self.stat(child, dir_path, file_name, walk)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn stat(&self, child: &str, dir_path: &str, file_name: &str, walk: &mut Walk) -> Option<bool> {
+        use rustix::fs::{AtFlags, FileType};
+        use rustix::io::Errno;
+
+        let rel = format!("{child}/{file_name}");
+        let stat = match rustix::fs::statat(&self.fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => stat,
+            Err(Errno::NOENT | Errno::NOTDIR) => return Some(false),
+            Err(_) => return None,
+        };
+        let entry_path = path::join(dir_path, file_name);
+        match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => {
+                let time = |secs: i64, nanos: u64| time_of(secs, nanos);
+                let modified = time(stat.st_mtime as i64, stat.st_mtime_nsec as u64);
+                // As the standard library's metadata gives it: none before the epoch.
+                let changed = (stat.st_ctime >= 0)
+                    .then(|| time(stat.st_ctime as i64, stat.st_ctime_nsec as u64))
+                    .flatten();
+                let entry = crate::listing::file_entry(entry_path, stat.st_size as u64, modified, changed, stat.st_ino);
+                walk.entries.push(entry);
+                Some(true)
+            }
+            FileType::Directory => {
+                walk.entries.push(FileInfo::directory(entry_path));
+                Some(true)
+            }
+            // A link: the usual lookup follows it within the root, or leaves it out.
+            FileType::Symlink => None,
+            // A special file is not served.
+            _ => Some(false),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn stat(&self, _child: &str, _dir_path: &str, _file_name: &str, _walk: &mut Walk) -> Option<bool> {
+        None
+    }
+}
+
+/// The time `secs` seconds and `nanos` nanoseconds from the Unix epoch, as the standard
+/// library makes it of a `stat` (before the epoch too).
+#[cfg(target_os = "linux")]
+fn time_of(secs: i64, nanos: u64) -> Option<std::time::SystemTime> {
+    use std::time::{Duration, UNIX_EPOCH};
+    let nanos = Duration::from_nanos(nanos.min(999_999_999));
+    if secs >= 0 {
+        UNIX_EPOCH
+            .checked_add(Duration::from_secs(secs as u64))?
+            .checked_add(nanos)
+    } else {
+        UNIX_EPOCH
+            .checked_sub(Duration::from_secs(secs.unsigned_abs()))?
+            .checked_add(nanos)
+    }
+}
