@@ -15,6 +15,9 @@ use crate::source::SkillSource;
 
 /// Most cache files kept in the folder: the least recently written go first.
 const MAX_FILES: usize = 64;
+/// Most bytes of cache files kept in the folder (a 61,000-folder library's parses, words
+/// and index take about 150 MiB).
+const MAX_FOLDER_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Where a [`SkillCatalog`](crate::SkillCatalog) keeps what discovery parsed, one file
 /// per source and settings, between processes ([`SkillCatalog::with_persistent_cache`](crate::SkillCatalog::with_persistent_cache)).
@@ -201,17 +204,25 @@ fn program() -> &'static str {
     })
 }
 
-/// Removes the least recently written cache files of `dir` beyond [`MAX_FILES`] (never
-/// `kept`), and temporary files a killed process left over an hour ago.
+/// Removes the least recently written cache files of `dir` beyond [`MAX_FILES`] files or
+/// [`MAX_FOLDER_BYTES`] bytes (never `kept`, the file just written), and temporary files
+/// a killed process left over an hour ago.
 pub(crate) fn prune(dir: &Path, kept: &Path) {
+    prune_to(dir, kept, MAX_FILES, MAX_FOLDER_BYTES);
+}
+
+fn prune_to(dir: &Path, kept: &Path, max_files: usize, max_bytes: u64) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let now = SystemTime::now();
     let mut caches = Vec::new();
+    let mut total = 0u64;
     for entry in entries.flatten() {
         let path = entry.path();
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let modified = entry.metadata().and_then(|m| m.modified()).unwrap_or(UNIX_EPOCH);
+        let meta = entry.metadata().ok();
+        let modified = meta.as_ref().and_then(|m| m.modified().ok()).unwrap_or(UNIX_EPOCH);
+        let size = meta.map_or(0, |m| m.len());
         if name.starts_with('.') && name.ends_with(".tmp") {
             if now
                 .duration_since(modified)
@@ -219,16 +230,24 @@ pub(crate) fn prune(dir: &Path, kept: &Path) {
             {
                 let _ = std::fs::remove_file(&path);
             }
-        } else if [".cache", ".index", ".words"].iter().any(|e| name.ends_with(e)) && path != kept {
-            caches.push((modified, path));
+        } else if [".cache", ".index", ".words"].iter().any(|e| name.ends_with(e)) {
+            total = total.saturating_add(size);
+            if path != kept {
+                caches.push((modified, size, path));
+            }
         }
     }
-    if caches.len() < MAX_FILES {
-        return;
-    }
+    // The oldest first, until the folder is within both bounds (counting `kept`).
     caches.sort();
-    for (_, path) in &caches[..caches.len() + 1 - MAX_FILES] {
-        let _ = std::fs::remove_file(path);
+    let mut files = caches.len() + 1;
+    for (_, size, path) in &caches {
+        if files <= max_files && total <= max_bytes {
+            break;
+        }
+        if std::fs::remove_file(path).is_ok() {
+            files -= 1;
+            total = total.saturating_sub(*size);
+        }
     }
 }
 
@@ -267,5 +286,31 @@ impl PersistentCache {
         if let Ok(saved) = saved.await {
             *cache = saved;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_folder_keeps_its_newest_files_within_both_bounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |i: usize| dir.path().join(format!("{i:02}.cache"));
+        let old = SystemTime::now() - Duration::from_secs(100);
+        for i in 0..10 {
+            std::fs::write(file(i), vec![b'x'; 100]).unwrap();
+            let at = old + Duration::from_secs(i as u64);
+            let opened = std::fs::File::options().write(true).open(file(i)).unwrap();
+            opened.set_times(std::fs::FileTimes::new().set_modified(at)).unwrap();
+        }
+        std::fs::write(dir.path().join("notes.txt"), "not a cache").unwrap();
+        // The oldest file is the one just written: it stays whatever its age.
+        prune_to(dir.path(), &file(0), 6, u64::MAX);
+        let left = |n: usize| (0..10).filter(|&i| file(i).exists()).take(n).collect::<Vec<_>>();
+        assert_eq!(left(10), [0, 5, 6, 7, 8, 9]);
+        prune_to(dir.path(), &file(0), 64, 350);
+        assert_eq!(left(10), [0, 8, 9], "within 350 bytes");
+        assert!(dir.path().join("notes.txt").exists(), "only cache files go");
     }
 }
