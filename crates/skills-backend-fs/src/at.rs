@@ -8,6 +8,7 @@
 //! usual way, which keeps it inside the root or leaves it out.
 
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_core::{FileInfo, Walk, path};
 
@@ -73,7 +74,7 @@ impl SourceDir {
                 let changed = (stat.st_ctime >= 0)
                     .then(|| time(stat.st_ctime as i64, stat.st_ctime_nsec as u64))
                     .flatten();
-                let entry = crate::listing::file_entry(entry_path, stat.st_size as u64, modified, changed, stat.st_ino);
+                let entry = file_entry(entry_path, stat.st_size as u64, modified, changed, stat.st_ino);
                 walk.entries.push(entry);
                 Some(true)
             }
@@ -91,6 +92,30 @@ impl SourceDir {
     #[cfg(not(target_os = "linux"))]
     fn stat(&self, _child: &str, _dir_path: &str, _file_name: &str, _walk: &mut Walk) -> Option<bool> {
         None
+    }
+}
+
+/// A file's entry from its `stat`: the etag is its size, mtime, ctime and inode.
+pub(crate) fn file_entry(
+    path: String,
+    size: u64,
+    modified_at: Option<SystemTime>,
+    ctime: Option<SystemTime>,
+    ino: u64,
+) -> FileInfo {
+    let nanos = |t: Option<SystemTime>| {
+        t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos())
+    };
+    let (mtime_ns, ctime_ns) = (nanos(modified_at), nanos(ctime));
+    FileInfo {
+        path,
+        is_dir: false,
+        size,
+        modified_at,
+        // ctime catches an edit whose mtime was put back (`touch -d`, `rsync -t`).
+        etag: Some(format!("{size:x}-{mtime_ns:x}-{ctime_ns:x}-{ino:x}")),
+        changed_at: modified_at.max(ctime),
     }
 }
 

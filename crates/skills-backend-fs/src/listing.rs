@@ -278,31 +278,7 @@ fn file_info(path: String, meta: &Metadata) -> FileInfo {
         };
     }
     let (ino, ctime) = inode_and_ctime(meta);
-    file_entry(path, meta.len(), modified_at, ctime, ino)
-}
-
-/// A file's entry from its `stat`: the etag is its size, mtime, ctime and inode.
-pub(crate) fn file_entry(
-    path: String,
-    size: u64,
-    modified_at: Option<SystemTime>,
-    ctime: Option<SystemTime>,
-    ino: u64,
-) -> FileInfo {
-    let nanos = |t: Option<SystemTime>| {
-        t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos())
-    };
-    let (mtime_ns, ctime_ns) = (nanos(modified_at), nanos(ctime));
-    FileInfo {
-        path,
-        is_dir: false,
-        size,
-        modified_at,
-        // ctime catches an edit whose mtime was put back (`touch -d`, `rsync -t`).
-        etag: Some(format!("{size:x}-{mtime_ns:x}-{ctime_ns:x}-{ino:x}")),
-        changed_at: modified_at.max(ctime),
-    }
+    crate::at::file_entry(path, meta.len(), modified_at, ctime, ino)
 }
 
 /// The inode number and the status change time (ctime), where the platform has them.
