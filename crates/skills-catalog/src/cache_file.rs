@@ -66,16 +66,38 @@ pub enum CacheFileError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write_cache_file(file: &Path, key: &str, payload: &[u8]) -> std::io::Result<()> {
+    write_cache_file_with(file, key, &|sink| sink(payload))
+}
+
+/// [`write_cache_file`] of the payload `produce` gives to its sink part by part; called
+/// twice (for the length and checksum the header holds, then to write the parts), so a
+/// large payload is never held whole in memory.
+pub fn write_cache_file_with(file: &Path, key: &str, produce: &dyn Fn(&mut dyn FnMut(&[u8]))) -> std::io::Result<()> {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut len = 0u64;
+    produce(&mut |part| {
+        hasher.update(part);
+        len += part.len() as u64;
+    });
     let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
     text.push_str(&serde_json::to_string(key)?);
-    text.push_str(&format!("\n{} {}\n", payload.len(), checksum(payload)));
-    if (text.len() + payload.len()) as u64 > MAX_CACHE_FILE_BYTES {
+    text.push_str(&format!("\n{len} {:032x}\n", hasher.digest128()));
+    if text.len() as u64 + len > MAX_CACHE_FILE_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
             "the cache is over its size limit",
         ));
     }
-    write_atomically(file, text.as_bytes(), payload)
+    write_atomically(file, |out| {
+        out.write_all(text.as_bytes())?;
+        let mut failed = None;
+        produce(&mut |part| {
+            if failed.is_none() {
+                failed = out.write_all(part).err();
+            }
+        });
+        failed.map_or(Ok(()), Err)
+    })
 }
 
 /// The payload [`write_cache_file`] wrote to `file` for `key`, once the header, the
@@ -146,9 +168,12 @@ fn checksum(payload: &[u8]) -> String {
     format!("{:032x}", xxhash_rust::xxh3::xxh3_128(payload))
 }
 
-/// Writes `head` then `body` to a new temporary file beside `file` and renames it over
-/// `file`; the temporary file goes if anything fails.
-fn write_atomically(file: &Path, head: &[u8], body: &[u8]) -> std::io::Result<()> {
+/// Writes to a new temporary file beside `file` with `write` and renames it over `file`;
+/// the temporary file goes if anything fails.
+fn write_atomically(
+    file: &Path,
+    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = file
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -159,9 +184,8 @@ fn write_atomically(file: &Path, head: &[u8], body: &[u8]) -> std::io::Result<()
         .map_or_else(|| "cache".into(), |n| n.to_string_lossy().into_owned());
     let temporary = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), unique()));
     let written = (|| {
-        let mut out = std::fs::File::create(&temporary)?;
-        out.write_all(head)?;
-        out.write_all(body)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&temporary)?);
+        write(&mut out)?;
         out.flush()?;
         drop(out);
         std::fs::rename(&temporary, file)

@@ -9,7 +9,7 @@ use sha2::{Digest as _, Sha256};
 use skills_core::{DiscoveryLimits, ParseCache};
 use tracing::debug;
 
-use crate::cache_file::{CacheFileError, read_cache_file, write_cache_file};
+use crate::cache_file::{CacheFileError, read_cache_file, write_cache_file, write_cache_file_with};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -151,7 +151,7 @@ impl PersistentCache {
         // When only search words changed, the parses on disk are the ones held.
         let mut written = Ok(());
         if cache.parses_dirty() || !cache.words_dirty() {
-            written = write_cache_file(&file, &key, &cache.to_bytes());
+            written = write_cache_file_with(&file, &key, &|sink| cache.write_bytes(sink));
         }
         if written.is_ok() && cache.words_dirty() {
             written = write_cache_file(&words_file(&file), &key, &cache.words_to_bytes());

@@ -42,20 +42,26 @@ impl ParseCache {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let entries = self.stored();
-        let size: usize = entries
-            .iter()
-            .map(|(p, e, o, _)| 12 + p.len() + e.len() + o.len())
-            .sum();
-        let mut out = Vec::with_capacity(size + 4);
-        put_len(&mut out, entries.len());
-        for (path, etag, outcome, _) in &entries {
-            put_str(&mut out, path);
-            put_str(&mut out, etag);
-            put_len(&mut out, outcome.len());
-            out.extend_from_slice(outcome);
-        }
+        let mut out = Vec::new();
+        self.write_bytes(&mut |part| out.extend_from_slice(part));
         out
+    }
+
+    /// [`to_bytes`](Self::to_bytes), given to `sink` part by part: a large cache is
+    /// written without a second copy of it in memory.
+    pub fn write_bytes(&self, sink: &mut dyn FnMut(&[u8])) {
+        let entries = self.stored();
+        let mut head = Vec::with_capacity(256);
+        put_len(&mut head, entries.len());
+        sink(&head);
+        for (path, etag, outcome, _) in &entries {
+            head.clear();
+            put_str(&mut head, path);
+            put_str(&mut head, etag);
+            put_len(&mut head, outcome.len());
+            sink(&head);
+            sink(outcome);
+        }
     }
 
     /// The search words of the cache's entries as bytes, for

@@ -53,6 +53,8 @@ pub struct ParseCache {
     /// Whether search words changed since they were loaded or saved.
     pub(crate) words_dirty: bool,
     racy_window: Duration,
+    /// Where a parse is encoded before it is kept.
+    scratch: Vec<u8>,
 }
 
 impl Default for ParseCache {
@@ -65,6 +67,7 @@ impl Default for ParseCache {
             dirty: false,
             words_dirty: false,
             racy_window: DEFAULT_RACY_WINDOW,
+            scratch: Vec::new(),
         }
     }
 }
@@ -142,8 +145,11 @@ impl ParseCache {
         let racy = entry
             .changed_at
             .is_some_and(|changed| changed + self.racy_window > read_at);
-        let mut bytes = Vec::new();
-        cache_codec::encode(outcome, &entry.path, &mut bytes);
+        // Encoded into a buffer that is reused, then copied at its exact size: one
+        // allocation per parse, none of the growing a fresh vector goes through.
+        self.scratch.clear();
+        cache_codec::encode(outcome, &entry.path, &mut self.scratch);
+        let bytes = self.scratch.to_vec();
         let cached = Entry {
             etag: etag.clone(),
             outcome: Blob {
