@@ -69,10 +69,14 @@ pub fn write_cache_file(file: &Path, key: &str, payload: &[u8]) -> std::io::Resu
     write_cache_file_with(file, key, &|sink| sink(payload))
 }
 
+/// What gives a payload part by part to the sink it is handed
+/// ([`write_cache_file_with`]).
+pub type Producer<'a> = dyn Fn(&mut dyn FnMut(&[u8])) + 'a;
+
 /// [`write_cache_file`] of the payload `produce` gives to its sink part by part; called
 /// twice (for the length and checksum the header holds, then to write the parts), so a
 /// large payload is never held whole in memory.
-pub fn write_cache_file_with(file: &Path, key: &str, produce: &dyn Fn(&mut dyn FnMut(&[u8]))) -> std::io::Result<()> {
+pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> std::io::Result<()> {
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     let mut len = 0u64;
     produce(&mut |part| {

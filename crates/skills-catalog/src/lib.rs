@@ -75,7 +75,9 @@ pub use budget::{
     BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
     format_budgeted_list, short_entry,
 };
-pub use cache_file::{CacheFileError, MAX_CACHE_FILE_BYTES, read_cache_file, write_cache_file, write_cache_file_with};
+pub use cache_file::{
+    CacheFileError, MAX_CACHE_FILE_BYTES, Producer, read_cache_file, write_cache_file, write_cache_file_with,
+};
 pub use catalog::SkillCatalog;
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
