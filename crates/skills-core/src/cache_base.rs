@@ -28,6 +28,8 @@ pub(crate) struct Base {
     slots: Vec<Slot>,
     index: NameIndex,
     live: usize,
+    /// Whether the entries are in path order (as every cache is written).
+    sorted: bool,
 }
 
 impl Base {
@@ -62,11 +64,15 @@ impl Base {
         if !reader.bytes.is_empty() {
             return None;
         }
+        let sorted = slots
+            .windows(2)
+            .all(|pair| text(&payload, pair[0].path) < text(&payload, pair[1].path));
         let mut base = Self {
             buffer: Arc::new(payload),
             index: NameIndex::with_capacity(slots.len()),
             live: slots.len(),
             slots,
+            sorted,
         };
         let Self {
             buffer, slots, index, ..
@@ -125,6 +131,29 @@ impl Base {
             }
         }
         self.live != before
+    }
+
+    /// Takes out the live entries whose path is not among `found` (sorted by path), in
+    /// one pass over both; whether any went, or `None` when the entries are not in path
+    /// order (then [`retain`](Self::retain) does it).
+    pub(crate) fn retain_found(&mut self, found: &[crate::file::FileInfo]) -> Option<bool> {
+        if !self.sorted {
+            return None;
+        }
+        let before = self.live;
+        let mut next = found.iter().map(|f| f.path.as_str()).peekable();
+        for slot in &mut self.slots {
+            if slot.gone {
+                continue;
+            }
+            let path = text(&self.buffer, slot.path);
+            while next.next_if(|f| *f < path).is_some() {}
+            if next.peek() != Some(&path) {
+                slot.gone = true;
+                self.live -= 1;
+            }
+        }
+        Some(self.live != before)
     }
 
     /// The live entries: path, etag, encoded parse, words.

@@ -183,7 +183,13 @@ impl ParseCache {
         self.entries.retain(|path, _| keep(path));
         self.dirty |= self.entries.len() != before;
         if let Some(base) = &mut self.base {
-            self.dirty |= base.retain(keep);
+            // A whole source's walk against the file's entries, both by path: one pass.
+            let merged = if looked_at.is_none() {
+                base.retain_found(found)
+            } else {
+                None
+            };
+            self.dirty |= merged.unwrap_or_else(|| base.retain(keep));
         }
     }
 
