@@ -1,0 +1,43 @@
+//! A parse cache kept as bytes between processes: what a discovery through a cache
+//! loaded from them reads, forgets and reports.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use skills_core::*;
+
+fn md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n")
+}
+
+#[tokio::test]
+async fn a_cache_from_bytes_forgets_the_files_that_are_gone_and_tracks_the_changed_ones() {
+    let b = MemoryBackend::new();
+    for name in ["a", "b", "c", "d"] {
+        b.insert(&format!("/src/{name}/SKILL.md"), md(name, "first")).unwrap();
+    }
+    let mut cache = ParseCache::new();
+    Discovery::new(&b, "/src").cache(&mut cache).run().await.unwrap();
+    let mut loaded = ParseCache::from_bytes(cache.to_bytes())
+        .expect("whole")
+        .with_change_tracking();
+    assert_eq!((loaded.len(), loaded.is_dirty()), (4, false));
+
+    // One folder gone (in the middle), one changed, one new; a discovery of the whole
+    // source reads the two, forgets the one, and keeps the rest as they were.
+    assert_eq!(b.remove("/src/b/SKILL.md"), 1);
+    b.insert("/src/c/SKILL.md", md("c", "second")).unwrap();
+    b.insert("/src/e/SKILL.md", md("e", "new")).unwrap();
+    let listing = Discovery::new(&b, "/src").cache(&mut loaded).run().await.unwrap();
+    let names: Vec<_> = listing.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["a", "c", "d", "e"]);
+    assert_eq!(listing.skills[1].description, "second");
+    assert_eq!(loaded.files_read(), 2);
+    assert_eq!(loaded.take_changed(), ["/src/c/SKILL.md"]);
+    assert_eq!(loaded.len(), 4, "b forgotten, e added");
+    assert!(loaded.is_dirty());
+    assert!(loaded.etag("/src/b/SKILL.md").is_none());
+    // What it keeps round-trips: a next start reads nothing.
+    let mut next = ParseCache::from_bytes(loaded.to_bytes()).expect("whole");
+    Discovery::new(&b, "/src").cache(&mut next).run().await.unwrap();
+    assert_eq!(next.files_read(), 0);
+}
