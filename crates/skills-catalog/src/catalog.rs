@@ -274,9 +274,6 @@ impl SkillCatalog {
             // the search index takes the instructions' words from it.
             let (result, read) = if self.incremental || self.persistent_cache().is_some() {
                 let result = discovery.cache(&mut state.cache).run().await;
-                if let Some(persist) = self.persistent_cache() {
-                    persist.save_now(source, self.limits, &mut state.cache).await;
-                }
                 (result, state.cache.files_read() - before)
             } else {
                 // No cache: it would hold a second copy of every parse.
@@ -294,7 +291,21 @@ impl SkillCatalog {
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
         let quiet = first && !want_event && self.events.receiver_count() == 0;
-        self.publish(work, first, None, &BTreeSet::new(), quiet)
+        let event = self.publish(work, first, None, &BTreeSet::new(), quiet);
+        self.keep_caches(work, &which).await;
+        event
+    }
+
+    /// Writes the persistent cache of each source of `which` whose parses changed: after
+    /// the reload is published, so that neither its snapshot nor its event waits for the
+    /// disk (65 MiB at 61,000 folders).
+    pub(crate) async fn keep_caches(&self, work: &mut [SourceWork], which: &[usize]) {
+        let Some(persist) = self.persistent_cache() else { return };
+        for &i in which {
+            if let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) {
+                persist.save_now(source, self.limits, &mut state.cache).await;
+            }
+        }
     }
 
     /// Builds the snapshot of every source's memory and swaps it in if anything

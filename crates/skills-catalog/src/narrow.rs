@@ -135,9 +135,6 @@ impl SkillCatalog {
             .cache(&mut state.cache)
             .run_folders(&dirs)
             .await;
-        if let Some(persist) = self.persistent_cache() {
-            persist.save_now(spec, self.limits, &mut state.cache).await;
-        }
         self.files_read
             .fetch_add(state.cache.files_read() - before, Ordering::Relaxed);
         let merged = match (found, state.last.take()) {
@@ -168,7 +165,9 @@ impl SkillCatalog {
         } else {
             BTreeSet::new()
         };
-        self.publish(work, false, Some(&names), &files_changed, false)
+        let event = self.publish(work, false, Some(&names), &files_changed, false);
+        self.keep_caches(work, &[source]).await;
+        event
     }
 }
 

@@ -158,7 +158,7 @@ impl PersistentCache {
         }
         match written {
             Ok(()) => {
-                cache.mark_saved(true);
+                cache.mark_saved();
                 prune(&self.dir, &file);
             }
             Err(error) => debug!(file = %file.display(), %error, "skills cache not written"),

@@ -138,7 +138,6 @@ impl SkillCatalog {
 
     /// Keeps the words read in each source's cache, and writes the caches that changed.
     async fn keep_words(&self, read: Vec<ReadWords>) {
-        let Some(persist) = self.persistent_cache() else { return };
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
         for (source, path, words) in read {
@@ -146,8 +145,7 @@ impl SkillCatalog {
                 state.cache.set_words(&path, words);
             }
         }
-        for (source, state) in self.sources().iter().zip(work.iter_mut()) {
-            persist.save_now(source, self.limits, &mut state.cache).await;
-        }
+        let all: Vec<usize> = (0..work.len()).collect();
+        self.keep_caches(work, &all).await;
     }
 }
