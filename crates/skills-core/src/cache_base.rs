@@ -106,19 +106,24 @@ impl Base {
         }
     }
 
-    pub(crate) fn words(&self, i: usize) -> Option<&Arc<str>> {
-        self.slots[i].words.as_ref()
+    /// The etag and the search words of entry `i`.
+    pub(crate) fn entry(&self, i: usize) -> (&str, Option<&Arc<str>>) {
+        let slot = &self.slots[i];
+        (text(&self.buffer, slot.etag), slot.words.as_ref())
     }
 
-    pub(crate) fn set_words(&mut self, i: usize, words: Arc<str>) {
-        self.slots[i].words = Some(words);
+    /// [`entry`](Self::entry), with the words to change.
+    pub(crate) fn entry_mut(&mut self, i: usize) -> (&str, &mut Option<Arc<str>>) {
+        let slot = &mut self.slots[i];
+        (text(&self.buffer, slot.etag), &mut slot.words)
     }
 
-    /// Takes the entry out (replaced by a new parse, or its file gone).
-    pub(crate) fn remove(&mut self, i: usize) {
-        if !std::mem::replace(&mut self.slots[i].gone, true) {
-            self.live -= 1;
-        }
+    /// Takes out the live entry of `path` (replaced by a new parse); whether there was one.
+    pub(crate) fn remove_path(&mut self, path: &str) -> bool {
+        let Some(i) = self.find(path) else { return false };
+        self.slots[i].gone = true;
+        self.live -= 1;
+        true
     }
 
     /// Takes out the live entries whose path `keep` refuses; whether any went.

@@ -103,13 +103,11 @@ impl ParseCache {
         reader.bytes.is_empty().then_some(given)
     }
 
-    /// Notes that what the cache holds is kept: it is no longer
-    /// [dirty](Self::is_dirty) (`words`: its search words too).
-    pub fn mark_saved(&mut self, words: bool) {
+    /// Notes that what the cache holds, parses and search words, is kept: it is no
+    /// longer [dirty](Self::is_dirty).
+    pub fn mark_saved(&mut self) {
         self.dirty = false;
-        if words {
-            self.words_dirty = false;
-        }
+        self.words_dirty = false;
     }
 
     /// Whether a parse changed since the cache was made or [saved](Self::mark_saved).

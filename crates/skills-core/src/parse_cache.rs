@@ -127,8 +127,8 @@ impl ParseCache {
         self.files_read += files;
     }
 
-    /// The encoded parse of `entry`'s file, if its etag did not change (decoded by
-    /// [`cache_codec::decode_all`]; one that does not decode is read again).
+    /// The encoded parse of `entry`'s file, if its etag did not change (decoded as its
+    /// chunk of discovery is read; one that does not decode is read again).
     pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
         let etag = entry.etag.as_deref()?;
         if let Some(cached) = self.entries.get(&entry.path) {
@@ -160,13 +160,7 @@ impl ParseCache {
             words: None,
         };
         self.dirty = true;
-        let in_base = match self.base.as_mut().and_then(|b| Some((b.find(&entry.path)?, b))) {
-            Some((at, base)) => {
-                base.remove(at);
-                true
-            }
-            None => false,
-        };
+        let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
         if self.entries.insert(entry.path.clone(), cached).is_some() || in_base {
             if let Some(changed) = &mut self.changed {
                 changed.push(entry.path.clone());
@@ -203,39 +197,24 @@ impl ParseCache {
 
     /// The etag the cached parse of the `SKILL.md` at `path` was made from.
     pub fn etag(&self, path: &str) -> Option<&str> {
-        if let Some(entry) = self.entries.get(path) {
-            return Some(&entry.etag);
-        }
-        let base = self.base.as_ref()?;
-        base.find(path).map(|at| base.etag(at))
+        self.lookup(path).map(|(etag, _)| etag)
     }
 
     /// The words a search index keeps for the instructions of the `SKILL.md` at `path`
     /// ([`set_words`](Self::set_words)), while its cached parse stands.
     pub fn words(&self, path: &str) -> Option<Arc<str>> {
-        if let Some(entry) = self.entries.get(path) {
-            return entry.words.clone();
-        }
-        let base = self.base.as_ref()?;
-        base.words(base.find(path)?).cloned()
+        self.lookup(path)?.1.cloned()
     }
 
     /// Keeps `words` (a search index's words for the instructions) with the cached parse
     /// of the `SKILL.md` at `path`, so a later process need not read the file for them;
     /// they go when the file's etag changes. Whether the file is cached.
     pub fn set_words(&mut self, path: &str, words: Arc<str>) -> bool {
-        if let Some(entry) = self.entries.get_mut(path) {
-            if entry.words.as_deref() != Some(&*words) {
-                entry.words = Some(words);
-                self.words_dirty = true;
-            }
-            return true;
-        }
-        let Some((at, base)) = self.base.as_mut().and_then(|b| Some((b.find(path)?, b))) else {
+        let Some((_, kept)) = self.lookup_mut(path) else {
             return false;
         };
-        if base.words(at).map(|w| &**w) != Some(&*words) {
-            base.set_words(at, words);
+        if kept.as_deref() != Some(&*words) {
+            *kept = Some(words);
             self.words_dirty = true;
         }
         true
@@ -243,20 +222,32 @@ impl ParseCache {
 
     /// Gives the cached entry of `path` `words` if its etag is `etag` and it has none.
     pub(crate) fn give_words_to(&mut self, path: &str, etag: &str, words: &str) -> bool {
-        if let Some(entry) = self.entries.get_mut(path) {
-            if entry.etag != etag || entry.words.is_some() {
-                return false;
+        match self.lookup_mut(path) {
+            Some((cached, kept)) if cached == etag && kept.is_none() => {
+                *kept = Some(Arc::from(words));
+                true
             }
-            entry.words = Some(Arc::from(words));
-            return true;
+            _ => false,
         }
-        let Some((at, base)) = self.base.as_mut().and_then(|b| Some((b.find(path)?, b))) else {
-            return false;
-        };
-        if base.etag(at) != etag || base.words(at).is_some() {
-            return false;
+    }
+
+    /// The etag and the words of the cached entry of `path`: parsed in this process, or
+    /// read from the cache file.
+    fn lookup(&self, path: &str) -> Option<(&str, Option<&Arc<str>>)> {
+        if let Some(entry) = self.entries.get(path) {
+            return Some((&entry.etag, entry.words.as_ref()));
         }
-        base.set_words(at, Arc::from(words));
-        true
+        let base = self.base.as_ref()?;
+        Some(base.entry(base.find(path)?))
+    }
+
+    /// [`lookup`](Self::lookup), with the words to change.
+    fn lookup_mut(&mut self, path: &str) -> Option<(&str, &mut Option<Arc<str>>)> {
+        if let Some(entry) = self.entries.get_mut(path) {
+            return Some((&entry.etag, &mut entry.words));
+        }
+        let base = self.base.as_mut()?;
+        let at = base.find(path)?;
+        Some(base.entry_mut(at))
     }
 }

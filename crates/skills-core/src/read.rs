@@ -324,21 +324,23 @@ fn chunks(candidates: Vec<(FileInfo, Read)>, batch: usize) -> Vec<Vec<(FileInfo,
 /// Reads and parses the `SKILL.md` files of a chunk that are still to read
 /// ([`BackendProtocol::read_skill_files`]): what became of each file, in chunk order.
 async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>) -> Vec<(FileInfo, Step)> {
-    // The cached parses first: one that does not decode is read like the rest.
-    let chunk: Vec<(FileInfo, Read, Option<ParseOutcome>)> = chunk
+    // What is known without a read (a problem, a cached parse that decodes) is a step
+    // already; the rest (`None`) is read.
+    let chunk: Vec<(FileInfo, Option<Step>)> = chunk
         .into_iter()
-        .map(|(entry, read)| match read {
-            Read::Cached(blob) => match crate::cache_codec::decode(blob.bytes(), &entry.path) {
-                Some(outcome) => (entry, Read::Cached(blob), Some(outcome)),
-                None => (entry, Read::Pending, None),
-            },
-            read => (entry, read, None),
+        .map(|(entry, read)| {
+            let step = match read {
+                Read::Problem(diagnostic) => Some(Step::Problem(diagnostic)),
+                Read::Cached(blob) => crate::cache_codec::decode(blob.bytes(), &entry.path).map(Step::Cached),
+                Read::Pending => None,
+            };
+            (entry, step)
         })
         .collect();
     let paths: Vec<String> = chunk
         .iter()
-        .filter(|(_, read, _)| matches!(read, Read::Pending))
-        .map(|(entry, _, _)| entry.path.clone())
+        .filter(|(_, step)| step.is_none())
+        .map(|(entry, _)| entry.path.clone())
         .collect();
     let mut reads = if paths.is_empty() {
         Vec::new()
@@ -347,13 +349,11 @@ async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>)
     }
     .into_iter();
     let mut steps = Vec::with_capacity(chunk.len());
-    for (entry, read, decoded) in chunk {
+    for (entry, known) in chunk {
         let md_path = &entry.path;
-        let step = match (read, decoded) {
-            (_, Some(outcome)) => Step::Cached(outcome),
-            (Read::Problem(diagnostic), None) => Step::Problem(diagnostic),
-            (Read::Cached(_), None) => continue,
-            (Read::Pending, None) => match reads.next() {
+        let step = match known {
+            Some(step) => step,
+            None => match reads.next() {
                 Some(Ok(outcome)) => Step::Parsed(outcome),
                 // Deleted between the listing and the read: as if it had never been there.
                 Some(Err(e)) if e.kind == FileErrorKind::FileNotFound => continue,

@@ -35,6 +35,18 @@ fn cache_files(cache: &Path) -> usize {
     })
 }
 
+/// The inode of the parse cache file in `cache`.
+fn cache_file_inode(cache: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt as _;
+    let file = std::fs::read_dir(cache)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "cache"))
+        .unwrap();
+    std::fs::metadata(file).unwrap().ino()
+}
+
 /// A library of skills of every shape: warnings, a skipped file, extensions, nested
 /// unknown fields, a name declared twice.
 fn library(root: &Path) {
@@ -81,6 +93,11 @@ fn output_is_the_same_cold_warm_and_without_the_cache_and_never_stale() {
         assert_eq!(run(args), plain, "warm {args:?}");
     }
     assert_eq!(cache_files(&cache), 1, "one file for the one source and settings");
+    // A warm run finds every parse in the cache: it has nothing new to write, so the
+    // file is the one the cold run wrote (a rewrite renames a new file over it).
+    let written = cache_file_inode(&cache);
+    run(commands[0]);
+    assert_eq!(cache_file_inode(&cache), written, "a warm run rewrote the cache");
 
     // An edit that keeps the size and the mtime of the file (`touch -d`, `rsync -t`).
     let web = root.path().join("lib/web/SKILL.md");
