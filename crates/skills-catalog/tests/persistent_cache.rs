@@ -4,63 +4,16 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use async_trait::async_trait;
+use common::Counting;
 use skills_backend_fs::FilesystemBackend;
 use skills_catalog::{CacheFileError, PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
-use skills_core::{
-    BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend, ParseCache, SkillFileRead, Walk,
-};
-
-/// A backend that counts the `SKILL.md` files read through it, whichever way.
-#[derive(Debug)]
-struct Counting {
-    inner: Arc<dyn BackendProtocol>,
-    reads: AtomicUsize,
-}
-
-impl Counting {
-    fn new(inner: Arc<dyn BackendProtocol>) -> Arc<Self> {
-        Arc::new(Self {
-            inner,
-            reads: AtomicUsize::new(0),
-        })
-    }
-
-    fn take(&self) -> usize {
-        self.reads.swap(0, Ordering::Relaxed)
-    }
-}
-
-#[async_trait]
-impl BackendProtocol for Counting {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        let skill_files = paths.iter().filter(|p| p.ends_with("SKILL.md")).count();
-        self.reads.fetch_add(skill_files, Ordering::Relaxed);
-        self.inner.download_files(paths).await
-    }
-
-    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        self.inner.walk(path, max_depth).await
-    }
-
-    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
-        self.inner.child_files(path, file_name).await
-    }
-
-    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
-        self.reads.fetch_add(paths.len(), Ordering::Relaxed);
-        self.inner.read_skill_files(paths).await
-    }
-}
+use skills_core::{BackendProtocol, MemoryBackend, ParseCache};
 
 /// Skills that exercise every part of a parse: extensions, unknown fields nested, metadata,
 /// allowed tools, warnings, a skipped file, a name declared twice.

@@ -4,12 +4,13 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-use async_trait::async_trait;
+use std::sync::Arc;
+
+use common::Counting;
 use skills_catalog::{INSTRUCTIONS_CHARS, SkillCatalog, SkillIndex, SkillSource};
-use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend, SkillMetadata};
+use skills_core::{MemoryBackend, SkillMetadata};
 
 fn names(index: &SkillIndex, query: &str) -> Vec<String> {
     index.search(query, 8).unwrap().into_iter().map(|h| h.name).collect()
@@ -70,49 +71,26 @@ fn only_the_opening_is_read_and_new_instructions_replace_the_old() {
     assert!(!index.set_instructions("charts", "Plot a histogram"));
 }
 
-/// A memory backend that counts the `SKILL.md` files read.
-#[derive(Debug, Default)]
-struct Counting {
-    inner: MemoryBackend,
-    reads: AtomicUsize,
-}
-
-#[async_trait]
-impl BackendProtocol for Counting {
-    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
-        self.inner.ls_info(path).await
-    }
-
-    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
-        let skill_files = paths.iter().filter(|p| p.ends_with("/SKILL.md")).count();
-        self.reads.fetch_add(skill_files, Ordering::Relaxed);
-        self.inner.download_files(paths).await
-    }
-}
-
-impl Counting {
-    fn write(&self, name: &str, description: &str, body: &str) {
-        let text = format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n");
-        self.inner.insert(&format!("/s/{name}/SKILL.md"), text).unwrap();
-    }
-
-    fn reads(&self) -> usize {
-        self.reads.load(Ordering::Relaxed)
-    }
+/// Writes the skill `name` into `backend`.
+fn write(backend: &MemoryBackend, name: &str, description: &str, body: &str) {
+    let text = format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n");
+    backend.insert(&format!("/s/{name}/SKILL.md"), text).unwrap();
 }
 
 /// 30 skills whose descriptions say little, each with a word of its own in its body.
-fn library() -> (Arc<Counting>, SkillCatalog) {
-    let backend = Arc::new(Counting::default());
+fn library() -> (Arc<MemoryBackend>, Arc<Counting>, SkillCatalog) {
+    let memory = Arc::new(MemoryBackend::new());
+    let backend = Counting::new(memory.clone());
     for i in 0..30 {
-        backend.write(
+        write(
+            &memory,
             &format!("tool-{i:02}"),
             "A team tool",
             &format!("Use it for project{i:02} work."),
         );
     }
     let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
-    (backend, catalog)
+    (memory, backend, catalog)
 }
 
 fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
@@ -121,7 +99,7 @@ fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_catalog_reads_each_skills_instructions_once() {
-    let (backend, catalog) = library();
+    let (_, backend, catalog) = library();
     catalog.ensure_loaded().await;
     let discovered = backend.reads();
     assert_eq!(discovered, 30);
@@ -147,12 +125,17 @@ async fn a_catalog_reads_each_skills_instructions_once() {
 
 #[tokio::test]
 async fn a_reload_reads_the_instructions_of_the_skills_it_changed_only() {
-    let (backend, catalog) = library();
+    let (memory, backend, catalog) = library();
     catalog.ensure_loaded().await;
     catalog.prepare_search().await;
     let before = backend.reads();
 
-    backend.write("tool-03", "A team tool for reports", "Use it for quarterly work.");
+    write(
+        &memory,
+        "tool-03",
+        "A team tool for reports",
+        "Use it for quarterly work.",
+    );
     catalog.reload().await.unwrap();
     // The reload read the changed file; the reader it started reads it once more.
     catalog.prepare_search().await;
@@ -165,10 +148,10 @@ async fn a_reload_reads_the_instructions_of_the_skills_it_changed_only() {
 
 #[tokio::test]
 async fn instructions_that_cannot_be_read_leave_the_skill_searchable() {
-    let (backend, catalog) = library();
+    let (memory, _, catalog) = library();
     catalog.ensure_loaded().await;
     // Gone between the discovery and the read.
-    assert_eq!(backend.inner.remove("/s/tool-05/SKILL.md"), 1);
+    assert_eq!(memory.remove("/s/tool-05/SKILL.md"), 1);
     catalog.prepare_search().await;
     assert!(catalog.search_ready(), "an unreadable file does not stall the reader");
     assert!(found(&catalog, "project05").is_empty());
@@ -178,18 +161,18 @@ async fn instructions_that_cannot_be_read_leave_the_skill_searchable() {
 
 #[tokio::test]
 async fn an_edit_of_the_instructions_alone_is_read_again() {
-    let (backend, catalog) = library();
+    let (memory, _, catalog) = library();
     catalog.ensure_loaded().await;
     catalog.prepare_search().await;
     // The frontmatter is the same: the catalog sees no change of the skill.
-    backend.write("tool-08", "A team tool", "Use it for invoicing work.");
+    write(&memory, "tool-08", "A team tool", "Use it for invoicing work.");
     assert!(catalog.reload().await.is_none());
     catalog.prepare_search().await;
     assert_eq!(found(&catalog, "invoicing"), ["tool-08"]);
     assert!(found(&catalog, "project08").is_empty());
 
     // The same through a reload narrowed to the file (what a watcher does).
-    backend.write("tool-09", "A team tool", "Use it for payroll work.");
+    write(&memory, "tool-09", "A team tool", "Use it for payroll work.");
     catalog.reload_paths(0, &["/s/tool-09/SKILL.md".to_owned()]).await;
     catalog.prepare_search().await;
     assert_eq!(found(&catalog, "payroll"), ["tool-09"]);
@@ -197,7 +180,7 @@ async fn an_edit_of_the_instructions_alone_is_read_again() {
 
 #[tokio::test]
 async fn a_catalog_told_not_to_reads_no_instructions() {
-    let (backend, catalog) = library();
+    let (memory, backend, catalog) = library();
     let catalog = catalog.with_search_instructions(false);
     catalog.ensure_loaded().await;
     let discovered = backend.reads();
@@ -211,7 +194,7 @@ async fn a_catalog_told_not_to_reads_no_instructions() {
         "names and descriptions still count"
     );
 
-    backend.write("tool-07", "A team tool", "Use it for invoicing work.");
+    write(&memory, "tool-07", "A team tool", "Use it for invoicing work.");
     assert!(catalog.reload().await.is_none());
     catalog.prepare_search().await;
     assert_eq!(backend.reads(), discovered + 1, "the reload's read only");

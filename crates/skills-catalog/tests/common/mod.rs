@@ -1,0 +1,61 @@
+//! Helpers shared by the catalog's tests.
+
+#![allow(dead_code)] // Each test binary uses part of it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use async_trait::async_trait;
+use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, SkillFileRead, Walk};
+
+/// A backend that counts the `SKILL.md` files read through it, whichever way.
+#[derive(Debug)]
+pub struct Counting {
+    inner: Arc<dyn BackendProtocol>,
+    reads: AtomicUsize,
+}
+
+impl Counting {
+    pub fn new(inner: Arc<dyn BackendProtocol>) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            reads: AtomicUsize::new(0),
+        })
+    }
+
+    /// The `SKILL.md` files read since the last `take`.
+    pub fn take(&self) -> usize {
+        self.reads.swap(0, Ordering::Relaxed)
+    }
+
+    /// The `SKILL.md` files read in all (since the last `take`).
+    pub fn reads(&self) -> usize {
+        self.reads.load(Ordering::Relaxed)
+    }
+}
+
+#[async_trait]
+impl BackendProtocol for Counting {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.inner.ls_info(path).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        let skill_files = paths.iter().filter(|p| p.ends_with("SKILL.md")).count();
+        self.reads.fetch_add(skill_files, Ordering::Relaxed);
+        self.inner.download_files(paths).await
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.inner.walk(path, max_depth).await
+    }
+
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        self.inner.child_files(path, file_name).await
+    }
+
+    async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
+        self.reads.fetch_add(paths.len(), Ordering::Relaxed);
+        self.inner.read_skill_files(paths).await
+    }
+}
