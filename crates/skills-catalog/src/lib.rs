@@ -51,6 +51,7 @@ mod arguments;
 mod budget;
 mod cache_file;
 mod catalog;
+mod depends;
 mod escape;
 mod frozen;
 mod listing;
@@ -66,6 +67,7 @@ mod rank;
 mod read;
 mod search;
 mod section;
+mod select;
 mod snapshot;
 mod source;
 mod watch;
@@ -79,6 +81,7 @@ pub use cache_file::{
     CacheFileError, MAX_CACHE_FILE_BYTES, Producer, read_cache_file, write_cache_file, write_cache_file_with,
 };
 pub use catalog::SkillCatalog;
+pub use depends::{dependency_diagnostics, mcp_server_dependencies, with_dependencies};
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use persist::PersistentCache;
@@ -93,6 +96,7 @@ pub use search::{
     SearchHit, SearchRequest, SkillIndex, format_search_results,
 };
 pub use section::PromptSection;
+pub use select::{NotOffered, Selection, Selector, SkillFilter, SkillView, ToolSet, ViewError};
 pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
 pub use source::{SkillSource, SourcePathError};
 pub use watch::{WatchError, WatchHandle};

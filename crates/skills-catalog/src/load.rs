@@ -9,6 +9,7 @@ use skills_core::{BackendExt, FileErrorKind, SkillMetadata};
 
 use crate::arguments::{SkillArguments, Substitution, substitute};
 use crate::prompt::{code_span, escape_untrusted};
+use crate::select::{NotOffered, Selection};
 use crate::snapshot::CatalogSnapshot;
 
 /// What loading a skill answers.
@@ -101,6 +102,14 @@ pub enum LoadError {
         /// What is wrong with them.
         reason: String,
     },
+    /// The agent lacks tools the skill needs (`required-tools`, `dependencies.tools`).
+    #[error("Error: Skill '{name}' needs tools this agent does not have: {missing}. It cannot be loaded.")]
+    MissingTools {
+        /// The skill's name.
+        name: String,
+        /// The tools missing, as [`MissingTools`](skills_core::MissingTools) shows them.
+        missing: String,
+    },
     /// Under a frozen lock, the file read is not the one the lock pins (it changed
     /// after discovery).
     #[error("Error: Skill file at {path} does not match skills.lock; it is not served")]
@@ -176,6 +185,9 @@ pub struct LoadRequest<'a> {
     /// `${SKILL_DIR}` as the agent's file tools see it; default: the skill's backend
     /// folder.
     pub skill_dir: Option<&'a str>,
+    /// What the agent is offered (its view, its tools): a skill outside it is not found,
+    /// one whose tools are missing is refused naming them. `None`: every skill.
+    pub selection: Option<&'a Selection>,
 }
 
 impl<'a> LoadRequest<'a> {
@@ -196,6 +208,12 @@ impl<'a> LoadRequest<'a> {
     /// From this invoker.
     pub fn by(mut self, invoker: Invoker) -> Self {
         self.invoker = invoker;
+        self
+    }
+
+    /// For an agent offered `selection` (see [`CatalogSnapshot::select`]).
+    pub fn within(mut self, selection: Option<&'a Selection>) -> Self {
+        self.selection = selection;
         self
     }
 }
@@ -240,18 +258,30 @@ impl From<Result<LoadAnswer, LoadError>> for LoadAnswer {
 
 async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest<'_>) -> Result<LoadAnswer, LoadError> {
     let for_model = request.invoker == Invoker::Model;
-    let Some(skill) = snapshot.get(name) else {
-        return Err(LoadError::NotFound {
-            // The name comes from the model; keep the echo short and on one line.
-            name: escape_untrusted(name, 200),
-            available: snapshot
-                .skills()
-                .iter()
-                .filter(|s| !for_model || s.model_invocable())
-                .map(|s| s.name.clone())
-                .collect(),
-        });
+    let offered = |skill: &SkillMetadata| request.selection.is_none_or(|s| s.offers(snapshot, &skill.name));
+    let not_found = || LoadError::NotFound {
+        // The name comes from the model; keep the echo short and on one line.
+        name: escape_untrusted(name, 200),
+        available: snapshot
+            .skills()
+            .iter()
+            .filter(|s| (!for_model || s.model_invocable()) && offered(s))
+            .map(|s| s.name.clone())
+            .collect(),
     };
+    let Some(skill) = snapshot.get(name) else {
+        return Err(not_found());
+    };
+    match request.selection.and_then(|s| s.not_offered(snapshot, name)) {
+        None => {}
+        Some(NotOffered::OutOfView) => return Err(not_found()),
+        Some(NotOffered::Unavailable(missing)) => {
+            return Err(LoadError::MissingTools {
+                name: name.to_owned(),
+                missing: escape_untrusted(&missing.to_string(), 500),
+            });
+        }
+    }
     if for_model && !skill.model_invocable() {
         return Err(LoadError::ModelInvocationDisabled { name: name.to_owned() });
     }
@@ -309,6 +339,7 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest
             let _ = write!(text, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
         }
     }
+    crate::depends::describe_dependencies(snapshot, skill, &request, &mut text).await;
     Ok(LoadAnswer::Loaded { text })
 }
 

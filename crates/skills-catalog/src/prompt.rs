@@ -5,7 +5,7 @@ use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use skills_core::{Diagnostic, DiagnosticKind, ResourceKind, ResourceMetadata, Severity, SkillMetadata};
+use skills_core::{Diagnostic, DiagnosticKind, MissingTools, ResourceKind, ResourceMetadata, Severity, SkillMetadata};
 
 use crate::listing::SharedResources;
 use crate::policy::AllowedToolsPolicy;
@@ -170,6 +170,24 @@ pub struct ListContext<'a> {
     pub policy: AllowedToolsPolicy,
     /// Source paths, named when the library is empty.
     pub source_paths: &'a [&'a str],
+    /// What entries say of the tools skills need.
+    pub tools: ToolNotes<'a>,
+}
+
+/// What a skills list says of the tools its skills need (`required-tools`,
+/// `dependencies.tools`).
+#[derive(Debug, Clone, Copy, Default)]
+pub enum ToolNotes<'a> {
+    /// Nothing: the list shows only skills the agent can run, or the agent's tools are
+    /// not known.
+    #[default]
+    None,
+    /// The skills in this map lack these tools: their entries say so and offer no
+    /// `load_skill` call.
+    Unavailable(&'a BTreeMap<String, MissingTools>),
+    /// The tools are not checked (an MCP server does not know its client's tools):
+    /// each entry that needs tools names them.
+    Unchecked,
 }
 
 /// The skills list of the V2 format:
@@ -249,6 +267,22 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
     }
     if skill.is_fork() {
         out.push_str("\n  -> Runs in a subagent: `load_skill` answers with its result");
+    }
+    match ctx.tools {
+        ToolNotes::Unavailable(missing) => {
+            if let Some(missing) = missing.get(name) {
+                let tools = escape_untrusted(&missing.to_string(), MAX_PROMPT_FIELD_CHARS);
+                let _ = write!(out, "\n  -> Unavailable: needs tools you do not have: {tools}");
+                return out;
+            }
+        }
+        ToolNotes::Unchecked => {
+            if let Some(needed) = skill.missing_tools(|_| false) {
+                let tools = escape_untrusted(&needed.to_string(), MAX_PROMPT_FIELD_CHARS);
+                let _ = write!(out, "\n  -> Needs tools: {tools} (not checked here)");
+            }
+        }
+        ToolNotes::None => {}
     }
     if !loaded {
         let call = match skill.argument_hint() {

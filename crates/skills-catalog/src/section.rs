@@ -14,12 +14,17 @@ use crate::budget::{BudgetReport, CatalogBudget, EntryCosts, EntryForm, UseCount
 use crate::catalog::SkillCatalog;
 use crate::listing::SharedResources;
 use crate::policy::AllowedToolsPolicy;
-use crate::prompt::{ListContext, PromptTemplate, SourceLocation, format_load_warnings, format_skills_locations};
+use crate::prompt::{
+    ListContext, PromptTemplate, SourceLocation, ToolNotes, format_load_warnings, format_skills_locations,
+};
+use crate::select::{Selection, SkillFilter, SkillView, ToolSet};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
 /// Loaded sets whose section is kept at most; more clear the cache.
 const MAX_CACHED_SECTIONS: usize = 256;
+/// Tool sets whose entry costs are kept at most (per snapshot version).
+const MAX_CACHED_COSTS: usize = 8;
 
 /// Renders the skills section (the template with the source lines, the skills list and
 /// the load warnings) for one list of sources.
@@ -55,11 +60,15 @@ pub struct PromptSection {
     template: PromptTemplate,
     budget: CatalogBudget,
     uses: Option<Arc<UseCounts>>,
-    /// Sections by loaded set, each with the snapshot version it was rendered from.
-    /// Each with whether every skill got its full entry.
-    cache: DashMap<Vec<String>, (u64, Arc<str>, bool)>,
-    /// Entry costs of the newest snapshot version listed.
-    costs: Mutex<Option<(u64, Arc<EntryCosts>)>>,
+    /// The view and (fixed) tool set the list is of.
+    filter: SkillFilter,
+    /// Entries name the tools skills need, unchecked (an MCP server's lists).
+    unchecked_tools: bool,
+    /// Sections by loaded set and tool set, each with the snapshot version it was
+    /// rendered from and whether every skill got its full entry.
+    cache: DashMap<(Vec<String>, Option<ToolSet>), (u64, Arc<str>, bool)>,
+    /// Entry costs of the newest snapshot version listed, per tool set.
+    costs: Mutex<Vec<(u64, Option<ToolSet>, Arc<EntryCosts>)>>,
     /// The newest snapshot version rendered; only its sections are kept.
     newest: AtomicU64,
     renders: AtomicU64,
@@ -90,8 +99,10 @@ impl PromptSection {
             template,
             budget: CatalogBudget::unlimited(),
             uses: None,
+            filter: SkillFilter::default(),
+            unchecked_tools: false,
             cache: DashMap::new(),
-            costs: Mutex::new(None),
+            costs: Mutex::new(Vec::new()),
             newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
         }
@@ -102,8 +113,61 @@ impl PromptSection {
     pub fn with_budget(mut self, budget: CatalogBudget) -> Self {
         self.budget = budget;
         self.cache.clear();
-        self.costs = Mutex::new(None);
+        self.costs = Mutex::new(Vec::new());
         self
+    }
+
+    /// Lists only `view`'s skills (and what they depend on); `None` lists every skill.
+    pub fn with_view(mut self, view: Option<Arc<SkillView>>) -> Self {
+        self.filter.view = view;
+        self.cache.clear();
+        self.costs = Mutex::new(Vec::new());
+        self
+    }
+
+    /// The tools of the agent the section is for, when they do not change between
+    /// calls (`skills prompt --available-tools`): skills needing others are left out (or
+    /// marked, see [`show_unavailable`](Self::show_unavailable)). The `_for` methods
+    /// take a tool set per call instead.
+    pub fn with_tools(mut self, tools: Option<ToolSet>) -> Self {
+        self.filter.tools = tools;
+        self.cache.clear();
+        self.costs = Mutex::new(Vec::new());
+        self
+    }
+
+    /// Lists skills whose tools the agent lacks, marked unavailable (with the tools),
+    /// instead of leaving them out.
+    pub fn show_unavailable(mut self, show: bool) -> Self {
+        self.filter.show_unavailable = show;
+        self.cache.clear();
+        self.costs = Mutex::new(Vec::new());
+        self
+    }
+
+    /// Entries name the tools each skill needs, marked as not checked: for a face that
+    /// does not know its agent's tools (an MCP server), which lists every skill.
+    pub fn with_unchecked_tools(mut self, unchecked: bool) -> Self {
+        self.unchecked_tools = unchecked;
+        self.cache.clear();
+        self.costs = Mutex::new(Vec::new());
+        self
+    }
+
+    /// The view the section lists, if any.
+    pub fn view(&self) -> Option<&Arc<SkillView>> {
+        self.filter.view.as_ref()
+    }
+
+    /// What the section offers of `snapshot` to an agent with `tools` (the section's
+    /// own tool set when `None`): `None` when it offers every skill. Cached with the
+    /// snapshot.
+    pub fn selection(&self, snapshot: &CatalogSnapshot, tools: Option<&ToolSet>) -> Option<Arc<Selection>> {
+        let mut filter = self.filter.clone();
+        if let Some(tools) = tools {
+            filter.tools = Some(tools.clone());
+        }
+        (!filter.is_everything()).then(|| snapshot.select(&filter))
     }
 
     /// Ranks skills by these use counts when the budget shortens entries (a catalog's
@@ -128,7 +192,8 @@ impl PromptSection {
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
-        Library::with(snapshot, |library| self.list(library, loaded, true))
+        let selection = self.selection(snapshot, None);
+        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, true))
             .report
             .unwrap_or_default()
     }
@@ -147,13 +212,26 @@ impl PromptSection {
     /// [`render`](Self::render), and whether the budget left every skill its full entry
     /// (if not, an agent needs `search_skills` to find the others).
     pub fn render_listing(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (Arc<str>, bool) {
+        self.render_listing_for(snapshot, loaded, None)
+    }
+
+    /// [`render_listing`](Self::render_listing) for an agent with `tools` (the section's
+    /// own tool set when `None`), cached per (version, loaded set, tool set).
+    pub fn render_listing_for(
+        &self,
+        snapshot: &CatalogSnapshot,
+        loaded: &[String],
+        tools: Option<&ToolSet>,
+    ) -> (Arc<str>, bool) {
         let version = snapshot.version();
-        if let Some(entry) = self.cache.get(loaded) {
+        let key = (loaded.to_vec(), tools.cloned());
+        if let Some(entry) = self.cache.get(&key) {
             if entry.0 == version {
                 return (entry.1.clone(), entry.2);
             }
         }
-        let (section, complete) = Library::with(snapshot, |library| {
+        let selection = self.selection(snapshot, tools);
+        let (section, complete) = Library::with(snapshot, selection.as_deref(), |library| {
             self.render_parts(library, snapshot.diagnostics(), loaded)
         });
         let section: Arc<str> = section.into();
@@ -169,7 +247,7 @@ impl PromptSection {
         if self.cache.len() >= MAX_CACHED_SECTIONS {
             self.cache.clear();
         }
-        self.cache.insert(loaded.to_vec(), (version, section.clone(), complete));
+        self.cache.insert(key, (version, section.clone(), complete));
         (section, complete)
     }
 
@@ -178,57 +256,84 @@ impl PromptSection {
     /// per snapshot), so their summaries are right. For any other snapshot, or a
     /// section already rendered, the same as `render_listing`.
     pub async fn render_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (Arc<str>, bool) {
-        if self.cached_section(snapshot, loaded).is_none() {
-            self.fetch_full_resources(snapshot, loaded).await;
+        self.render_fetching_for(snapshot, loaded, None).await
+    }
+
+    /// [`render_fetching`](Self::render_fetching) for an agent with `tools` (see
+    /// [`render_listing_for`](Self::render_listing_for)).
+    pub async fn render_fetching_for(
+        &self,
+        snapshot: &CatalogSnapshot,
+        loaded: &[String],
+        tools: Option<&ToolSet>,
+    ) -> (Arc<str>, bool) {
+        let cached = self
+            .cache
+            .get(&(loaded.to_vec(), tools.cloned()))
+            .is_some_and(|entry| entry.0 == snapshot.version());
+        if !cached {
+            self.fetch_full_resources_for(snapshot, loaded, tools).await;
         }
-        self.render_listing(snapshot, loaded)
+        self.render_listing_for(snapshot, loaded, tools)
     }
 
     /// The skills list of [`render_fetching`](Self::render_fetching) and what the budget
     /// did to it (for `list_skills`, which says which skills it lists).
     pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (String, BudgetReport) {
         self.fetch_full_resources(snapshot, loaded).await;
-        let listed = Library::with(snapshot, |library| self.list(library, loaded, true));
+        let selection = self.selection(snapshot, None);
+        let listed = Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, true));
         (listed.text, listed.report.unwrap_or_default())
     }
 
     /// The skills that get a full entry in the list for `snapshot` with `loaded`.
     pub fn full_entries(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Vec<String> {
-        Library::with(snapshot, |library| self.list(library, loaded, false)).full
+        self.full_entries_for(snapshot, loaded, None)
+    }
+
+    fn full_entries_for(&self, snapshot: &CatalogSnapshot, loaded: &[String], tools: Option<&ToolSet>) -> Vec<String> {
+        let selection = self.selection(snapshot, tools);
+        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, false)).full
     }
 
     /// For a lazy snapshot, lists the resources of the skills that get a full entry
     /// (their forms do not depend on resources: entry costs leave room for them).
     pub async fn fetch_full_resources(&self, snapshot: &CatalogSnapshot, loaded: &[String]) {
+        self.fetch_full_resources_for(snapshot, loaded, None).await;
+    }
+
+    async fn fetch_full_resources_for(&self, snapshot: &CatalogSnapshot, loaded: &[String], tools: Option<&ToolSet>) {
         if snapshot.lazy_resources() {
-            let full = self.full_entries(snapshot, loaded);
+            let full = self.full_entries_for(snapshot, loaded, tools);
             let names: Vec<&str> = full.iter().map(String::as_str).collect();
             snapshot.fetch_resources(&names).await;
         }
-    }
-
-    fn cached_section(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> Option<Arc<str>> {
-        let entry = self.cache.get(loaded)?;
-        (entry.0 == snapshot.version()).then(|| entry.1.clone())
     }
 
     /// The skills list alone (the section's `{skills_list}` without its load warnings),
     /// for `snapshot` with `loaded` loaded; not cached. What an MCP `list_skills` tool
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
-        Library::with(snapshot, |library| self.list(library, loaded, false)).text
+        let selection = self.selection(snapshot, None);
+        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, false)).text
     }
 
     /// The skills list within the budget, whether every skill got its full entry, and
     /// (when asked) the report of what the budget did. Entry costs are computed once per
-    /// catalog version.
+    /// (catalog version, tool set).
     fn list(&self, library: &Library<'_>, loaded: &[String], report: bool) -> Listed {
         let source_paths: Vec<&str> = self.source_paths.iter().map(String::as_str).collect();
+        let tools = match library.selection {
+            _ if self.unchecked_tools => ToolNotes::Unchecked,
+            Some(selection) if self.filter.show_unavailable => ToolNotes::Unavailable(selection.unavailable()),
+            _ => ToolNotes::None,
+        };
         let ctx = ListContext {
             loaded,
             resources: &library.resources,
             policy: self.policy,
             source_paths: &source_paths,
+            tools,
         };
         let compute = || {
             Arc::new(EntryCosts::compute(
@@ -241,10 +346,19 @@ impl PromptSection {
         };
         let costs = match library.version {
             Some(version) => {
+                let tool_set = library.selection.and_then(|_| library.tools.clone());
                 let mut cached = self.costs.lock().unwrap_or_else(PoisonError::into_inner);
-                match cached.as_ref() {
-                    Some((v, costs)) if *v == version => Arc::clone(costs),
-                    _ => Arc::clone(&cached.insert((version, compute())).1),
+                cached.retain(|(v, _, _)| *v == version);
+                match cached.iter().find(|(_, t, _)| *t == tool_set) {
+                    Some((_, _, costs)) => Arc::clone(costs),
+                    None => {
+                        if cached.len() >= MAX_CACHED_COSTS {
+                            cached.clear();
+                        }
+                        let costs = compute();
+                        cached.push((version, tool_set, Arc::clone(&costs)));
+                        costs
+                    }
                 }
             }
             None => compute(),
@@ -285,6 +399,8 @@ impl PromptSection {
             resources: Cow::Borrowed(&state.skill_resources),
             version: None,
             lazy: false,
+            selection: None,
+            tools: None,
         };
         self.render_parts(&library, &state.skills_load_errors, &state.skills_loaded)
             .0
@@ -330,18 +446,29 @@ struct Library<'a> {
     version: Option<u64>,
     /// Resources are listed lazily: entry costs leave room for any resource line.
     lazy: bool,
+    /// The selection the skills are of, when the list is not of every skill.
+    selection: Option<&'a Selection>,
+    /// The tool set of that selection.
+    tools: Option<ToolSet>,
 }
 
 impl<'a> Library<'a> {
-    /// `snapshot` with the resources it knows now (read under its lock, not copied).
-    fn with<R>(snapshot: &'a CatalogSnapshot, f: impl FnOnce(&Library<'_>) -> R) -> R {
+    /// `snapshot` (or what `selection` offers of it) with the resources it knows now
+    /// (read under its lock, not copied).
+    fn with<R>(snapshot: &'a CatalogSnapshot, selection: Option<&Selection>, f: impl FnOnce(&Library<'_>) -> R) -> R {
         snapshot.with_known_resources(|resources| {
+            let (skills, sources) = match selection {
+                Some(selection) => (selection.skills(), selection.skill_sources()),
+                None => (snapshot.skills(), snapshot.skill_sources()),
+            };
             f(&Library {
-                skills: snapshot.skills(),
-                sources: snapshot.skill_sources(),
+                skills,
+                sources,
                 resources: Cow::Borrowed(resources),
                 version: Some(snapshot.version()),
                 lazy: snapshot.lazy_resources(),
+                selection,
+                tools: selection.and_then(Selection::tools).cloned(),
             })
         })
     }

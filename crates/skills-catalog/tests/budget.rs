@@ -48,6 +48,7 @@ fn context<'a>(loaded: &'a [String], resources: &'a BTreeMap<String, SharedResou
         resources,
         policy: AllowedToolsPolicy::Recommend,
         source_paths: &["/skills"],
+        tools: skills_catalog::prompt::ToolNotes::None,
     }
 }
 

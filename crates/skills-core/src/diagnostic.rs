@@ -222,6 +222,12 @@ diagnostic_kinds! {
     /// new` writes): a model cannot tell when to use the skill. Reported by `validate`
     /// under every profile, failed by none.
     PlaceholderDescription = "placeholder-description" => Warning,
+    /// A skill depends on a skill no source has (`dependencies.skills`); the message
+    /// names it. Reported by `validate`; the skill still loads.
+    MissingDependency = "missing-dependency" => Warning,
+    /// Skills depend on each other in a circle; the message names it. Reported by
+    /// `validate`; the skills still load.
+    DependencyCycle = "dependency-cycle" => Warning,
     /// A standard resource directory of a skill could not be listed; the skill loads
     /// without those resources.
     ResourcesUnlisted = "resources-unlisted" => Warning,

@@ -81,7 +81,10 @@ pub use backend::{BackendExt, BackendProtocol, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
-pub use extensions::{HookAction, HookEvent, SkillContext, SkillExtensions, SkillHook};
+pub use extensions::{
+    HookAction, HookEvent, McpServerDependency, MissingTools, SkillContext, SkillDependencies, SkillExtensions, SkillHook,
+    ToolRequirements,
+};
 pub use fields::FieldMap;
 pub use file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 pub use limits::DiscoveryLimits;

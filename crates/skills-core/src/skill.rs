@@ -99,6 +99,19 @@ impl SkillMetadata {
         self.extensions.as_deref()
     }
 
+    /// The tools the skill needs (`required-tools`, `dependencies.tools`) that
+    /// `available` says the agent lacks; `None` when the agent can run it.
+    pub fn missing_tools(&self, available: impl Fn(&str) -> bool) -> Option<crate::extensions::MissingTools> {
+        let missing = self.extensions()?.missing_tools(available);
+        (!missing.is_empty()).then_some(missing)
+    }
+
+    /// The skills this one depends on (`dependencies.skills`, or `dependencies` as a
+    /// list), by name.
+    pub fn required_skills(&self) -> &[String] {
+        self.extensions().map_or(&[], |e| e.dependencies.skills.as_slice())
+    }
+
     /// Whether the model may see and load the skill (not `disable-model-invocation`).
     pub fn model_invocable(&self) -> bool {
         self.extensions().is_none_or(|e| !e.disable_model_invocation)

@@ -6,6 +6,8 @@ use std::sync::{Arc, PoisonError};
 
 use super::{Explanation, SearchError, SearchHit, SkillIndex, check_search};
 use crate::catalog::SkillCatalog;
+use crate::select::Selection;
+use crate::snapshot::CatalogSnapshot;
 
 impl SkillCatalog {
     /// The skills of the current snapshot that best match `query`, best first, at most
@@ -19,6 +21,43 @@ impl SkillCatalog {
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
         check_search(query, limit)?;
         self.with_index(|index| index.search(query, limit))
+    }
+
+    /// [`search`](Self::search) among the skills `selection` offers of `snapshot` (a
+    /// view, an agent's tools); every skill when `selection` is `None`.
+    pub fn search_selected(
+        &self,
+        query: &str,
+        limit: usize,
+        snapshot: &CatalogSnapshot,
+        selection: Option<&Selection>,
+    ) -> Result<Vec<SearchHit>, SearchError> {
+        check_search(query, limit)?;
+        match selection {
+            None => self.search(query, limit),
+            Some(selection) => {
+                let keep = |name: &str| selection.offers(snapshot, name);
+                self.with_index(|index| index.search_where(query, limit, &keep))
+            }
+        }
+    }
+
+    /// [`explain_search`](Self::explain_search) among the skills `selection` offers.
+    pub fn explain_selected(
+        &self,
+        query: &str,
+        limit: usize,
+        snapshot: &CatalogSnapshot,
+        selection: Option<&Selection>,
+    ) -> Result<Vec<Explanation>, SearchError> {
+        check_search(query, limit)?;
+        match selection {
+            None => self.explain_search(query, limit),
+            Some(selection) => {
+                let keep = |name: &str| selection.offers(snapshot, name);
+                self.with_index(|index| index.explain_where(query, limit, &keep))
+            }
+        }
     }
 
     /// What `answer` gives from the index (built first if no search did), or nothing

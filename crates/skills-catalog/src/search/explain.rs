@@ -44,7 +44,17 @@ impl SkillIndex {
     /// # Ok::<(), skills_catalog::SearchError>(())
     /// ```
     pub fn explain(&self, query: &str, limit: usize) -> Result<Vec<Explanation>, SearchError> {
-        let hits = self.search(query, limit)?;
+        self.explain_where(query, limit, &|_| true)
+    }
+
+    /// [`explain`](Self::explain) among the skills `keep` accepts (by name).
+    pub fn explain_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<Explanation>, SearchError> {
+        let hits = self.search_where(query, limit, keep)?;
         let query = clipped(query);
         let mut words = std::collections::HashMap::new();
         let terms = self.query_terms(query, Some(&mut words));

@@ -365,6 +365,17 @@ impl SkillIndex {
     /// [`MAX_SEARCH_RESULTS`]); equal scores in name order. A query of only common words
     /// finds nothing; past [`MAX_QUERY_CHARS`] characters a query is not read.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>, SearchError> {
+        self.search_where(query, limit, &|_| true)
+    }
+
+    /// [`search`](Self::search) among the skills `keep` accepts (by name): the best
+    /// `limit` of those, not the best `limit` of all then filtered.
+    pub fn search_where(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<Vec<SearchHit>, SearchError> {
         check_search(query, limit)?;
         let limit = limit.min(MAX_SEARCH_RESULTS);
         let query = clipped(query);
@@ -397,7 +408,7 @@ impl SkillIndex {
             .iter()
             .filter_map(|&slot| {
                 let skill = self.skills.get(slot as usize)?.as_ref()?;
-                Some((scores[slot as usize], skill.name.as_str()))
+                keep(&skill.name).then_some((scores[slot as usize], skill.name.as_str()))
             })
             .collect();
         let order = |a: &(f32, &str), b: &(f32, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));

@@ -9,12 +9,17 @@
 
 use serde::{Deserialize, Serialize};
 
+mod dependencies;
 mod read;
 
+pub use dependencies::{
+    McpServerDependency, MissingTools, OPENAI_AGENT_FILE, SkillDependencies, ToolRequirements,
+    agent_yaml_dependencies, required_tool_name,
+};
 pub(crate) use read::parse_extensions;
 
 /// The frontmatter keys read into [`SkillExtensions`], as authors write them.
-pub const EXTENSION_FIELDS: [&str; 11] = [
+pub const EXTENSION_FIELDS: [&str; 13] = [
     "disable-model-invocation",
     "user-invocable",
     "argument-hint",
@@ -26,6 +31,8 @@ pub const EXTENSION_FIELDS: [&str; 11] = [
     "hooks",
     "when_to_use",
     "paths",
+    "dependencies",
+    "required-tools",
 ];
 
 /// The most hooks one skill may declare; the rest are dropped with a diagnostic.
@@ -87,6 +94,13 @@ pub struct SkillExtensions {
     /// `paths`: glob patterns of the files the skill is about, kept as data.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub paths: Vec<String>,
+    /// `dependencies`: the tools, skills and MCP servers the skill needs.
+    #[serde(skip_serializing_if = "SkillDependencies::is_empty")]
+    pub dependencies: SkillDependencies,
+    /// `required-tools`: tools the agent must have (all of them), written like
+    /// `allowed-tools`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub required_tools: Vec<String>,
 }
 
 impl Default for SkillExtensions {
@@ -103,6 +117,8 @@ impl Default for SkillExtensions {
             hooks: Vec::new(),
             when_to_use: None,
             paths: Vec::new(),
+            dependencies: SkillDependencies::default(),
+            required_tools: Vec::new(),
         }
     }
 }
@@ -123,12 +139,26 @@ impl SkillExtensions {
             !self.hooks.is_empty(),
             self.when_to_use.is_some(),
             !self.paths.is_empty(),
+            !self.dependencies.is_empty(),
+            !self.required_tools.is_empty(),
         ];
         EXTENSION_FIELDS
             .iter()
             .zip(set)
             .filter_map(|(key, set)| set.then_some(*key))
             .collect()
+    }
+
+    /// The tools the skill needs that `available` says the agent lacks (`required-tools`
+    /// and `dependencies.tools`); empty when it can run.
+    pub fn missing_tools(&self, available: impl Fn(&str) -> bool) -> MissingTools {
+        let all = self.required_tools.iter().chain(&self.dependencies.tools.all);
+        dependencies::missing_tools(all, &self.dependencies.tools.any, available)
+    }
+
+    /// Whether the skill names any tool it needs.
+    pub fn requires_tools(&self) -> bool {
+        !self.required_tools.is_empty() || !self.dependencies.tools.is_empty()
     }
 }
 

@@ -33,6 +33,8 @@ pub(crate) fn parse_extensions(
             "context" => ext.context = reader.context(value),
             "disallowed-tools" => ext.disallowed_tools = reader.list(key, value, crate::split::split_tools),
             "paths" => ext.paths = reader.list(key, value, split_globs),
+            "dependencies" => ext.dependencies = super::dependencies::read_dependencies(value, reader.report),
+            "required-tools" => ext.required_tools = super::dependencies::read_required_tools(value, reader.report),
             _ => ext.hooks = reader.hooks(value),
         }
     }
