@@ -154,6 +154,29 @@ impl PromptSection {
         self
     }
 
+    /// A section like this one (sources, policy, template, budget, use counts, tool
+    /// settings) that lists `view`'s skills, with a cache of its own: for a subagent on
+    /// the same catalog.
+    pub fn with_other_view(&self, view: Option<Arc<SkillView>>) -> Self {
+        Self {
+            locations: self.locations.clone(),
+            source_paths: self.source_paths.clone(),
+            policy: self.policy,
+            template: self.template.clone(),
+            budget: self.budget.clone(),
+            uses: self.uses.clone(),
+            filter: SkillFilter {
+                view,
+                ..self.filter.clone()
+            },
+            unchecked_tools: self.unchecked_tools,
+            cache: DashMap::new(),
+            costs: Mutex::new(Vec::new()),
+            newest: AtomicU64::new(0),
+            renders: AtomicU64::new(0),
+        }
+    }
+
     /// The view the section lists, if any.
     pub fn view(&self) -> Option<&Arc<SkillView>> {
         self.filter.view.as_ref()

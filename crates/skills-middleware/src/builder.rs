@@ -4,13 +4,14 @@
 use std::sync::{Arc, Mutex};
 
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillSource, TemplateError,
+    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillSource, SkillView, TemplateError,
+    ToolSet,
 };
 use skills_core::{BackendProtocol, DiscoveryLimits};
 
 use crate::hooks::HookRunner;
 use crate::runner::AgentRunner;
-use crate::runtime::{Forks, ModelChoice, ReloadPolicy, Resolver, SkillsRuntime};
+use crate::runtime::{AgentTools, Forks, ModelChoice, ReloadPolicy, Resolver, SkillsRuntime};
 use crate::search_skills::SearchToolPolicy;
 use crate::skills::SkillsMiddleware;
 
@@ -49,6 +50,9 @@ pub struct SkillsMiddlewareBuilder {
     models: Option<Resolver>,
     lock: Option<skills_catalog::lock::Lock>,
     forks: Forks,
+    view: Option<SkillView>,
+    tools: Option<ToolSet>,
+    show_unavailable: bool,
 }
 
 impl SkillsMiddlewareBuilder {
@@ -168,6 +172,29 @@ impl SkillsMiddlewareBuilder {
         self
     }
 
+    /// Offers the agent only `view`'s skills (and those they depend on). For a subagent
+    /// beside a main agent on one catalog, see [`SkillsMiddleware::with_view`].
+    pub fn view(mut self, view: SkillView) -> Self {
+        self.view = Some(view);
+        self
+    }
+
+    /// The tools the agent has, when the host knows them up front. Without it, the
+    /// tools offered to the model on each call are the agent's tools. A skill that needs
+    /// a tool the agent lacks (`required-tools`, `dependencies.tools`) is left out of
+    /// the skills list and `search_skills`, and `load_skill` refuses it naming the tools.
+    pub fn available_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.tools = Some(ToolSet::new(tools));
+        self
+    }
+
+    /// Lists skills the agent lacks tools for, marked unavailable with the tools they
+    /// need, instead of leaving them out (they still cannot be loaded). Default: off.
+    pub fn show_unavailable_skills(mut self, show: bool) -> Self {
+        self.show_unavailable = show;
+        self
+    }
+
     /// Checks the sources and the template and builds the middleware.
     pub fn build(self) -> Result<SkillsMiddleware, BuildError> {
         if self.sources.is_empty() {
@@ -196,7 +223,9 @@ impl SkillsMiddlewareBuilder {
         let catalog = Arc::new(catalog);
         Ok(SkillsMiddleware::from_runtime(Arc::new(SkillsRuntime {
             section: PromptSection::of_catalog(&catalog, self.policy, template)
-                .with_budget(self.budget.unwrap_or_default()),
+                .with_budget(self.budget.unwrap_or_default())
+                .with_view(self.view.map(Arc::new))
+                .show_unavailable(self.show_unavailable),
             catalog,
             reload: self.reload,
             search: self.search,
@@ -204,6 +233,10 @@ impl SkillsMiddlewareBuilder {
             models: ModelChoice::new(self.models),
             forks: self.forks,
             diagnostics: Mutex::default(),
+            tools: AgentTools {
+                fixed: self.tools.is_some(),
+                known: std::sync::RwLock::new(self.tools),
+            },
         })))
     }
 }

@@ -93,7 +93,10 @@ pub(crate) async fn load_skill(
 ) -> ToolOutput {
     let snapshot = runtime_state.snapshot_for(runtime.state).await;
     let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-    let request = LoadRequest::new(loaded).with_arguments(arguments);
+    let selection = runtime_state.selection(&snapshot);
+    let request = LoadRequest::new(loaded)
+        .with_arguments(arguments)
+        .within(selection.as_deref());
     match skills_catalog::load_skill_with(&snapshot, name, request).await {
         LoadAnswer::Loaded { text } => {
             runtime_state.catalog.record_use(name);

@@ -6,7 +6,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
-use skills_catalog::{CatalogSnapshot, PromptSection, SkillCatalog};
+use skills_catalog::{CatalogSnapshot, PromptSection, Selection, SkillCatalog, ToolSet};
 
 use crate::hooks::{HookRunner, has_command_hooks};
 use crate::runner::AgentRunner;
@@ -49,6 +49,46 @@ pub(crate) struct SkillsRuntime {
     /// Diagnostics of the last snapshot a thread started from, with the
     /// `hooks-ignored` ones added (computed once per catalog version).
     pub(crate) diagnostics: std::sync::Mutex<Option<(u64, Arc<[skills_core::Diagnostic]>)>>,
+    /// The agent's tools: given to the builder, or those of the latest model call.
+    pub(crate) tools: AgentTools,
+}
+
+/// The tools the agent has, for skills' tool dependencies.
+#[derive(Debug, Default)]
+pub(crate) struct AgentTools {
+    /// Given to the builder: model calls do not change them.
+    pub(crate) fixed: bool,
+    /// The tools known now; `None` until the first model call (nothing is unavailable).
+    pub(crate) known: std::sync::RwLock<Option<ToolSet>>,
+}
+
+impl AgentTools {
+    /// The tool set now.
+    pub(crate) fn get(&self) -> Option<ToolSet> {
+        self.known.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// The tool set of a model call offering `names` (kept, shared, while it does not
+    /// change); the fixed set if the builder gave one.
+    pub(crate) fn seen<'a>(&self, names: impl Iterator<Item = &'a str> + Clone) -> Option<ToolSet> {
+        if self.fixed {
+            return self.get();
+        }
+        if let Some(known) = self.get() {
+            let same = known.iter().eq({
+                let mut sorted: Vec<&str> = names.clone().collect();
+                sorted.sort_unstable();
+                sorted.dedup();
+                sorted
+            });
+            if same {
+                return Some(known);
+            }
+        }
+        let tools = ToolSet::new(names.map(str::to_owned));
+        *self.known.write().unwrap_or_else(PoisonError::into_inner) = Some(tools.clone());
+        Some(tools)
+    }
 }
 
 impl SkillsRuntime {
@@ -60,6 +100,12 @@ impl SkillsRuntime {
             }
         }
         self.catalog.ensure_loaded().await
+    }
+
+    /// What the agent is offered of `snapshot` (its view, its tools); `None`: every
+    /// skill.
+    pub(crate) fn selection(&self, snapshot: &CatalogSnapshot) -> Option<Arc<Selection>> {
+        self.section.selection(snapshot, self.tools.get().as_ref())
     }
 }
 
@@ -163,6 +209,11 @@ impl ModelChoice {
             resolve,
             warned: Mutex::default(),
         }
+    }
+
+    /// The same resolver, with its own memory of the names it warned about.
+    pub(crate) fn same_choice(&self) -> Self {
+        Self::new(self.resolve.clone())
     }
 
     /// The model to ask for when a skill wants `requested`; `None` keeps the thread's

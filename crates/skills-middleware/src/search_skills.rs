@@ -68,11 +68,13 @@ impl Tool for SearchSkillsTool {
         catalog.ensure_loaded().await;
         // Answered by the complete index (instructions read): the same request always
         // gets the same answer, even while the background reader is still at work.
-        let hits = match catalog.search_prepared(&args.query, args.limit()).await {
+        let snapshot = self.runtime.snapshot_for(runtime.state).await;
+        let selection = self.runtime.selection(&snapshot);
+        let hits = catalog.search_selected_prepared(&args.query, args.limit(), &snapshot, selection.as_deref());
+        let hits = match hits.await {
             Ok(hits) => hits,
             Err(error) => return runtime.error(format!("Error: {error}")),
         };
-        let snapshot = self.runtime.snapshot_for(runtime.state).await;
         let loaded = runtime.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
         runtime.success(format_search_results(&snapshot, &hits, loaded))
     }

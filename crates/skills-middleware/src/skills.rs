@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogEvent, SkillCatalog, SkillSource, WatchError, WatchHandle, check_tool_call,
+    AllowedToolsPolicy, CatalogEvent, SkillCatalog, SkillSource, SkillView, WatchError, WatchHandle, check_tool_call,
 };
 use skills_core::{HookEvent, SkillsState};
 
@@ -78,6 +78,47 @@ impl SkillsMiddleware {
 
     pub(crate) fn runtime(&self) -> &Arc<SkillsRuntime> {
         &self.runtime
+    }
+
+    /// A middleware for a subagent that offers only `view`'s skills (and those they
+    /// depend on), on this middleware's catalog: one discovery, one reload, one search
+    /// index for both; its own prompt section and its own tools (those its model calls
+    /// offer). Everything else (policy, budget, hooks, models, forks) as here.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use skills_catalog::SkillView;
+    /// use skills_core::MemoryBackend;
+    /// use skills_middleware::SkillsMiddleware;
+    ///
+    /// let backend = Arc::new(MemoryBackend::new());
+    /// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Search the web\n---\n")?;
+    /// backend.insert("/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Fill PDFs\n---\n")?;
+    /// let main = SkillsMiddleware::builder().paths(backend, ["/skills"]).build()?;
+    /// let researcher = main.with_view(SkillView::new("research").include(["web"])?);
+    /// assert!(Arc::ptr_eq(main.catalog(), researcher.catalog()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # }).unwrap();
+    /// ```
+    pub fn with_view(&self, view: SkillView) -> Self {
+        let runtime = &self.runtime;
+        Self::from_runtime(Arc::new(SkillsRuntime {
+            catalog: Arc::clone(&runtime.catalog),
+            section: runtime.section.with_other_view(Some(Arc::new(view))),
+            reload: runtime.reload,
+            search: runtime.search,
+            hooks: runtime.hooks.clone(),
+            models: runtime.models.same_choice(),
+            forks: runtime.forks.clone(),
+            diagnostics: std::sync::Mutex::default(),
+            tools: crate::runtime::AgentTools::default(),
+        }))
+    }
+
+    /// The view this middleware offers, if any.
+    pub fn view(&self) -> Option<&SkillView> {
+        self.runtime.section.view().map(|v| &**v)
     }
 
     /// The sources, in priority order.
@@ -196,7 +237,9 @@ impl AgentMiddleware for SkillsMiddleware {
     ) -> Result<ModelResponse, AgentError> {
         let snapshot = self.runtime.snapshot_for(request.state).await;
         let loaded = request.state.get::<SkillsState>().map_or(&[][..], |s| &s.skills_loaded);
-        let (section, complete) = self.runtime.section.render_fetching(&snapshot, loaded).await;
+        let tools = self.runtime.tools.seen(request.tools.iter().map(|t| t.name.as_str()));
+        let section = &self.runtime.section;
+        let (section, complete) = section.render_fetching_for(&snapshot, loaded, tools.as_ref()).await;
         request.append_system(&section);
         if !loaded.is_empty() {
             let active = active_skills(&snapshot, request.state);

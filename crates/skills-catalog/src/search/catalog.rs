@@ -42,6 +42,20 @@ impl SkillCatalog {
         }
     }
 
+    /// [`search_prepared`](Self::search_prepared) among the skills `selection` offers
+    /// of `snapshot`: a refused request is refused before the index is prepared.
+    pub async fn search_selected_prepared(
+        &self,
+        query: &str,
+        limit: usize,
+        snapshot: &CatalogSnapshot,
+        selection: Option<&Selection>,
+    ) -> Result<Vec<SearchHit>, SearchError> {
+        check_search(query, limit)?;
+        self.prepare_search().await;
+        self.search_selected(query, limit, snapshot, selection)
+    }
+
     /// [`explain_search`](Self::explain_search) among the skills `selection` offers.
     pub fn explain_selected(
         &self,
