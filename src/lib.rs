@@ -75,6 +75,7 @@ mod open_options;
 mod prompt_config;
 mod search_config;
 mod serve_config;
+mod view_config;
 pub mod sources;
 
 /// The README's and the guide's Rust snippets, compiled and run as doctests so that a

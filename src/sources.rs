@@ -45,6 +45,8 @@ pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 pub use crate::search_config::SearchConfig;
 pub use crate::serve_config::{DEFAULT_INSTRUCTIONS_BUDGET, ServeConfig};
+pub use crate::view_config::ViewConfig;
+use skills_catalog::SkillView;
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
 use skills_core::url::redact_url as redact;
@@ -336,9 +338,26 @@ pub struct SourcesConfig {
     /// The skills this project installs into its agents' folders (`[[install]]`).
     #[serde(default)]
     pub install: Vec<InstallSpec>,
+    /// Named selections over the catalog (`[views.NAME]`).
+    #[serde(default)]
+    pub views: std::collections::BTreeMap<String, ViewConfig>,
 }
 
 impl SourcesConfig {
+    /// The view `[views.NAME]` describes; for a name the file does not define, an
+    /// error naming the views it does.
+    pub fn view(&self, name: &str) -> Result<SkillView, ConfigError> {
+        let error = |message| ConfigError { path: None, message };
+        match self.views.get(name) {
+            Some(view) => view.to_view(name).map_err(error),
+            None => {
+                let known: Vec<&str> = self.views.keys().map(String::as_str).collect();
+                let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+                Err(error(format!("no view `{name}` in [views] (views: {known})")))
+            }
+        }
+    }
+
     /// Parses the text of a `skills.toml`.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let config: Self = toml::from_str(text).map_err(|e| ConfigError {
@@ -351,6 +370,9 @@ impl SourcesConfig {
                 path: None,
                 message: format!("hard-links: {message}"),
             })?;
+        }
+        for (name, view) in &config.views {
+            view.to_view(name).map_err(|message| ConfigError { path: None, message })?;
         }
         if let Some(empty) = config.sources.iter().find(|s| s.location.trim().is_empty()) {
             return Err(ConfigError {

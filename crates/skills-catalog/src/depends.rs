@@ -2,7 +2,8 @@
 //! viewing them brings along), and what `validate` reports of a snapshot (a dependency
 //! no source has, a cycle).
 
-use std::collections::BTreeSet;
+use std::borrow::Borrow;
+use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
 use skills_core::extensions::{OPENAI_AGENT_FILE, agent_yaml_dependencies};
@@ -58,11 +59,17 @@ pub fn with_dependencies(snapshot: &CatalogSnapshot, names: &[String]) -> (Vec<S
 /// (`missing-dependency`, on the skill that names it) and each cycle
 /// (`dependency-cycle`, once, on the first skill of the cycle in snapshot order).
 pub fn dependency_diagnostics(snapshot: &CatalogSnapshot) -> Vec<Diagnostic> {
-    let skills = snapshot.skills();
+    dependency_problems(snapshot.skills())
+}
+
+/// [`dependency_diagnostics`] of a list of skills (a name given twice: the last one).
+pub fn dependency_problems<S: Borrow<SkillMetadata>>(skills: &[S]) -> Vec<Diagnostic> {
+    let skills: Vec<&SkillMetadata> = skills.iter().map(Borrow::borrow).collect();
+    let position: HashMap<&str, usize> = skills.iter().enumerate().map(|(i, s)| (s.name.as_str(), i)).collect();
     let mut found = Vec::new();
-    for skill in skills {
+    for skill in &skills {
         for dependency in skill.required_skills() {
-            if snapshot.get(dependency).is_none() {
+            if !position.contains_key(dependency.as_str()) {
                 let msg = format!("`{}` depends on `{dependency}`, which no source has", skill.name);
                 found.push(Diagnostic::new(&skill.path, DiagnosticKind::MissingDependency, msg));
             }
@@ -93,7 +100,7 @@ pub fn dependency_diagnostics(snapshot: &CatalogSnapshot) -> Vec<Diagnostic> {
             }
             let dependency = &deps[*next];
             *next += 1;
-            let Some(to) = snapshot.position(dependency) else { continue };
+            let Some(&to) = position.get(dependency.as_str()) else { continue };
             match colour[to] {
                 Colour::White => {
                     colour[to] = Colour::Grey;
@@ -107,7 +114,7 @@ pub fn dependency_diagnostics(snapshot: &CatalogSnapshot) -> Vec<Diagnostic> {
                     if reported.insert(key) {
                         let mut names: Vec<&str> = cycle.iter().map(|&p| skills[p].name.as_str()).collect();
                         names.push(&skills[to].name);
-                        let first = &skills[cycle[0]];
+                        let first = skills[cycle[0]];
                         let msg = format!("skills depend on each other in a circle: {}", names.join(" -> "));
                         found.push(Diagnostic::new(&first.path, DiagnosticKind::DependencyCycle, msg));
                     }

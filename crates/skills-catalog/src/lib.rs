@@ -81,7 +81,7 @@ pub use cache_file::{
     CacheFileError, MAX_CACHE_FILE_BYTES, Producer, read_cache_file, write_cache_file, write_cache_file_with,
 };
 pub use catalog::SkillCatalog;
-pub use depends::{dependency_diagnostics, mcp_server_dependencies, with_dependencies};
+pub use depends::{dependency_diagnostics, dependency_problems, mcp_server_dependencies, with_dependencies};
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
 pub use persist::PersistentCache;

@@ -56,6 +56,8 @@ pub enum Command {
     List {
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        view: ViewArgs,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -90,6 +92,12 @@ pub enum Command {
     Prompt {
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        view: ViewArgs,
+        /// Render as an agent with only these tools sees it (comma-separated): skills
+        /// that need other tools (`required-tools`, `dependencies.tools`) are left out.
+        #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
+        available_tools: Option<Vec<String>>,
         /// Render as if these skills were loaded (comma-separated names).
         #[arg(long, value_delimiter = ',', value_name = "NAMES")]
         loaded: Vec<String>,
@@ -155,6 +163,8 @@ pub enum Command {
         query: String,
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        view: ViewArgs,
         /// How many skills to print (1 to 16).
         #[arg(long, short = 'n', value_name = "N", default_value_t = skills_runtime::DEFAULT_SEARCH_RESULTS)]
         limit: usize,
@@ -412,6 +422,15 @@ impl BudgetArgs {
         };
         result.map_err(|e| anyhow::anyhow!(e))
     }
+}
+
+/// Which view of the catalog a command shows.
+#[derive(Debug, Clone, Args)]
+pub struct ViewArgs {
+    /// Only the skills of this view (`[views.NAME]` in skills.toml) and the skills they
+    /// depend on.
+    #[arg(long, value_name = "NAME")]
+    pub view: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

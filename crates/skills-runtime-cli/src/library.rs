@@ -11,8 +11,9 @@ use anyhow::Context;
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{
     CONFIG_FILE, CacheConfig, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
+    ViewConfig,
 };
-use skills_runtime::{DiscoveryLimits, PersistentCache, SkillCatalog, SkillSource};
+use skills_runtime::{DiscoveryLimits, PersistentCache, SkillCatalog, SkillFilter, SkillSource, SkillView};
 
 use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
 use crate::progress::Progress;
@@ -48,6 +49,30 @@ pub struct Library {
     pub prompt: PromptConfig,
     /// The `[serve]` table of the skills.toml read, if any.
     pub serve: ServeConfig,
+    /// The `[views]` of the skills.toml read, if any.
+    pub views: std::collections::BTreeMap<String, ViewConfig>,
+}
+
+impl Library {
+    /// The view `--view NAME` asks for: `None` without a name; an error for a name the
+    /// skills.toml does not define (naming those it does). The view's entries that
+    /// match no skill are warned about on stderr.
+    pub fn view(&self, name: Option<&str>) -> anyhow::Result<Option<Arc<SkillView>>> {
+        let Some(name) = name else { return Ok(None) };
+        let config = SourcesConfig {
+            views: self.views.clone(),
+            ..SourcesConfig::default()
+        };
+        let view = Arc::new(config.view(name).map_err(|e| anyhow::anyhow!("{}", e.message))?);
+        let filter = SkillFilter {
+            view: Some(Arc::clone(&view)),
+            ..SkillFilter::default()
+        };
+        for warning in self.catalog.snapshot().select(&filter).warnings() {
+            eprintln!("warning: {warning}");
+        }
+        Ok(Some(view))
+    }
 }
 
 /// The lockfile settings of a command: the command line's over skills.toml's `[lock]`.
@@ -149,6 +174,7 @@ pub async fn catalog_of(specs: &[SourceSpec], args: &SourceArgs, need: Need, qui
         search: SearchConfig::default(),
         serve: ServeConfig::default(),
         cache: CacheConfig::default(),
+        views: Default::default(),
     };
     load(sources, settings, None, args, need, progress).await
 }
@@ -162,6 +188,7 @@ async fn load(
         search,
         serve,
         cache,
+        views,
     }: Settings,
     lock: Option<Lock>,
     args: &SourceArgs,
@@ -208,6 +235,7 @@ async fn load(
         allow_partial: args.discovery.allow_partial,
         prompt,
         serve,
+        views,
     })
 }
 
@@ -237,6 +265,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
     let mut search = SearchConfig::default();
     let mut serve = ServeConfig::default();
     let mut cache = CacheConfig::default();
+    let mut views = Default::default();
     let flags = &args.discovery;
     let mut config_sources = false;
     if let Some(path) = &config {
@@ -252,6 +281,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         search = file.search.clone();
         serve = file.serve.clone();
         cache = file.cache.clone();
+        views = file.views.clone();
     }
     let limits = flags.apply(limits);
     let options = pinned(flags.options(OpenOptions::new(&cwd)));
@@ -264,6 +294,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
         search,
         serve,
         cache,
+        views,
     };
     // A skills.toml that lists no `[[source]]` (only what a project installs, say)
     // leaves the sources to the default chain.
@@ -283,6 +314,7 @@ struct Settings {
     search: SearchConfig,
     serve: ServeConfig,
     cache: CacheConfig,
+    views: std::collections::BTreeMap<String, ViewConfig>,
 }
 
 /// The lockfile settings of a command: `--lockfile`, `--frozen` and `--trusted-key` over

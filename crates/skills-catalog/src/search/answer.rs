@@ -77,6 +77,12 @@ pub fn format_search_results(snapshot: &CatalogSnapshot, hits: &[SearchHit], loa
             if let Some(source) = source {
                 line.push_str(&format!(" ({})", escape_untrusted(&source, MAX_PROMPT_FIELD_CHARS)));
             }
+            // What the skill needs to run (the answer is the same whether or not the
+            // host checked the agent's tools: a hidden skill is not among the hits).
+            if let Some(needed) = skill.missing_tools(|_| false) {
+                let needed = escape_untrusted(&needed.to_string(), MAX_PROMPT_FIELD_CHARS);
+                line.push_str(&format!(" [needs tools: {needed}]"));
+            }
             Some(line)
         })
         .collect();

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use serde::Serialize;
-use skills_runtime::{Diagnostic, HookAction, ResourceKind, SkillMetadata};
+use skills_runtime::{Diagnostic, HookAction, McpServerDependency, MissingTools, ResourceKind, SkillMetadata};
 
 use super::{ShadowedJson, SkillJson, print_json, shadowed_of};
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
@@ -19,6 +19,28 @@ struct InfoJson<'a> {
     shadowed: Vec<ShadowedJson<'a>>,
     files: Vec<FileJson>,
     diagnostics: Vec<&'a Diagnostic>,
+    dependencies: DependenciesJson,
+}
+
+/// What a skill needs, and what of it the catalog has.
+#[derive(Serialize)]
+struct DependenciesJson {
+    /// Every tool it needs (`required-tools`, `dependencies.tools.all`), and those of
+    /// which one is enough; the CLI does not know an agent's tools, so neither is checked.
+    tools: MissingTools,
+    /// Each skill it depends on and whether a source has it.
+    skills: Vec<SkillDependencyJson>,
+    /// The MCP servers it uses (frontmatter and agents/openai.yaml).
+    mcp_servers: Vec<McpServerDependency>,
+    /// What could not be read of agents/openai.yaml.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    problems: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct SkillDependencyJson {
+    name: String,
+    found: bool,
 }
 
 #[derive(Serialize)]
@@ -53,6 +75,20 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
         .collect();
     let diagnostics: Vec<&Diagnostic> = snapshot.diagnostics().iter().filter(|d| d.path == skill.path).collect();
     let shadowed = shadowed_of(&snapshot, name);
+    let (mcp_servers, problems) = skills_runtime::mcp_server_dependencies(&snapshot, name).await;
+    let dependencies = DependenciesJson {
+        tools: skill.missing_tools(|_| false).unwrap_or_default(),
+        skills: skill
+            .required_skills()
+            .iter()
+            .map(|d| SkillDependencyJson {
+                name: d.clone(),
+                found: snapshot.get(d).is_some(),
+            })
+            .collect(),
+        mcp_servers,
+        problems,
+    };
     if json {
         return print_json(&InfoJson {
             skill: SkillJson::new(skill, source.label()),
@@ -60,6 +96,7 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
             shadowed,
             files,
             diagnostics,
+            dependencies,
         })
         .map(|()| ExitCode::from(library.exit(EXIT_OK)));
     }
@@ -77,6 +114,7 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
         println!("allowed-tools: {}", skill.allowed_tools.join(", "));
     }
     print_extensions(skill);
+    print_dependencies(&dependencies);
     if !skill.metadata.is_empty() {
         println!("metadata:");
         for (key, value) in &skill.metadata {
@@ -151,5 +189,34 @@ fn print_extensions(skill: &SkillMetadata) {
             };
             println!("  {} [{matcher}]{once} {action}", hook.event.as_str());
         }
+    }
+}
+
+/// The dependency lines of `skills info`.
+fn print_dependencies(deps: &DependenciesJson) {
+    if !deps.tools.is_empty() {
+        println!("needs tools:   {} (checked by the agent host)", deps.tools);
+    }
+    if !deps.skills.is_empty() {
+        let skills: Vec<String> = deps
+            .skills
+            .iter()
+            .map(|d| format!("{} ({})", d.name, if d.found { "found" } else { "missing" }))
+            .collect();
+        println!("depends on:    {}", skills.join(", "));
+    }
+    if !deps.mcp_servers.is_empty() {
+        let servers: Vec<String> = deps
+            .mcp_servers
+            .iter()
+            .map(|s| match &s.transport {
+                Some(transport) => format!("{} ({transport})", s.name),
+                None => s.name.clone(),
+            })
+            .collect();
+        println!("mcp servers:   {}", servers.join(", "));
+    }
+    for problem in &deps.problems {
+        println!("warning:       {problem}");
     }
 }

@@ -13,11 +13,17 @@ use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need};
 use crate::output::{print_diagnostics, shorten, write_table};
 
-pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
+pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
     let library = library::catalog(specs, Need::Listing, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
+    let view = library.view(view)?;
+    let selection = view.map(|view| snapshot.select(&skills_runtime::SkillFilter { view: Some(view), ..Default::default() }));
+    // The positions listed: every skill, or the view's.
+    let shown: Vec<usize> = (0..snapshot.skills().len())
+        .filter(|&i| selection.as_ref().is_none_or(|s| s.offers(&snapshot, &snapshot.skills()[i].name)))
+        .collect();
     let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
     let counts: Option<Vec<ResourceCounts>> = if resources {
         Some(resource_counts(&snapshot).await)
@@ -27,12 +33,15 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
     let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
     if json {
         let skills = snapshot.skills();
-        print_json_items(skills.len(), |i| ListJson {
-            skill: SkillJson::new(&skills[i], label(&skills[i].name)),
-            resources: count(i),
-            shadowed: shadowed_of(&snapshot, &skills[i].name),
+        print_json_items(shown.len(), |k| {
+            let i = shown[k];
+            ListJson {
+                skill: SkillJson::new(&skills[i], label(&skills[i].name)),
+                resources: count(i),
+                shadowed: shadowed_of(&snapshot, &skills[i].name),
+            }
         })?;
-    } else if snapshot.skills().is_empty() {
+    } else if shown.is_empty() {
         // An empty default chain was said in one line already.
         if catalog.sources().is_empty() {
             return Ok(ExitCode::from(library.exit(EXIT_OK)));
@@ -41,7 +50,8 @@ pub async fn list(specs: &SourceArgs, json: bool, resources: bool) -> anyhow::Re
         eprintln!("no skills found in: {}", searched.join(", "));
     } else {
         let rows = || {
-            snapshot.skills().iter().enumerate().map(|(i, skill)| {
+            shown.iter().map(|&i| {
+                let skill = &snapshot.skills()[i];
                 let mut source = label(&skill.name).to_owned();
                 let hidden = shadowed_of(&snapshot, &skill.name);
                 if !hidden.is_empty() {

@@ -33,6 +33,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List {
             sources,
+            view,
             json,
             resources,
             no_resources: _,
@@ -42,7 +43,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if installed {
                 installed::list_installed(global, &sources, json).await
             } else {
-                list::list(&sources, json, resources).await
+                list::list(&sources, view.view.as_deref(), json, resources).await
             }
         }
         Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
@@ -56,11 +57,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Watch { sources, json } => watch::watch(&sources, json).await,
         Command::Prompt {
             sources,
+            view,
+            available_tools,
             loaded,
             json,
             budget,
             report,
-        } => prompt::prompt(&sources, &loaded, json, budget, report).await,
+        } => {
+            let agent = prompt::Agent {
+                view: view.view.as_deref(),
+                tools: available_tools.as_deref(),
+            };
+            prompt::prompt(&sources, agent, &loaded, json, budget, report).await
+        }
         Command::Load {
             name,
             sources,
@@ -134,10 +143,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Search {
             query,
             sources,
+            view,
             limit,
             json,
             explain,
-        } => search::search(&sources, &query, limit, json, explain).await,
+        } => search::search(&sources, view.view.as_deref(), &query, limit, json, explain).await,
         Command::New {
             name,
             dir,

@@ -4,7 +4,9 @@
 use std::process::ExitCode;
 
 use serde::Serialize;
-use skills_runtime::{AllowedToolsPolicy, CatalogBudget, CatalogSnapshot, EntryForm, PromptSection, PromptTemplate};
+use skills_runtime::{
+    AllowedToolsPolicy, CatalogBudget, CatalogSnapshot, EntryForm, PromptSection, PromptTemplate, ToolSet,
+};
 
 use crate::cli::{BudgetArgs, EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::library::{self, Need};
@@ -17,10 +19,19 @@ struct PromptJson<'a> {
     section: &'a str,
 }
 
+/// Which agent the section is for: its view and its tools (`--view`,
+/// `--available-tools`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Agent<'a> {
+    pub view: Option<&'a str>,
+    pub tools: Option<&'a [String]>,
+}
+
 /// `skills prompt [--loaded a,b] [--budget CHARS | --context-window TOKENS] [--report]`:
 /// the exact skills section of the system prompt, or what the budget did to it.
 pub async fn prompt(
     args: &SourceArgs,
+    agent: Agent<'_>,
     loaded: &[String],
     json: bool,
     budget_args: BudgetArgs,
@@ -35,8 +46,13 @@ pub async fn prompt(
         eprintln!("error: no skill named {unknown:?} in the sources");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
+    let tools = agent
+        .tools
+        .map(|tools| ToolSet::new(tools.iter().map(|t| t.trim()).filter(|t| !t.is_empty())));
     let section = PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
-        .with_budget(budget);
+        .with_budget(budget)
+        .with_view(library.view(agent.view)?)
+        .with_tools(tools);
     if report {
         print_report(&section, &snapshot, loaded)?;
         return Ok(ExitCode::from(library.exit(EXIT_OK)));

@@ -30,6 +30,7 @@ struct MatchJson<'a> {
 /// lists them (or as JSON); an empty query or a limit of 0 is an error (exit 2).
 pub async fn search(
     args: &SourceArgs,
+    view: Option<&str>,
     query: &str,
     limit: usize,
     json: bool,
@@ -39,10 +40,18 @@ pub async fn search(
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
+    let selection = library.view(view)?.map(|view| {
+        snapshot.select(&skills_runtime::SkillFilter {
+            view: Some(view),
+            ..Default::default()
+        })
+    });
+    let selection = selection.as_deref();
+    let hits = catalog.search_selected_prepared(query, limit, &snapshot, selection).await;
     let explained = if explain {
-        catalog.explain_prepared(query, limit).await
+        hits.and_then(|_| catalog.explain_selected(query, limit, &snapshot, selection))
     } else {
-        catalog.search_prepared(query, limit).await.map(|hits| {
+        hits.map(|hits| {
             hits.into_iter()
                 .map(|hit| Explanation {
                     name: hit.name,

@@ -142,6 +142,10 @@ pub async fn validate(
     }
     let found: Vec<Diagnostic> = checked.skills.iter().flat_map(|s| profile.check(s)).collect();
     checked.diagnostics.extend(found);
+    // Dependencies among everything checked: a skill may depend on one in another target.
+    checked
+        .diagnostics
+        .extend(skills_runtime::dependency_problems(&checked.skills));
     checked.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     let summary = checked.summary(profile);
     let mut cut = false;

@@ -80,8 +80,11 @@ impl SkillsServer {
     pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget, instructions_budget: usize) -> Self {
         Self {
             inner: Arc::new(Inner {
+                // A server does not know its client's tools: every skill is listed, and
+                // those that need tools name them.
                 section: PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
-                    .with_budget(budget),
+                    .with_budget(budget)
+                    .with_unchecked_tools(true),
                 catalog,
                 digests: DigestCache::default(),
                 left_out: dashmap::DashMap::new(),

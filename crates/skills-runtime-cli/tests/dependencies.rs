@@ -1,0 +1,115 @@
+//! Dependencies and views on the command line: `prompt --available-tools`, `validate` on
+//! a missing dependency and a cycle, `list --view` with the view's dependencies, a view
+//! naming an unknown skill, `info` and `list --json` carrying dependencies.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+mod common;
+
+use std::path::Path;
+
+use common::{json, skills, stderr, stdout, strings, write};
+
+fn skill(root: &Path, name: &str, description: &str, extra: &str) {
+    let text = format!("---\nname: {name}\ndescription: {description}\n{extra}---\n# {name}\n");
+    write(root, &format!("lib/{name}/SKILL.md"), &text);
+}
+
+/// A project whose skills.toml reads `lib` and defines the view `reviewer`.
+fn project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    skill(
+        root,
+        "ship-pr",
+        "Open a pull request",
+        "dependencies:\n  tools: [github_create_pr]\n  skills: [review]\n",
+    );
+    skill(root, "review", "Review a change", "dependencies: [lint]\n");
+    skill(root, "lint", "Lint the code", "");
+    skill(root, "pdf-fill", "Fill PDF forms", "");
+    skill(root, "pdf-sign", "Sign PDFs", "");
+    write(
+        root,
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[views.reviewer]\ninclude = [\"review\", \"pdf-*\", \"ghost\"]\nexclude = [\"pdf-sign\"]\n",
+    );
+    dir
+}
+
+#[test]
+fn prompt_renders_the_section_an_agent_with_those_tools_sees() {
+    let dir = project();
+    let without = skills(dir.path(), &["prompt", "--available-tools", "Read,Bash"]);
+    assert!(without.status.success(), "{}", stderr(&without));
+    let text = stdout(&without);
+    assert!(!text.contains("**ship-pr**"), "{text}");
+    assert!(text.contains("**review**"));
+    let with = stdout(&skills(dir.path(), &["prompt", "--available-tools", "Read,github_create_pr"]));
+    assert!(with.contains("**ship-pr**"), "{with}");
+    // Without the flag the tools are not known: every skill is listed.
+    assert!(stdout(&skills(dir.path(), &["prompt"])).contains("**ship-pr**"));
+}
+
+#[test]
+fn list_with_a_view_includes_what_its_skills_depend_on_and_warns_of_unknown_entries() {
+    let dir = project();
+    let output = skills(dir.path(), &["list", "--view", "reviewer", "--json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed = json(&output);
+    let mut names = strings(&listed, "name");
+    names.sort_unstable();
+    assert_eq!(names, ["lint", "pdf-fill", "review"], "lint: review depends on it");
+    assert!(
+        stderr(&output).contains("warning: view `reviewer`: `ghost` matches no skill of the catalog"),
+        "{}",
+        stderr(&output)
+    );
+    let unknown = skills(dir.path(), &["list", "--view", "nope"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(stderr(&unknown).contains("no view `nope` in [views] (views: reviewer)"), "{}", stderr(&unknown));
+    let found = stdout(&skills(dir.path(), &["search", "--view", "reviewer", "PDF forms"]));
+    assert!(found.contains("pdf-fill") && !found.contains("pdf-sign"), "{found}");
+}
+
+#[test]
+fn validate_reports_a_missing_dependency_and_a_cycle() {
+    let dir = project();
+    skill(dir.path(), "a", "A", "dependencies: [b, nowhere]\n");
+    skill(dir.path(), "b", "B", "dependencies: [a]\n");
+    let output = skills(dir.path(), &["validate", "lib", "--json"]);
+    assert!(output.status.success(), "warnings do not fail: {}", stderr(&output));
+    let report = json(&output);
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let of = |kind: &str| -> Vec<&str> {
+        diagnostics
+            .iter()
+            .filter(|d| d["kind"] == kind)
+            .map(|d| d["message"].as_str().unwrap())
+            .collect()
+    };
+    assert_eq!(of("missing-dependency"), ["`a` depends on `nowhere`, which no source has"]);
+    assert_eq!(of("dependency-cycle"), ["skills depend on each other in a circle: a -> b -> a"]);
+}
+
+#[test]
+fn info_and_list_json_carry_dependencies() {
+    let dir = project();
+    write(
+        dir.path(),
+        "lib/ship-pr/agents/openai.yaml",
+        "dependencies:\n  tools:\n    - type: mcp\n      value: github\n      transport: stdio\n",
+    );
+    let info = json(&skills(dir.path(), &["info", "ship-pr", "--json"]));
+    let deps = &info["dependencies"];
+    assert_eq!(deps["tools"]["all"], serde_json::json!(["github_create_pr"]));
+    assert_eq!(deps["skills"], serde_json::json!([{"name": "review", "found": true}]));
+    assert_eq!(deps["mcp_servers"][0]["name"], "github");
+    let text = stdout(&skills(dir.path(), &["info", "ship-pr"]));
+    assert!(text.contains("needs tools:   github_create_pr"), "{text}");
+    assert!(text.contains("depends on:    review (found)"), "{text}");
+    assert!(text.contains("mcp servers:   github (stdio)"), "{text}");
+    let listed = json(&skills(dir.path(), &["list", "--json"]));
+    let ship = listed.as_array().unwrap().iter().find(|s| s["name"] == "ship-pr").unwrap();
+    assert_eq!(ship["extensions"]["dependencies"]["skills"], serde_json::json!(["review"]));
+}
