@@ -100,6 +100,8 @@ mod guide {
     struct Middleware;
     #[doc = include_str!("../docs/src/skill-fields.md")]
     struct SkillFields;
+    #[doc = include_str!("../docs/src/dependencies.md")]
+    struct Dependencies;
     #[doc = include_str!("../docs/src/backends.md")]
     struct Backends;
     #[doc = include_str!("../docs/src/hot-reload.md")]
