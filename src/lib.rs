@@ -75,8 +75,8 @@ mod open_options;
 mod prompt_config;
 mod search_config;
 mod serve_config;
-mod view_config;
 pub mod sources;
+mod view_config;
 
 /// The README's and the guide's Rust snippets, compiled and run as doctests so that a
 /// snippet cannot rot (the guide is `docs/src`, built with mdBook).

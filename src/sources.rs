@@ -46,7 +46,6 @@ pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptCon
 pub use crate::search_config::SearchConfig;
 pub use crate::serve_config::{DEFAULT_INSTRUCTIONS_BUDGET, ServeConfig};
 pub use crate::view_config::ViewConfig;
-use skills_catalog::SkillView;
 #[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
 use skills_core::BackendProtocol;
 use skills_core::url::redact_url as redact;
@@ -344,18 +343,9 @@ pub struct SourcesConfig {
 }
 
 impl SourcesConfig {
-    /// The view `[views.NAME]` describes; for a name the file does not define, an
-    /// error naming the views it does.
-    pub fn view(&self, name: &str) -> Result<SkillView, ConfigError> {
-        let error = |message| ConfigError { path: None, message };
-        match self.views.get(name) {
-            Some(view) => view.to_view(name).map_err(error),
-            None => {
-                let known: Vec<&str> = self.views.keys().map(String::as_str).collect();
-                let known = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
-                Err(error(format!("no view `{name}` in [views] (views: {known})")))
-            }
-        }
+    /// The view `[views.NAME]` describes (an error naming the views for another name).
+    pub fn view(&self, name: &str) -> Result<skills_catalog::SkillView, ConfigError> {
+        crate::view_config::view_named(&self.views, name).map_err(|message| ConfigError { path: None, message })
     }
 
     /// Parses the text of a `skills.toml`.
@@ -372,7 +362,8 @@ impl SourcesConfig {
             })?;
         }
         for (name, view) in &config.views {
-            view.to_view(name).map_err(|message| ConfigError { path: None, message })?;
+            view.to_view(name)
+                .map_err(|message| ConfigError { path: None, message })?;
         }
         if let Some(empty) = config.sources.iter().find(|s| s.location.trim().is_empty()) {
             return Err(ConfigError {

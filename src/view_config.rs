@@ -1,6 +1,8 @@
 //! The `[views.NAME]` tables of a `skills.toml`: named selections over the catalog, for
 //! a subagent or a role (`skills list --view NAME`, `serve --view NAME`, ...).
 
+use std::collections::BTreeMap;
+
 use skills_catalog::SkillView;
 
 /// One `[views.NAME]` table: `include` and `exclude` lists of skill names, `*` patterns
@@ -42,5 +44,22 @@ impl ViewConfig {
             .map_err(|e| format!("views.{name}.include: {e}"))?;
         view.exclude(&self.exclude)
             .map_err(|e| format!("views.{name}.exclude: {e}"))
+    }
+}
+
+/// The view `name` of `views` (a skills.toml's `[views]`); for a name it does not
+/// define, a message naming the views it does.
+pub fn view_named(views: &BTreeMap<String, ViewConfig>, name: &str) -> Result<SkillView, String> {
+    match views.get(name) {
+        Some(view) => view.to_view(name),
+        None => {
+            let known: Vec<&str> = views.keys().map(String::as_str).collect();
+            let known = if known.is_empty() {
+                "none".to_owned()
+            } else {
+                known.join(", ")
+            };
+            Err(format!("no view `{name}` in [views] (views: {known})"))
+        }
     }
 }

@@ -4,13 +4,10 @@
 
 use std::borrow::Borrow;
 use std::collections::{BTreeSet, HashMap};
-use std::fmt::Write as _;
 
 use skills_core::extensions::{OPENAI_AGENT_FILE, agent_yaml_dependencies};
 use skills_core::{BackendExt, Diagnostic, DiagnosticKind, FileErrorKind, McpServerDependency, SkillMetadata};
 
-use crate::load::LoadRequest;
-use crate::prompt::{code_span, escape_untrusted};
 use crate::snapshot::CatalogSnapshot;
 
 /// `names` followed by every skill they depend on, transitively, each once (in the order
@@ -100,7 +97,9 @@ pub fn dependency_problems<S: Borrow<SkillMetadata>>(skills: &[S]) -> Vec<Diagno
             }
             let dependency = &deps[*next];
             *next += 1;
-            let Some(&to) = position.get(dependency.as_str()) else { continue };
+            let Some(&to) = position.get(dependency.as_str()) else {
+                continue;
+            };
             match colour[to] {
                 Colour::White => {
                     colour[to] = Colour::Grey;
@@ -165,40 +164,4 @@ pub async fn mcp_server_dependencies(
         }
     }
     (servers, problems)
-}
-
-/// Appends to a loaded skill's text the skills it depends on (each loaded, to load, or
-/// not available) and the MCP servers it uses.
-pub(crate) async fn describe_dependencies(
-    snapshot: &CatalogSnapshot,
-    skill: &SkillMetadata,
-    request: &LoadRequest<'_>,
-    text: &mut String,
-) {
-    let skills = skill.required_skills();
-    if !skills.is_empty() {
-        text.push_str("\n\n\n---\n**Skills this skill depends on:**\n");
-        for dependency in skills {
-            let offered = snapshot.get(dependency).is_some_and(|d| d.model_invocable())
-                && request.selection.is_none_or(|s| s.offers(snapshot, dependency));
-            let state = if request.loaded.iter().any(|l| l == dependency) {
-                "loaded".to_owned()
-            } else if offered {
-                format!("not loaded; use {}", code_span(&format!("load_skill(\"{dependency}\")")))
-            } else {
-                "not available to this agent".to_owned()
-            };
-            let _ = write!(text, "\n- {}: {state}", code_span(&escape_untrusted(dependency, 200)));
-        }
-    }
-    let (servers, _) = mcp_server_dependencies(snapshot, &skill.name).await;
-    if !servers.is_empty() {
-        text.push_str("\n\n**MCP servers this skill uses:**\n");
-        for server in &servers {
-            let _ = write!(text, "\n- {}", code_span(&escape_untrusted(&server.name, 200)));
-            if let Some(description) = &server.description {
-                let _ = write!(text, ": {}", escape_untrusted(description, 200));
-            }
-        }
-    }
 }

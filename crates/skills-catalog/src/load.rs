@@ -339,7 +339,7 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest
             let _ = write!(text, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
         }
     }
-    crate::depends::describe_dependencies(snapshot, skill, &request, &mut text).await;
+    describe_dependencies(snapshot, skill, &request, &mut text).await;
     Ok(LoadAnswer::Loaded { text })
 }
 
@@ -388,4 +388,43 @@ pub fn load_skill_schema() -> serde_json::Value {
         "required": ["skill_name"],
         "additionalProperties": false
     })
+}
+
+/// Appends to a loaded skill's text the skills it depends on (each loaded, to load, or
+/// not available) and the MCP servers it uses.
+async fn describe_dependencies(
+    snapshot: &CatalogSnapshot,
+    skill: &SkillMetadata,
+    request: &LoadRequest<'_>,
+    text: &mut String,
+) {
+    let skills = skill.required_skills();
+    if !skills.is_empty() {
+        text.push_str("\n\n\n---\n**Skills this skill depends on:**\n");
+        for dependency in skills {
+            let offered = snapshot.get(dependency).is_some_and(|d| d.model_invocable())
+                && request.selection.is_none_or(|s| s.offers(snapshot, dependency));
+            let state = if request.loaded.iter().any(|l| l == dependency) {
+                "loaded".to_owned()
+            } else if offered {
+                format!(
+                    "not loaded; use {}",
+                    code_span(&format!("load_skill(\"{dependency}\")"))
+                )
+            } else {
+                "not available to this agent".to_owned()
+            };
+            let _ = write!(text, "\n- {}: {state}", code_span(&escape_untrusted(dependency, 200)));
+        }
+    }
+    let (servers, _) = crate::depends::mcp_server_dependencies(snapshot, &skill.name).await;
+    if !servers.is_empty() {
+        text.push_str("\n\n**MCP servers this skill uses:**\n");
+        for server in &servers {
+            let _ = write!(text, "\n- {}", code_span(&escape_untrusted(&server.name, 200)));
+            if let Some(description) = &server.description {
+                let _ = write!(text, ": {}", escape_untrusted(description, 200));
+            }
+        }
+    }
 }

@@ -17,7 +17,9 @@ use crate::policy::AllowedToolsPolicy;
 use crate::prompt::{
     ListContext, PromptTemplate, SourceLocation, ToolNotes, format_load_warnings, format_skills_locations,
 };
-use crate::select::{Selection, SkillFilter, SkillView, ToolSet};
+use crate::select::{Selection, SkillFilter, ToolSet};
+
+mod filter;
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -25,6 +27,13 @@ use crate::source::SkillSource;
 const MAX_CACHED_SECTIONS: usize = 256;
 /// Tool sets whose entry costs are kept at most (per snapshot version).
 const MAX_CACHED_COSTS: usize = 8;
+
+/// What a cached section is for: the loaded set and the agent's tools.
+type SectionKey = (Vec<String>, Option<ToolSet>);
+/// Entry costs of one (snapshot version, tool set).
+type CostsEntry = (u64, Option<ToolSet>, Arc<EntryCosts>);
+/// The selection of one (snapshot version, tool set).
+type SelectionEntry = (u64, Option<ToolSet>, Arc<Selection>);
 
 /// Renders the skills section (the template with the source lines, the skills list and
 /// the load warnings) for one list of sources.
@@ -66,9 +75,11 @@ pub struct PromptSection {
     unchecked_tools: bool,
     /// Sections by loaded set and tool set, each with the snapshot version it was
     /// rendered from and whether every skill got its full entry.
-    cache: DashMap<(Vec<String>, Option<ToolSet>), (u64, Arc<str>, bool)>,
+    cache: DashMap<SectionKey, (u64, Arc<str>, bool)>,
     /// Entry costs of the newest snapshot version listed, per tool set.
-    costs: Mutex<Vec<(u64, Option<ToolSet>, Arc<EntryCosts>)>>,
+    costs: Mutex<Vec<CostsEntry>>,
+    /// What the section offers of the newest snapshot version, per tool set.
+    selections: Mutex<Vec<SelectionEntry>>,
     /// The newest snapshot version rendered; only its sections are kept.
     newest: AtomicU64,
     renders: AtomicU64,
@@ -103,6 +114,7 @@ impl PromptSection {
             unchecked_tools: false,
             cache: DashMap::new(),
             costs: Mutex::new(Vec::new()),
+            selections: Mutex::new(Vec::new()),
             newest: AtomicU64::new(0),
             renders: AtomicU64::new(0),
         }
@@ -117,108 +129,15 @@ impl PromptSection {
         self
     }
 
-    /// Lists only `view`'s skills (and what they depend on); `None` lists every skill.
-    pub fn with_view(mut self, view: Option<Arc<SkillView>>) -> Self {
-        self.filter.view = view;
-        self.cache.clear();
-        self.costs = Mutex::new(Vec::new());
-        self
-    }
-
-    /// The tools of the agent the section is for, when they do not change between
-    /// calls (`skills prompt --available-tools`): skills needing others are left out (or
-    /// marked, see [`show_unavailable`](Self::show_unavailable)). The `_for` methods
-    /// take a tool set per call instead.
-    pub fn with_tools(mut self, tools: Option<ToolSet>) -> Self {
-        self.filter.tools = tools;
-        self.cache.clear();
-        self.costs = Mutex::new(Vec::new());
-        self
-    }
-
-    /// Lists skills whose tools the agent lacks, marked unavailable (with the tools),
-    /// instead of leaving them out.
-    pub fn show_unavailable(mut self, show: bool) -> Self {
-        self.filter.show_unavailable = show;
-        self.cache.clear();
-        self.costs = Mutex::new(Vec::new());
-        self
-    }
-
-    /// Entries name the tools each skill needs, marked as not checked: for a face that
-    /// does not know its agent's tools (an MCP server), which lists every skill.
-    pub fn with_unchecked_tools(mut self, unchecked: bool) -> Self {
-        self.unchecked_tools = unchecked;
-        self.cache.clear();
-        self.costs = Mutex::new(Vec::new());
-        self
-    }
-
-    /// A section like this one (sources, policy, template, budget, use counts, tool
-    /// settings) that lists `view`'s skills, with a cache of its own: for a subagent on
-    /// the same catalog.
-    pub fn with_other_view(&self, view: Option<Arc<SkillView>>) -> Self {
-        Self {
-            locations: self.locations.clone(),
-            source_paths: self.source_paths.clone(),
-            policy: self.policy,
-            template: self.template.clone(),
-            budget: self.budget.clone(),
-            uses: self.uses.clone(),
-            filter: SkillFilter {
-                view,
-                ..self.filter.clone()
-            },
-            unchecked_tools: self.unchecked_tools,
-            cache: DashMap::new(),
-            costs: Mutex::new(Vec::new()),
-            newest: AtomicU64::new(0),
-            renders: AtomicU64::new(0),
-        }
-    }
-
-    /// The view the section lists, if any.
-    pub fn view(&self) -> Option<&Arc<SkillView>> {
-        self.filter.view.as_ref()
-    }
-
-    /// What the section offers of `snapshot` to an agent with `tools` (the section's
-    /// own tool set when `None`): `None` when it offers every skill. Cached with the
-    /// snapshot.
-    pub fn selection(&self, snapshot: &CatalogSnapshot, tools: Option<&ToolSet>) -> Option<Arc<Selection>> {
-        let mut filter = self.filter.clone();
-        if let Some(tools) = tools {
-            filter.tools = Some(tools.clone());
-        }
-        (!filter.is_everything()).then(|| snapshot.select(&filter))
-    }
-
-    /// Ranks skills by these use counts when the budget shortens entries (a catalog's
-    /// [`use_counts`](crate::SkillCatalog::use_counts)). The counts are read when a
-    /// section is rendered, so a cached section does not change with every use.
-    pub fn with_use_counts(mut self, uses: Arc<UseCounts>) -> Self {
-        self.uses = Some(uses);
-        self.cache.clear();
-        self
-    }
-
-    /// The budget the skills list is kept within.
-    pub fn budget(&self) -> &CatalogBudget {
-        &self.budget
-    }
-
-    /// The use counts the list ranks skills by, when it has them.
-    pub fn use_counts(&self) -> Option<&UseCounts> {
-        self.uses.as_deref()
-    }
-
     /// What the budget does to the skills list of `snapshot` with `loaded` loaded: each
     /// skill's form and cost, and the total.
     pub fn report(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> BudgetReport {
         let selection = self.selection(snapshot, None);
-        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, true))
-            .report
-            .unwrap_or_default()
+        Library::with(snapshot, selection.as_deref(), |library| {
+            self.list(library, loaded, true)
+        })
+        .report
+        .unwrap_or_default()
     }
 
     /// The allowed-tools policy the section's wording follows.
@@ -305,7 +224,9 @@ impl PromptSection {
     pub async fn skills_list_fetching(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> (String, BudgetReport) {
         self.fetch_full_resources(snapshot, loaded).await;
         let selection = self.selection(snapshot, None);
-        let listed = Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, true));
+        let listed = Library::with(snapshot, selection.as_deref(), |library| {
+            self.list(library, loaded, true)
+        });
         (listed.text, listed.report.unwrap_or_default())
     }
 
@@ -316,7 +237,10 @@ impl PromptSection {
 
     fn full_entries_for(&self, snapshot: &CatalogSnapshot, loaded: &[String], tools: Option<&ToolSet>) -> Vec<String> {
         let selection = self.selection(snapshot, tools);
-        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, false)).full
+        Library::with(snapshot, selection.as_deref(), |library| {
+            self.list(library, loaded, false)
+        })
+        .full
     }
 
     /// For a lazy snapshot, lists the resources of the skills that get a full entry
@@ -338,7 +262,10 @@ impl PromptSection {
     /// answers.
     pub fn skills_list(&self, snapshot: &CatalogSnapshot, loaded: &[String]) -> String {
         let selection = self.selection(snapshot, None);
-        Library::with(snapshot, selection.as_deref(), |library| self.list(library, loaded, false)).text
+        Library::with(snapshot, selection.as_deref(), |library| {
+            self.list(library, loaded, false)
+        })
+        .text
     }
 
     /// The skills list within the budget, whether every skill got its full entry, and

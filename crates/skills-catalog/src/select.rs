@@ -77,7 +77,7 @@ pub enum ViewError {
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use skills_catalog::{SkillCatalog, SkillFilter, SkillSource, SkillView};
+/// use skills_catalog::{Selection, SkillCatalog, SkillFilter, SkillSource, SkillView};
 /// use skills_core::MemoryBackend;
 ///
 /// let backend = Arc::new(MemoryBackend::new());
@@ -89,7 +89,7 @@ pub enum ViewError {
 /// let snapshot = catalog.ensure_loaded().await;
 ///
 /// let view = SkillView::new("docs").include(["pdf-*"])?.exclude(["pdf-sign"])?;
-/// let selection = snapshot.select(&SkillFilter::view(view));
+/// let selection = Selection::of(&snapshot, &SkillFilter::view(view));
 /// assert_eq!(selection.names(), ["ocr", "pdf-fill"]); // ocr: pdf-fill depends on it
 /// assert!(!selection.offers(&snapshot, "deploy"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -226,9 +226,9 @@ pub struct Selection {
 }
 
 impl Selection {
-    /// Computes what `filter` offers of `snapshot` (see [`CatalogSnapshot::select`],
-    /// which caches it).
-    pub(crate) fn compute(snapshot: &CatalogSnapshot, filter: &SkillFilter) -> Self {
+    /// What `filter` offers of `snapshot`. A face keeps it for the snapshot's version
+    /// ([`PromptSection::selection`](crate::PromptSection::selection) does).
+    pub fn of(snapshot: &CatalogSnapshot, filter: &SkillFilter) -> Self {
         let all = snapshot.skills();
         let mut warnings = Vec::new();
         let in_view = match &filter.view {

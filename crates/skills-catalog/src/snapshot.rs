@@ -10,7 +10,6 @@ use skills_core::{
 };
 
 use crate::listing::{Listing, SharedResources};
-use crate::select::{Selection, SkillFilter};
 use crate::source::SkillSource;
 
 /// One consistent view of the catalog. Readers hold it behind an `Arc`; a reload builds a
@@ -36,12 +35,7 @@ pub struct CatalogSnapshot {
     fetched: Arc<std::sync::RwLock<BTreeMap<String, SharedResources>>>,
     /// The lock of a frozen catalog.
     pub(crate) lock: Option<Arc<crate::lock::Lock>>,
-    /// Selections computed of this snapshot, by filter (see [`select`](Self::select)).
-    selections: Arc<std::sync::Mutex<Vec<(u64, SkillFilter, Arc<Selection>)>>>,
 }
-
-/// Filters whose selection a snapshot keeps at most; more clear the cache.
-const MAX_SELECTIONS: usize = 64;
 
 impl CatalogSnapshot {
     /// The lock a frozen catalog checks every skill against.
@@ -63,22 +57,6 @@ impl CatalogSnapshot {
     /// Where the skill called `name` is in [`skills`](Self::skills).
     pub(crate) fn position(&self, name: &str) -> Option<usize> {
         self.index.get(name, |i| self.skills[i].name.as_str())
-    }
-
-    /// What `filter` offers of this snapshot: computed once per filter and kept with the
-    /// snapshot (every face and agent asking with an equal filter shares it).
-    pub fn select(&self, filter: &SkillFilter) -> Arc<Selection> {
-        let mut cache = self.selections.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some((_, _, found)) = cache.iter().find(|(v, f, _)| *v == self.version && f == filter) {
-            return Arc::clone(found);
-        }
-        let selection = Arc::new(Selection::compute(self, filter));
-        cache.retain(|(v, _, _)| *v == self.version);
-        if cache.len() >= MAX_SELECTIONS {
-            cache.clear();
-        }
-        cache.push((self.version, filter.clone(), Arc::clone(&selection)));
-        selection
     }
 
     /// The skill called `name`.
@@ -329,7 +307,6 @@ pub(crate) fn build_snapshot(
         lazy,
         fetched: Arc::default(),
         lock: None,
-        selections: Arc::default(),
     }
 }
 

@@ -82,8 +82,8 @@ pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, list_skills};
 pub use error::BackendError;
 pub use extensions::{
-    HookAction, HookEvent, McpServerDependency, MissingTools, SkillContext, SkillDependencies, SkillExtensions, SkillHook,
-    ToolRequirements,
+    HookAction, HookEvent, McpServerDependency, MissingTools, SkillContext, SkillDependencies, SkillExtensions,
+    SkillHook, ToolRequirements,
 };
 pub use fields::FieldMap;
 pub use file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};

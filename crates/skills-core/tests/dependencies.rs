@@ -18,8 +18,9 @@ fn parse(frontmatter: &str) -> (SkillMetadata, Vec<String>) {
 
 #[test]
 fn the_full_form_reads_all_any_and_skills() {
-    let (skill, warnings) =
-        parse("dependencies:\n  tools:\n    all: [github_create_pr, Bash(git:*)]\n    any: [Read, cat]\n  skills: [review, lint]");
+    let (skill, warnings) = parse(
+        "dependencies:\n  tools:\n    all: [github_create_pr, Bash(git:*)]\n    any: [Read, cat]\n  skills: [review, lint]",
+    );
     assert!(warnings.is_empty(), "{warnings:?}");
     let deps = &skill.extensions().unwrap().dependencies;
     assert_eq!(deps.tools.all, ["github_create_pr", "Bash(git:*)"]);
@@ -44,7 +45,11 @@ fn tools_as_a_list_mean_all_and_required_tools_adds_to_them() {
     assert_eq!(missing.all, ["Bash", "Edit", "Write"]);
     assert_eq!(missing.to_string(), "Bash, Edit, Write");
     let (skill, _) = parse("required-tools:\n  - Bash\n  - Bash");
-    assert_eq!(skill.missing_tools(|_| false).unwrap().all, ["Bash"], "named twice, missing once");
+    assert_eq!(
+        skill.missing_tools(|_| false).unwrap().all,
+        ["Bash"],
+        "named twice, missing once"
+    );
 }
 
 #[test]
@@ -66,7 +71,11 @@ fn shapes_that_are_not_dependencies_are_warnings_not_skips() {
     let (skill, warnings) = parse("dependencies:\n  - sentence-transformers>=2.2.2\n  - numpy\n  - yt-dlp (video)");
     assert_eq!(skill.required_skills(), ["numpy"]);
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].contains("`sentence-transformers>=2.2.2`"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("`sentence-transformers>=2.2.2`"),
+        "{}",
+        warnings[0]
+    );
     assert!(warnings[0].contains("`yt-dlp (video)`"), "{}", warnings[0]);
     // A mapping of something else.
     let (skill, warnings) = parse("dependencies:\n  python: \">=3.10\"\n  python-packages: [rdkit]");
@@ -75,8 +84,14 @@ fn shapes_that_are_not_dependencies_are_warnings_not_skips() {
     assert!(warnings[0].contains("`dependencies.python`"));
     // A list of mappings that are not MCP entries.
     let (_, warnings) = parse("dependencies:\n  tools:\n    - Tool: shopify_graphql\n  skills: 3");
-    assert!(warnings.iter().any(|w| w.contains("without `type: mcp`")), "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("dependencies.skills")), "{warnings:?}");
+    assert!(
+        warnings.iter().any(|w| w.contains("without `type: mcp`")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("dependencies.skills")),
+        "{warnings:?}"
+    );
     let (_, warnings) = parse("required-tools: {a: b}");
     assert!(warnings[0].contains("required-tools"));
 }
@@ -94,7 +109,10 @@ fn mcp_entries_in_the_frontmatter_are_servers() {
 fn dependencies_round_trip_through_json_and_count_as_declared_keys() {
     let (skill, _) = parse("required-tools: Bash\ndependencies:\n  tools:\n    any: [a, b]\n  skills: [x]");
     let json = serde_json::to_value(&skill).unwrap();
-    assert_eq!(json["extensions"]["dependencies"]["tools"]["any"], serde_json::json!(["a", "b"]));
+    assert_eq!(
+        json["extensions"]["dependencies"]["tools"]["any"],
+        serde_json::json!(["a", "b"])
+    );
     assert_eq!(json["extensions"]["required_tools"], serde_json::json!(["Bash"]));
     let back: SkillMetadata = serde_json::from_value(json).unwrap();
     assert_eq!(back, skill);
@@ -115,7 +133,10 @@ fn codex_agent_yaml_gives_mcp_servers() {
     assert_eq!(servers[0].url.as_deref(), Some("https://example.invalid/mcp"));
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("`cli`"));
-    assert_eq!(agent_yaml_dependencies(b"dependencies:\n  tools: []\n"), (vec![], vec![]));
+    assert_eq!(
+        agent_yaml_dependencies(b"dependencies:\n  tools: []\n"),
+        (vec![], vec![])
+    );
     assert!(agent_yaml_dependencies(b"\xff").1[0].contains("UTF-8"));
     assert!(agent_yaml_dependencies(b"a: [").1[0].contains("not valid YAML"));
 }

@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex};
 
 use skills_catalog::{
-    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillSource, SkillView, TemplateError,
-    ToolSet,
+    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillSource, SkillView,
+    TemplateError, ToolSet,
 };
 use skills_core::{BackendProtocol, DiscoveryLimits};
 

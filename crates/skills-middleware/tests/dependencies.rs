@@ -16,12 +16,22 @@ use skills_middleware::*;
 fn library() -> Arc<MemoryBackend> {
     let b = MemoryBackend::new();
     let needs_pr = "dependencies:\n  tools: [github_create_pr]\n  skills: [review]\n";
-    b.insert("/skills/ship-pr/SKILL.md", md("ship-pr", "Open a pull request", needs_pr)).unwrap();
-    b.insert("/skills/review/SKILL.md", md("review", "Review a change", "")).unwrap();
-    b.insert("/skills/pdf/SKILL.md", md("pdf", "Fill PDF forms", "")).unwrap();
+    b.insert(
+        "/skills/ship-pr/SKILL.md",
+        md("ship-pr", "Open a pull request", needs_pr),
+    )
+    .unwrap();
+    b.insert("/skills/review/SKILL.md", md("review", "Review a change", ""))
+        .unwrap();
+    b.insert("/skills/pdf/SKILL.md", md("pdf", "Fill PDF forms", ""))
+        .unwrap();
     b.insert(
         "/skills/read-any/SKILL.md",
-        md("read-any", "Read files", "dependencies:\n  tools:\n    any: [Read, cat]\n"),
+        md(
+            "read-any",
+            "Read files",
+            "dependencies:\n  tools:\n    any: [Read, cat]\n",
+        ),
     )
     .unwrap();
     Arc::new(b)
@@ -58,22 +68,34 @@ async fn load_as(skills: &SkillsMiddleware, tools: &[&str], skill: &str) -> (Str
 
 #[tokio::test]
 async fn an_agent_without_the_tool_neither_sees_nor_loads_the_skill_until_it_has_it() {
-    let skills = SkillsMiddleware::builder().paths(library(), ["/skills"]).build().unwrap();
+    let skills = SkillsMiddleware::builder()
+        .paths(library(), ["/skills"])
+        .build()
+        .unwrap();
     let (system, answer) = load_as(&skills, &["Read"], "ship-pr").await;
     assert!(!system.contains("**ship-pr**"), "{system}");
     assert!(system.contains("**review**"));
-    assert!(answer.contains("needs tools this agent does not have: github_create_pr"), "{answer}");
+    assert!(
+        answer.contains("needs tools this agent does not have: github_create_pr"),
+        "{answer}"
+    );
 
     // The same middleware, once the agent has the tool.
     let (system, answer) = load_as(&skills, &["Read", "github_create_pr"], "ship-pr").await;
     assert!(system.contains("**ship-pr**"), "{system}");
     assert!(answer.contains("# ship-pr"), "{answer}");
-    assert!(answer.contains("`review`: not loaded; use `load_skill(\"review\")`"), "{answer}");
+    assert!(
+        answer.contains("`review`: not loaded; use `load_skill(\"review\")`"),
+        "{answer}"
+    );
 }
 
 #[tokio::test]
 async fn any_means_one_of_the_tools_is_enough() {
-    let skills = SkillsMiddleware::builder().paths(library(), ["/skills"]).build().unwrap();
+    let skills = SkillsMiddleware::builder()
+        .paths(library(), ["/skills"])
+        .build()
+        .unwrap();
     let (system, _) = load_as(&skills, &["cat"], "read-any").await;
     assert!(system.contains("**read-any**"));
     let (system, answer) = load_as(&skills, &["Write"], "read-any").await;
@@ -92,7 +114,9 @@ async fn a_fixed_tool_set_and_unavailable_skills_shown_marked() {
     // The model's tools do not matter: the host said what the agent has.
     let (system, answer) = load_as(&skills, &["github_create_pr"], "ship-pr").await;
     assert!(
-        system.contains("- **ship-pr**: Open a pull request\n  -> Unavailable: needs tools you do not have: github_create_pr"),
+        system.contains(
+            "- **ship-pr**: Open a pull request\n  -> Unavailable: needs tools you do not have: github_create_pr"
+        ),
         "{system}"
     );
     assert!(answer.starts_with("Error: Skill 'ship-pr' needs tools"), "{answer}");
@@ -101,7 +125,10 @@ async fn a_fixed_tool_set_and_unavailable_skills_shown_marked() {
 #[tokio::test]
 async fn a_subagent_with_a_view_sees_its_skills_while_the_main_agent_sees_all_from_one_catalog() {
     let backend = library();
-    let main = SkillsMiddleware::builder().paths(backend.clone(), ["/skills"]).build().unwrap();
+    let main = SkillsMiddleware::builder()
+        .paths(backend.clone(), ["/skills"])
+        .build()
+        .unwrap();
     let view = SkillView::new("docs").include(["pdf"]).unwrap();
     let sub = main.with_view(view);
     assert!(Arc::ptr_eq(main.catalog(), sub.catalog()));
@@ -114,10 +141,15 @@ async fn a_subagent_with_a_view_sees_its_skills_while_the_main_agent_sees_all_fr
     }
     assert!(sub_system.contains("**pdf**"));
     assert!(!sub_system.contains("**review**"), "{sub_system}");
-    assert!(refused.starts_with("Error: Skill 'review' not found. Available skills: pdf"), "{refused}");
+    assert!(
+        refused.starts_with("Error: Skill 'review' not found. Available skills: pdf"),
+        "{refused}"
+    );
 
     // One reload, seen by both.
-    backend.insert("/skills/pdf-sign/SKILL.md", md("pdf-sign", "Sign PDFs", "")).unwrap();
+    backend
+        .insert("/skills/pdf-sign/SKILL.md", md("pdf-sign", "Sign PDFs", ""))
+        .unwrap();
     main.reload().await;
     let (sub_system, _) = load_as(&sub, &[], "pdf").await;
     assert!(!sub_system.contains("**pdf-sign**"), "not in the view");

@@ -68,7 +68,7 @@ impl Library {
             view: Some(Arc::clone(&view)),
             ..SkillFilter::default()
         };
-        for warning in self.catalog.snapshot().select(&filter).warnings() {
+        for warning in skills_runtime::Selection::of(&self.catalog.snapshot(), &filter).warnings() {
             eprintln!("warning: {warning}");
         }
         Ok(Some(view))

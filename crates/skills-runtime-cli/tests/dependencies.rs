@@ -45,7 +45,10 @@ fn prompt_renders_the_section_an_agent_with_those_tools_sees() {
     let text = stdout(&without);
     assert!(!text.contains("**ship-pr**"), "{text}");
     assert!(text.contains("**review**"));
-    let with = stdout(&skills(dir.path(), &["prompt", "--available-tools", "Read,github_create_pr"]));
+    let with = stdout(&skills(
+        dir.path(),
+        &["prompt", "--available-tools", "Read,github_create_pr"],
+    ));
     assert!(with.contains("**ship-pr**"), "{with}");
     // Without the flag the tools are not known: every skill is listed.
     assert!(stdout(&skills(dir.path(), &["prompt"])).contains("**ship-pr**"));
@@ -67,7 +70,11 @@ fn list_with_a_view_includes_what_its_skills_depend_on_and_warns_of_unknown_entr
     );
     let unknown = skills(dir.path(), &["list", "--view", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr(&unknown).contains("no view `nope` in [views] (views: reviewer)"), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).contains("no view `nope` in [views] (views: reviewer)"),
+        "{}",
+        stderr(&unknown)
+    );
     let found = stdout(&skills(dir.path(), &["search", "--view", "reviewer", "PDF forms"]));
     assert!(found.contains("pdf-fill") && !found.contains("pdf-sign"), "{found}");
 }
@@ -88,8 +95,14 @@ fn validate_reports_a_missing_dependency_and_a_cycle() {
             .map(|d| d["message"].as_str().unwrap())
             .collect()
     };
-    assert_eq!(of("missing-dependency"), ["`a` depends on `nowhere`, which no source has"]);
-    assert_eq!(of("dependency-cycle"), ["skills depend on each other in a circle: a -> b -> a"]);
+    assert_eq!(
+        of("missing-dependency"),
+        ["`a` depends on `nowhere`, which no source has"]
+    );
+    assert_eq!(
+        of("dependency-cycle"),
+        ["skills depend on each other in a circle: a -> b -> a"]
+    );
 }
 
 #[test]
@@ -110,6 +123,14 @@ fn info_and_list_json_carry_dependencies() {
     assert!(text.contains("depends on:    review (found)"), "{text}");
     assert!(text.contains("mcp servers:   github (stdio)"), "{text}");
     let listed = json(&skills(dir.path(), &["list", "--json"]));
-    let ship = listed.as_array().unwrap().iter().find(|s| s["name"] == "ship-pr").unwrap();
-    assert_eq!(ship["extensions"]["dependencies"]["skills"], serde_json::json!(["review"]));
+    let ship = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "ship-pr")
+        .unwrap();
+    assert_eq!(
+        ship["extensions"]["dependencies"]["skills"],
+        serde_json::json!(["review"])
+    );
 }

@@ -155,7 +155,9 @@ pub(crate) fn missing_tools<'a>(
 fn looks_like_skill_name(text: &str) -> bool {
     !text.is_empty()
         && text.chars().count() <= 64
-        && text.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && text
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 type Report<'a> = &'a mut dyn FnMut(DiagnosticKind, String);
@@ -172,7 +174,10 @@ pub(crate) fn read_dependencies(value: Yaml, report: Report<'_>) -> SkillDepende
                     "skills" => deps.skills = skill_names(value, "dependencies.skills", report),
                     other => ignored(
                         report,
-                        format!("ignoring `dependencies.{}`: the keys are `tools` and `skills`", cut(other)),
+                        format!(
+                            "ignoring `dependencies.{}`: the keys are `tools` and `skills`",
+                            cut(other)
+                        ),
                     ),
                 }
             }
@@ -196,7 +201,10 @@ fn read_tools(value: Yaml, deps: &mut SkillDependencies, report: Report<'_>) {
                     "any" => tool_entries(value, "dependencies.tools.any", deps, Which::Any, report),
                     other => ignored(
                         report,
-                        format!("ignoring `dependencies.tools.{}`: the keys are `all` and `any`", cut(other)),
+                        format!(
+                            "ignoring `dependencies.tools.{}`: the keys are `all` and `any`",
+                            cut(other)
+                        ),
                     ),
                 }
             }
@@ -215,12 +223,16 @@ enum Which {
 fn tool_entries(value: Yaml, key: &str, deps: &mut SkillDependencies, which: Which, report: Report<'_>) {
     let entries = match value {
         Yaml::Seq(entries) => entries,
-        Yaml::Scalar(s) if s.kind == ScalarKind::Str => {
-            crate::split::split_tools(&s.text).into_iter().map(crate::yaml::text_scalar).collect()
-        }
+        Yaml::Scalar(s) if s.kind == ScalarKind::Str => crate::split::split_tools(&s.text)
+            .into_iter()
+            .map(crate::yaml::text_scalar)
+            .collect(),
         Yaml::Null => return,
         other => {
-            ignored(report, format!("ignoring `{key}`: expected a list, got a {}", other.type_name()));
+            ignored(
+                report,
+                format!("ignoring `{key}`: expected a list, got a {}", other.type_name()),
+            );
             return;
         }
     };
@@ -311,7 +323,10 @@ fn strings(value: Yaml, key: &str, split: impl Fn(&str) -> Vec<String>, report: 
         other => {
             ignored(
                 report,
-                format!("ignoring `{key}`: expected a string or a list, got a {}", other.type_name()),
+                format!(
+                    "ignoring `{key}`: expected a string or a list, got a {}",
+                    other.type_name()
+                ),
             );
             Vec::new()
         }
@@ -319,7 +334,10 @@ fn strings(value: Yaml, key: &str, split: impl Fn(&str) -> Vec<String>, report: 
     if items.len() > MAX_LIST_ENTRIES {
         ignored(
             report,
-            format!("`{key}` has {} entries; the first {MAX_LIST_ENTRIES} are kept", items.len()),
+            format!(
+                "`{key}` has {} entries; the first {MAX_LIST_ENTRIES} are kept",
+                items.len()
+            ),
         );
         items.truncate(MAX_LIST_ENTRIES);
     }
@@ -367,7 +385,10 @@ pub fn agent_yaml_dependencies(bytes: &[u8]) -> (Vec<McpServerDependency>, Vec<S
         Yaml::Null => {}
         other => report(
             DiagnosticKind::FieldIgnored,
-            format!("ignoring `dependencies`: expected a mapping, got a {}", other.type_name()),
+            format!(
+                "ignoring `dependencies`: expected a mapping, got a {}",
+                other.type_name()
+            ),
         ),
     }
     // Codex's file lists MCP servers only; a plain string there names no tool of ours.

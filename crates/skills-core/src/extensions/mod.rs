@@ -13,8 +13,8 @@ mod dependencies;
 mod read;
 
 pub use dependencies::{
-    McpServerDependency, MissingTools, OPENAI_AGENT_FILE, SkillDependencies, ToolRequirements,
-    agent_yaml_dependencies, required_tool_name,
+    McpServerDependency, MissingTools, OPENAI_AGENT_FILE, SkillDependencies, ToolRequirements, agent_yaml_dependencies,
+    required_tool_name,
 };
 pub(crate) use read::parse_extensions;
 

@@ -19,10 +19,22 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let view = library.view(view)?;
-    let selection = view.map(|view| snapshot.select(&skills_runtime::SkillFilter { view: Some(view), ..Default::default() }));
+    let selection = view.map(|view| {
+        skills_runtime::Selection::of(
+            &snapshot,
+            &skills_runtime::SkillFilter {
+                view: Some(view),
+                ..Default::default()
+            },
+        )
+    });
     // The positions listed: every skill, or the view's.
     let shown: Vec<usize> = (0..snapshot.skills().len())
-        .filter(|&i| selection.as_ref().is_none_or(|s| s.offers(&snapshot, &snapshot.skills()[i].name)))
+        .filter(|&i| {
+            selection
+                .as_ref()
+                .is_none_or(|s| s.offers(&snapshot, &snapshot.skills()[i].name))
+        })
         .collect();
     let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
     let counts: Option<Vec<ResourceCounts>> = if resources {

@@ -41,13 +41,18 @@ pub async fn search(
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     let selection = library.view(view)?.map(|view| {
-        snapshot.select(&skills_runtime::SkillFilter {
-            view: Some(view),
-            ..Default::default()
-        })
+        skills_runtime::Selection::of(
+            &snapshot,
+            &skills_runtime::SkillFilter {
+                view: Some(view),
+                ..Default::default()
+            },
+        )
     });
-    let selection = selection.as_deref();
-    let hits = catalog.search_selected_prepared(query, limit, &snapshot, selection).await;
+    let selection = selection.as_ref();
+    let hits = catalog
+        .search_selected_prepared(query, limit, &snapshot, selection)
+        .await;
     let explained = if explain {
         hits.and_then(|_| catalog.explain_selected(query, limit, &snapshot, selection))
     } else {
