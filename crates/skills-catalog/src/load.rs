@@ -211,7 +211,7 @@ impl<'a> LoadRequest<'a> {
         self
     }
 
-    /// For an agent offered `selection` (see [`CatalogSnapshot::select`]).
+    /// For an agent offered `selection` (see [`Selection::of`]).
     pub fn within(mut self, selection: Option<&'a Selection>) -> Self {
         self.selection = selection;
         self
