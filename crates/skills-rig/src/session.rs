@@ -95,7 +95,11 @@ impl SkillSession {
     pub async fn load(&self, name: &str, arguments: Option<&SkillArguments>, invoker: Invoker) -> LoadAnswer {
         let snapshot = self.snapshot().await;
         let loaded = self.loaded();
-        let request = LoadRequest::new(&loaded).with_arguments(arguments).by(invoker);
+        let selection = self.library.section.selection(&snapshot, None);
+        let request = LoadRequest::new(&loaded)
+            .with_arguments(arguments)
+            .by(invoker)
+            .within(selection.as_deref());
         let answer = load_skill_with(&snapshot, name, request).await;
         if matches!(answer, LoadAnswer::Loaded { .. }) {
             self.library.catalog.record_use(name);
@@ -118,7 +122,11 @@ impl SkillSession {
     /// `- name: description (source)`, best first, `[Loaded]` after loaded skills.
     pub async fn search(&self, query: &str, limit: usize) -> Result<String, SearchError> {
         let snapshot = self.snapshot().await;
-        let hits = self.library.catalog.search_prepared(query, limit).await?;
+        let selection = self.library.section.selection(&snapshot, None);
+        let catalog = &self.library.catalog;
+        let hits = catalog
+            .search_selected_prepared(query, limit, &snapshot, selection.as_deref())
+            .await?;
         Ok(format_search_results(&snapshot, &hits, &self.loaded()))
     }
 

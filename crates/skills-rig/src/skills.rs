@@ -4,7 +4,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use skills_catalog::{AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog};
+use skills_catalog::{
+    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillView, ToolSet,
+};
 
 use crate::library::Library;
 use crate::session::SkillSession;
@@ -47,6 +49,8 @@ impl Skills {
             policy: AllowedToolsPolicy::default(),
             template: PromptTemplate::default(),
             search_tool: true,
+            view: None,
+            tools: None,
         }
     }
 
@@ -58,6 +62,19 @@ impl Skills {
     /// The allowed-tools policy the sessions apply.
     pub fn policy(&self) -> AllowedToolsPolicy {
         self.shared.section.policy()
+    }
+
+    /// A library on the same catalog (one discovery, one reload, one search index) that
+    /// offers only `view`'s skills and those they depend on: for a subagent or a role.
+    /// Budget, policy, template and tools as here; its sections are cached apart.
+    pub fn with_view(&self, view: SkillView) -> Self {
+        Self {
+            shared: Arc::new(Library {
+                catalog: Arc::clone(&self.shared.catalog),
+                section: self.shared.section.with_other_view(Some(Arc::new(view))),
+                search_tool: self.shared.search_tool,
+            }),
+        }
     }
 
     /// A new conversation: nothing loaded yet.
@@ -74,9 +91,25 @@ pub struct SkillsBuilder {
     policy: AllowedToolsPolicy,
     template: PromptTemplate,
     search_tool: bool,
+    view: Option<SkillView>,
+    tools: Option<ToolSet>,
 }
 
 impl SkillsBuilder {
+    /// Offers only `view`'s skills (and those they depend on).
+    pub fn view(mut self, view: SkillView) -> Self {
+        self.view = Some(view);
+        self
+    }
+
+    /// The tools the agent has (rig's tools are the host's to name): a skill that needs
+    /// another (`required-tools`, `dependencies.tools`) is left out of the preamble and
+    /// `search_skills`, and `load_skill` refuses it naming the tools.
+    pub fn available_tools<I: IntoIterator<Item = S>, S: Into<String>>(mut self, tools: I) -> Self {
+        self.tools = Some(ToolSet::new(tools));
+        self
+    }
+
     /// The budget of the skills list in the preamble (characters, or a share of a context
     /// window): past it, entries degrade to compact, then to names, then are left out,
     /// and `search_skills` finds the rest.
@@ -106,7 +139,10 @@ impl SkillsBuilder {
 
     /// The library.
     pub fn build(self) -> Skills {
-        let section = PromptSection::of_catalog(&self.catalog, self.policy, self.template).with_budget(self.budget);
+        let section = PromptSection::of_catalog(&self.catalog, self.policy, self.template)
+            .with_budget(self.budget)
+            .with_view(self.view.map(Arc::new))
+            .with_tools(self.tools);
         Skills {
             shared: Arc::new(Library {
                 catalog: self.catalog,
