@@ -41,11 +41,13 @@ impl PromptSection {
         let pinned = self.budget().pinned();
         let uses = self.use_counts();
         let sources = snapshot.skill_sources();
+        let selection = self.selection(snapshot, None);
         let mut ranked: Vec<(usize, &Arc<SkillMetadata>)> = snapshot
             .skills()
             .iter()
             .enumerate()
             .filter(|(_, skill)| listed_for_model(skill))
+            .filter(|(_, skill)| selection.as_ref().is_none_or(|s| s.offers(snapshot, &skill.name)))
             .collect();
         ranked.sort_by_cached_key(|&(at, skill)| {
             let pin = pinned.iter().all(|p| *p != skill.name);

@@ -26,12 +26,21 @@ fn catalog() -> (tempfile::TempDir, Arc<SkillCatalog>) {
 #[tokio::test]
 async fn a_library_without_the_tool_hides_and_refuses_the_skill_that_needs_it() {
     let (_dir, catalog) = catalog();
-    let without = Skills::builder(catalog.clone()).available_tools(["Read"]).build().session();
+    let without = Skills::builder(catalog.clone())
+        .available_tools(["Read"])
+        .build()
+        .session();
     assert!(!without.section().await.contains("**ship-pr**"));
     let answer = without.load("ship-pr", None, Invoker::Model).await.to_string();
-    assert!(answer.contains("needs tools this agent does not have: github_create_pr"), "{answer}");
+    assert!(
+        answer.contains("needs tools this agent does not have: github_create_pr"),
+        "{answer}"
+    );
     assert!(!without.search("pull request", 5).await.unwrap().contains("ship-pr"));
-    let with = Skills::builder(catalog).available_tools(["github_create_pr"]).build().session();
+    let with = Skills::builder(catalog)
+        .available_tools(["github_create_pr"])
+        .build()
+        .session();
     assert!(with.section().await.contains("**ship-pr**"));
     assert!(!with.load("ship-pr", None, Invoker::Model).await.is_error());
 }
@@ -46,6 +55,12 @@ async fn a_view_on_the_same_catalog_offers_only_its_skills() {
     let section = session.section().await;
     assert!(section.contains("**pdf**") && !section.contains("**sql**"), "{section}");
     assert!(session.load("sql", None, Invoker::Model).await.is_error());
-    assert!(session.search("SQL migrations", 5).await.unwrap().contains("No skill matches"));
+    assert!(
+        session
+            .search("SQL migrations", 5)
+            .await
+            .unwrap()
+            .contains("No skill matches")
+    );
     assert!(all.session().section().await.contains("**sql**"));
 }

@@ -232,6 +232,8 @@ pub enum Command {
     Serve {
         #[command(flatten)]
         sources: SourceArgs,
+        #[command(flatten)]
+        view: ViewArgs,
         /// Serve streamable HTTP at http://ADDR/mcp instead of stdio; ADDR is a loopback
         /// HOST:PORT or a PORT (port 0 picks a free one; the address is printed on stderr).
         #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8765")]

@@ -134,3 +134,70 @@ fn info_and_list_json_carry_dependencies() {
         serde_json::json!(["review"])
     );
 }
+
+/// `skills serve --view`, through the MCP SDK's client: every face offers the view's
+/// skills only; lists name the tools a skill needs, unchecked, and hide nothing for them.
+#[test]
+fn serve_with_a_view_offers_only_its_skills_on_every_face() {
+    let dir = project();
+    skill(dir.path(), "sql", "Review SQL migrations", "");
+    write(
+        dir.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[views.shipping]\ninclude = [\"ship-pr\"]\n",
+    );
+    let bin = env!("CARGO_BIN_EXE_skills");
+    let config = dir.path().join("skills.toml");
+    let (_, report) = common::mcp_client(
+        dir.path(),
+        "view",
+        &dir.path().join("lib"),
+        &[bin, "serve", "--config", config.to_str().unwrap(), "--view", "shipping"],
+    );
+    let text = |key: &str| report[key]["content"][0]["text"].as_str().unwrap().to_owned();
+    let listed = text("list_skills");
+    // The view: ship-pr and what it depends on (review, and lint through review).
+    for name in ["ship-pr", "review", "lint"] {
+        assert!(listed.contains(&format!("**{name}**")), "{name}: {listed}");
+    }
+    assert!(
+        !listed.contains("**sql**") && !listed.contains("**pdf-fill**"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("-> Needs tools: github_create_pr (not checked here)"),
+        "{listed}"
+    );
+    assert!(text("search").contains("ship-pr") && text("search").contains("[needs tools: github_create_pr]"));
+    assert_eq!(report["load_outside"]["is_error"], true);
+    assert!(
+        text("load_outside").starts_with("Error: Skill 'sql' not found"),
+        "{}",
+        text("load_outside")
+    );
+    assert_eq!(
+        report["load_inside"]["is_error"], false,
+        "the server cannot check tools: it loads"
+    );
+    assert!(!report["instructions"].as_str().unwrap().contains("sql"));
+    let uris: Vec<&str> = report["skills_list"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris.len(), 3, "{uris:?}");
+    assert!(!uris.iter().any(|u| u.contains("sql") || u.contains("pdf")), "{uris:?}");
+    let prompts = report["prompts_list"]["prompts"].as_array().unwrap();
+    assert!(prompts.iter().any(|p| p["name"] == "ship-pr"), "{prompts:?}");
+    assert!(prompts.iter().all(|p| p["name"] != "sql"), "{prompts:?}");
+    let resources = report["resources"].as_array().unwrap();
+    assert!(
+        resources.iter().any(|r| r.as_str().unwrap().contains("ship-pr")),
+        "{resources:?}"
+    );
+    assert!(
+        resources.iter().all(|r| !r.as_str().unwrap().contains("sql")),
+        "{resources:?}"
+    );
+}

@@ -167,6 +167,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::Serve {
             sources,
+            view,
             http,
             budget,
             instructions_budget,
@@ -175,7 +176,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 None => crate::mcp::Transport::Stdio,
                 Some(addr) => crate::mcp::Transport::Http(parse_http_addr(&addr)?),
             };
-            crate::mcp::serve(&sources, transport, budget, instructions_budget).await
+            crate::mcp::serve(&sources, view.view.as_deref(), transport, budget, instructions_budget).await
         }
     }
 }

@@ -45,6 +45,7 @@ pub enum Transport {
 /// Runs the server until the client leaves (stdio) or the process is interrupted.
 pub async fn serve(
     args: &SourceArgs,
+    view: Option<&str>,
     transport: Transport,
     budget: BudgetArgs,
     instructions_budget: Option<usize>,
@@ -68,7 +69,8 @@ pub async fn serve(
     // search_skills is offered from the start: build its index in the background.
     catalog.warm_search();
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
-    let server = SkillsServer::new(catalog, budget, instructions_budget);
+    let view = library.view(view)?;
+    let server = SkillsServer::new(catalog, budget, instructions_budget, view);
     server.keep_instructions_fresh().await;
     let serving = serving(&snapshot);
     match transport {

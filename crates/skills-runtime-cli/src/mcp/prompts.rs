@@ -36,11 +36,11 @@ pub(super) struct SkillPrompt<'a> {
 /// named after the skill, or after its folder when the skill's name is not a valid
 /// skill name (a title such as `Daily Log`); a name taken by an earlier prompt gets a
 /// number (`daily-log-2`).
-pub(super) fn prompts(snapshot: &CatalogSnapshot) -> Vec<SkillPrompt<'_>> {
+pub(super) fn prompts<'a>(snapshot: &'a CatalogSnapshot, offered: impl Fn(&str) -> bool) -> Vec<SkillPrompt<'a>> {
     let invocable: Vec<(&SkillMetadata, bool)> = snapshot
         .skills()
         .iter()
-        .filter(|s| s.user_invocable())
+        .filter(|s| s.user_invocable() && offered(&s.name))
         .map(|s| (&**s, check_skill_name(&s.name).is_ok()))
         .collect();
     let mut taken: HashSet<String> = invocable
@@ -196,7 +196,11 @@ impl SkillsServer {
         request: Option<PaginatedRequestParams>,
     ) -> Result<ListPromptsResult, ErrorData> {
         let snapshot = self.snapshot().await;
-        let (chosen, next) = page(&prompts(&snapshot), cursor(request.as_ref()), PROMPTS_PAGE)?;
+        let (chosen, next) = page(
+            &prompts(&snapshot, |name| self.offers(&snapshot, name)),
+            cursor(request.as_ref()),
+            PROMPTS_PAGE,
+        )?;
         let chosen = chosen.iter().map(SkillPrompt::to_prompt).collect();
         let mut result = ListPromptsResult::with_all_items(chosen)
             .with_ttl_ms(PROMPTS_TTL_MS)
@@ -207,7 +211,7 @@ impl SkillsServer {
 
     pub(super) async fn prompt_get(&self, request: GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
         let snapshot = self.snapshot().await;
-        let all = prompts(&snapshot);
+        let all = prompts(&snapshot, |name| self.offers(&snapshot, name));
         let Some(prompt) = all.iter().find(|p| p.name == request.name) else {
             let known: Vec<&str> = all.iter().take(20).map(|p| p.name.as_str()).collect();
             let more = if all.len() > known.len() { ", ..." } else { "" };

@@ -25,7 +25,7 @@ impl SkillsServer {
                 .with_description("Every skill of this server: name, description and SKILL.md URI.")
                 .with_mime_type("application/json"),
         ];
-        all.extend(Self::servable(&snapshot).map(|skill| {
+        all.extend(self.servable(&snapshot).into_iter().map(|skill| {
             Resource::new(files::skill_md_uri(skill), skill.name.clone())
                 .with_title(format!("{} (skill)", skill.name))
                 .with_description(skill.description.clone())
@@ -52,7 +52,9 @@ impl SkillsServer {
         let contents = match files::parse_uri(&uri) {
             Some(SkillUri::Index) => {
                 let snapshot = self.snapshot().await;
-                let skills: Vec<Value> = Self::servable(&snapshot)
+                let skills: Vec<Value> = self
+                    .servable(&snapshot)
+                    .into_iter()
                     .map(|s| {
                         json!({
                             "name": s.name,

@@ -15,7 +15,7 @@ use rmcp::{RoleServer, ServerHandler};
 use skills_runtime::name::check_skill_name;
 use skills_runtime::{
     AllowedToolsPolicy, BackendProtocol, CatalogBudget, CatalogSnapshot, PromptSection, PromptTemplate, ReadFileError,
-    SkillCatalog, SkillMetadata, read_skill_file,
+    Selection, SkillCatalog, SkillMetadata, SkillView, read_skill_file,
 };
 
 use super::files::{self, DigestCache};
@@ -76,14 +76,22 @@ impl ReadError {
 impl SkillsServer {
     /// A server over `catalog` (loaded on the first request if it was not), whose skills
     /// list (`list_skills`) stays within `budget` and whose `instructions` within
-    /// `instructions_budget` characters.
-    pub fn new(catalog: Arc<SkillCatalog>, budget: CatalogBudget, instructions_budget: usize) -> Self {
+    /// `instructions_budget` characters; with a `view`, only its skills (and those they
+    /// depend on) on every face: the skills extension, resources, prompts, tools and
+    /// instructions.
+    pub fn new(
+        catalog: Arc<SkillCatalog>,
+        budget: CatalogBudget,
+        instructions_budget: usize,
+        view: Option<Arc<SkillView>>,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 // A server does not know its client's tools: every skill is listed, and
                 // those that need tools name them.
                 section: PromptSection::of_catalog(&catalog, AllowedToolsPolicy::Recommend, PromptTemplate::default())
                     .with_budget(budget)
+                    .with_view(view)
                     .with_unchecked_tools(true),
                 catalog,
                 digests: DigestCache::default(),
@@ -125,7 +133,11 @@ impl SkillsServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if cached.0 != snapshot.version() {
-            let tools_only = snapshot.skills().iter().filter(|s| !servable(s)).count();
+            let tools_only = snapshot
+                .skills()
+                .iter()
+                .filter(|s| !servable(s) && self.offers(&snapshot, &s.name))
+                .count();
             let text = super::instructions::render(
                 &snapshot,
                 &self.inner.section,
@@ -141,14 +153,32 @@ impl SkillsServer {
         self.inner.catalog.ensure_loaded().await
     }
 
-    /// The skills that have `skill://` URIs.
-    pub(super) fn servable(snapshot: &CatalogSnapshot) -> impl Iterator<Item = &SkillMetadata> {
-        snapshot.skills().iter().map(|s| &**s).filter(|s| servable(s))
+    /// What the server offers of `snapshot`: `None` for every skill, or its view's.
+    pub(super) fn selection(&self, snapshot: &CatalogSnapshot) -> Option<Arc<Selection>> {
+        self.inner.section.selection(snapshot, None)
     }
 
-    /// The skill `name`, if it has `skill://` URIs.
-    pub(super) fn servable_skill<'a>(snapshot: &'a CatalogSnapshot, name: &str) -> Option<&'a SkillMetadata> {
-        snapshot.get(name).filter(|s| servable(s))
+    /// Whether the server offers skill `name` of `snapshot` (its view has it).
+    pub(super) fn offers(&self, snapshot: &CatalogSnapshot, name: &str) -> bool {
+        self.selection(snapshot).is_none_or(|s| s.offers(snapshot, name))
+    }
+
+    /// The skills offered that have `skill://` URIs.
+    pub(super) fn servable<'a>(&self, snapshot: &'a CatalogSnapshot) -> Vec<&'a SkillMetadata> {
+        let selection = self.selection(snapshot);
+        snapshot
+            .skills()
+            .iter()
+            .map(|s| &**s)
+            .filter(|s| servable(s) && selection.as_ref().is_none_or(|v| v.offers(snapshot, &s.name)))
+            .collect()
+    }
+
+    /// The skill `name`, if it is offered and has `skill://` URIs.
+    pub(super) fn servable_skill<'a>(&self, snapshot: &'a CatalogSnapshot, name: &str) -> Option<&'a SkillMetadata> {
+        snapshot
+            .get(name)
+            .filter(|s| servable(s) && self.offers(snapshot, name))
     }
 
     /// The source serving skill `name` (its index and backend).
@@ -159,7 +189,7 @@ impl SkillsServer {
     /// Reads `asked` (relative to the skill's folder) of skill `name`.
     pub(super) async fn read_file(&self, name: &str, asked: &str) -> Result<(String, Vec<u8>), ReadError> {
         let snapshot = self.snapshot().await;
-        let Some(skill) = Self::servable_skill(&snapshot, name) else {
+        let Some(skill) = self.servable_skill(&snapshot, name) else {
             return Err(ReadError::UnknownSkill(format!("no skill named {:?}", shorten(name))));
         };
         // The skill file is served as SKILL.md whatever its name on disk (`skill.md`).

@@ -62,7 +62,7 @@ impl SkillsServer {
         request: Option<PaginatedRequestParams>,
     ) -> Result<ListSkillsResult, ErrorData> {
         let snapshot = self.snapshot().await;
-        let servable: Vec<&SkillMetadata> = Self::servable(&snapshot).collect();
+        let servable: Vec<&SkillMetadata> = self.servable(&snapshot);
         let (chosen, next) = page(&servable, cursor(request.as_ref()), SKILLS_PAGE)?;
         let mut skills = Vec::with_capacity(chosen.len());
         for skill in chosen {
@@ -81,7 +81,7 @@ impl SkillsServer {
     pub(super) async fn skills_get(&self, request: GetSkillRequestParams) -> Result<GetSkillResult, ErrorData> {
         let snapshot = self.snapshot().await;
         let found = match files::parse_uri(&request.uri) {
-            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => Self::servable_skill(&snapshot, &skill),
+            Some(SkillUri::File { skill, rel }) if rel == SKILL_FILE => self.servable_skill(&snapshot, &skill),
             _ => None,
         };
         let Some(skill) = found else {
@@ -119,7 +119,7 @@ impl SkillsServer {
         };
         let snapshot = self.snapshot().await;
         let (Some(skill), Some((_, backend))) = (
-            Self::servable_skill(&snapshot, &skill_name),
+            self.servable_skill(&snapshot, &skill_name),
             Self::backend_of(&snapshot, &skill_name),
         ) else {
             // SEP-2640: an unknown skill is an invalid parameter, with the URI in `data`.

@@ -170,7 +170,10 @@ impl SkillsServer {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
                     let limit = args.limit();
-                    match self.inner.catalog.search_prepared(&args.query, limit).await {
+                    let selection = self.selection(&snapshot);
+                    let catalog = &self.inner.catalog;
+                    let hits = catalog.search_selected_prepared(&args.query, limit, &snapshot, selection.as_deref());
+                    match hits.await {
                         Ok(hits) => CallToolResult::success(vec![ContentBlock::text(format_search_results(
                             &snapshot,
                             &hits,
@@ -184,7 +187,10 @@ impl SkillsServer {
             LOAD_SKILL => match parse_args::<LoadArgs>(LOAD_SKILL, request.arguments) {
                 Ok(args) => {
                     let snapshot = self.snapshot().await;
-                    let request = LoadRequest::new(&[]).with_arguments(args.arguments.as_ref());
+                    let selection = self.selection(&snapshot);
+                    let request = LoadRequest::new(&[])
+                        .with_arguments(args.arguments.as_ref())
+                        .within(selection.as_deref());
                     let answer = load_skill_with(&snapshot, &args.name, request).await;
                     if matches!(answer, skills_runtime::LoadAnswer::Loaded { .. }) {
                         self.inner.catalog.record_use(&args.name);

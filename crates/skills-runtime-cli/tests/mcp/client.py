@@ -174,6 +174,20 @@ async def main(mode: str, library: str, server: list[str]) -> None:
             report["skills_list"] = listing
             print(json.dumps(report))
             return
+        if mode == "view":
+            # A server of one view, and the tools skills need: what every face offers.
+            session = client.session
+            report["instructions"] = client.instructions
+            report["list_skills"] = tool_result(await client.call_tool("list_skills", {}))
+            report["search"] = tool_result(await client.call_tool("search_skills", {"query": "open a pull request"}))
+            report["load_outside"] = tool_result(await client.call_tool("load_skill", {"name": "sql"}))
+            report["load_inside"] = tool_result(await client.call_tool("load_skill", {"name": "ship-pr"}))
+            report["skills_list"] = await session.send_request(ListSkillsRequest(), RAW)
+            report["prompts_list"] = await session.send_request(ListPromptsRawRequest(), RAW)
+            resources = await session.list_resources()
+            report["resources"] = [str(r.uri) for r in resources.resources]
+            print(json.dumps(report))
+            return
         if mode == "limits":
             # Only the skills extension: what is published, and skills/get of each skill.
             session = client.session
