@@ -201,3 +201,39 @@ fn serve_with_a_view_offers_only_its_skills_on_every_face() {
         "{resources:?}"
     );
 }
+
+/// `skills add --skill NAME` installs the skills NAME depends on, transitively, and the
+/// lock pins them; a dependency the source lacks is a warning; `skills.toml` records the
+/// request as asked, and `sync` of it installs the dependencies too.
+#[test]
+fn add_installs_a_skills_dependencies_and_the_lock_pins_them() {
+    let dir = project();
+    skill(dir.path(), "needs-gone", "Needs a skill that is not here", "dependencies: [gone]\n");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(work.join(".claude")).unwrap();
+    let lib = dir.path().join("lib");
+    let lib = lib.to_str().unwrap();
+    let out = skills(&work, &["add", lib, "--skill", "ship-pr"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("review: added, a skill asked for depends on it"), "{}", stdout(&out));
+    for name in ["ship-pr", "review", "lint"] {
+        assert!(work.join(format!(".agents/skills/{name}/SKILL.md")).is_file(), "{name}");
+        assert!(work.join(format!(".claude/skills/{name}")).exists(), "{name} linked");
+    }
+    assert!(!work.join(".agents/skills/pdf-fill").exists());
+    let lock = std::fs::read_to_string(work.join("skills.lock")).unwrap();
+    for name in ["ship-pr", "review", "lint"] {
+        assert!(lock.contains(&format!("[skills.\"{name}\"]")), "{name}: {lock}");
+    }
+    let out = skills(&work, &["add", lib, "--skill", "needs-gone"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("warning: gone: a skill asked for depends on it"), "{}", stderr(&out));
+
+    // sync of the recorded request, in a fresh checkout of the project.
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir_all(&fresh).unwrap();
+    std::fs::copy(work.join("skills.toml"), fresh.join("skills.toml")).unwrap();
+    let out = skills(&fresh, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(fresh.join(".agents/skills/lint/SKILL.md").is_file(), "{}", stdout(&out));
+}

@@ -14,7 +14,7 @@ use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{InstallLock, SkillFile, backup_path, recover, replace, write_file};
 use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_git_shorthand};
-use skills_runtime::{DiagnosticKind, Severity, SkillCatalog, SkillMetadata};
+use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, SkillMetadata, with_dependencies};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::library::{self, Need};
@@ -169,7 +169,7 @@ pub async fn install(
             );
         }
     }
-    let skills = choose(snapshot.skills(), request.skills)?;
+    let skills = choose(&snapshot, request.skills)?;
 
     let mut plan = Vec::new();
     for skill in &skills {
@@ -297,9 +297,11 @@ pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// The skills named (every one of the source without names), or an error naming the
-/// missing ones and what the source has.
-fn choose<'a>(all: &'a [std::sync::Arc<SkillMetadata>], names: &[String]) -> anyhow::Result<Vec<&'a SkillMetadata>> {
+/// The skills named (every one of the source without names) with the skills they depend
+/// on, or an error naming the missing ones and what the source has. A dependency the
+/// source does not have is said, not an error: it may be installed from elsewhere.
+fn choose<'a>(snapshot: &'a CatalogSnapshot, names: &[String]) -> anyhow::Result<Vec<&'a SkillMetadata>> {
+    let all = snapshot.skills();
     if names.is_empty() {
         if all.is_empty() {
             bail!("the source has no skills");
@@ -319,7 +321,14 @@ fn choose<'a>(all: &'a [std::sync::Arc<SkillMetadata>], names: &[String]) -> any
             available.join(", ")
         );
     }
-    Ok(all.iter().filter(|s| names.contains(&s.name)).map(|s| &**s).collect())
+    let (with, missing) = with_dependencies(snapshot, names);
+    for name in with.iter().filter(|n| !names.contains(n)) {
+        say!("{name}: added, a skill asked for depends on it");
+    }
+    for name in &missing {
+        say_err!("warning: {name}: a skill asked for depends on it and the source has no skill of that name");
+    }
+    Ok(all.iter().filter(|s| with.contains(&s.name)).map(|s| &**s).collect())
 }
 
 /// Every file of `skill`'s folder, read once through its source (the containment,
