@@ -298,6 +298,8 @@ pub enum Command {
         #[arg(long, value_name = "PUBKEY")]
         trusted_key: Option<PathBuf>,
         #[command(flatten)]
+        view: ViewArgs,
+        #[command(flatten)]
         discovery: DiscoveryArgs,
     },
     /// Install the new versions of installed skills (all, or those named) from the

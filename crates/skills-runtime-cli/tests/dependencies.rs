@@ -208,14 +208,23 @@ fn serve_with_a_view_offers_only_its_skills_on_every_face() {
 #[test]
 fn add_installs_a_skills_dependencies_and_the_lock_pins_them() {
     let dir = project();
-    skill(dir.path(), "needs-gone", "Needs a skill that is not here", "dependencies: [gone]\n");
+    skill(
+        dir.path(),
+        "needs-gone",
+        "Needs a skill that is not here",
+        "dependencies: [gone]\n",
+    );
     let work = dir.path().join("work");
     std::fs::create_dir_all(work.join(".claude")).unwrap();
     let lib = dir.path().join("lib");
     let lib = lib.to_str().unwrap();
     let out = skills(&work, &["add", lib, "--skill", "ship-pr"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("review: added, a skill asked for depends on it"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("review: added, a skill asked for depends on it"),
+        "{}",
+        stdout(&out)
+    );
     for name in ["ship-pr", "review", "lint"] {
         assert!(work.join(format!(".agents/skills/{name}/SKILL.md")).is_file(), "{name}");
         assert!(work.join(format!(".claude/skills/{name}")).exists(), "{name} linked");
@@ -227,7 +236,11 @@ fn add_installs_a_skills_dependencies_and_the_lock_pins_them() {
     }
     let out = skills(&work, &["add", lib, "--skill", "needs-gone"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stderr(&out).contains("warning: gone: a skill asked for depends on it"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("warning: gone: a skill asked for depends on it"),
+        "{}",
+        stderr(&out)
+    );
 
     // sync of the recorded request, in a fresh checkout of the project.
     let fresh = dir.path().join("fresh");
@@ -236,4 +249,39 @@ fn add_installs_a_skills_dependencies_and_the_lock_pins_them() {
     let out = skills(&fresh, &["sync"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(fresh.join(".agents/skills/lint/SKILL.md").is_file(), "{}", stdout(&out));
+}
+
+/// `skills sync --view NAME` installs only the view's skills (and their dependencies) of
+/// what skills.toml's `[[install]]` asks for.
+#[test]
+fn sync_with_a_view_installs_only_its_skills() {
+    let dir = project();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let lib = dir.path().join("lib");
+    write(
+        &work,
+        "skills.toml",
+        &format!(
+            "[[install]]\nsource = {:?}\n\n[views.review]\ninclude = [\"review\"]\n",
+            lib.to_str().unwrap()
+        ),
+    );
+    let out = skills(&work, &["sync", "--view", "review"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("view review: 2 skills of this source"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(work.join(".agents/skills/review/SKILL.md").is_file());
+    assert!(
+        work.join(".agents/skills/lint/SKILL.md").is_file(),
+        "review depends on lint"
+    );
+    assert!(!work.join(".agents/skills/pdf-fill").exists());
+    assert!(!work.join(".agents/skills/ship-pr").exists());
+    let out = skills(&work, &["sync", "--view", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("no view `nope`"), "{}", stderr(&out));
 }

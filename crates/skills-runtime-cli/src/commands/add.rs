@@ -31,6 +31,8 @@ pub struct AddRequest<'a> {
     /// Write the request into ./skills.toml as an `[[install]]` (what `skills sync`
     /// installs), unless one there already covers it.
     pub record: bool,
+    /// Install only what this view offers of the source (`skills sync --view`).
+    pub view: Option<std::sync::Arc<skills_runtime::SkillView>>,
 }
 
 impl<'a> AddRequest<'a> {
@@ -47,6 +49,7 @@ impl<'a> AddRequest<'a> {
                 ..InstallFlags::default()
             },
             record: false,
+            view: None,
         }
     }
 }
@@ -169,7 +172,16 @@ pub async fn install(
             );
         }
     }
-    let skills = choose(&snapshot, request.skills)?;
+    let mut skills = choose(&snapshot, request.skills)?;
+    if let Some(view) = &request.view {
+        let filter = skills_runtime::SkillFilter {
+            view: Some(view.clone()),
+            ..Default::default()
+        };
+        let offered = skills_runtime::Selection::of(&snapshot, &filter);
+        skills.retain(|s| offered.offers(&snapshot, &s.name));
+        say!("view {}: {} skills of this source", view.name(), skills.len());
+    }
 
     let mut plan = Vec::new();
     for skill in &skills {

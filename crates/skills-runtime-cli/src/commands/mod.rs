@@ -106,6 +106,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 copy,
                 flags,
                 record: true,
+                view: None,
             };
             add::add(&request, &installer_args(discovery)).await
         }
@@ -115,6 +116,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             dry_run,
             from_npm_lock,
             trusted_key,
+            view,
             discovery,
         } => {
             let options = sync::SyncOptions {
@@ -122,6 +124,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 watch,
                 dry_run,
                 from_npm_lock,
+                view: view.view,
             };
             let mut args = installer_args(discovery);
             args.lock.trusted_key = trusted_key;

@@ -29,8 +29,15 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         watch,
         dry_run,
         from_npm_lock,
+        view,
     } = options;
     let root = install_root(false)?;
+    let mut chosen_view = None;
+    if view.is_some() && (watch || from_npm_lock) {
+        bail!(
+            "--view installs a view of skills.toml's [[install]] once; it does not go with --watch or --from-npm-lock"
+        );
+    }
     let specs = if from_npm_lock {
         import_npm_lock(&root, dry_run)?
     } else {
@@ -42,6 +49,12 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
             )
         })?;
         let config = SourcesConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
+        if let Some(name) = &view {
+            let found = config
+                .view(name)
+                .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.message))?;
+            chosen_view = Some(std::sync::Arc::new(found));
+        }
         if config.install.is_empty() {
             bail!(
                 "nothing to sync: {} has no [[install]] (`skills add SOURCE` records one)",
@@ -62,7 +75,8 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         say!("from {}:", spec.source);
         // What is installed as the lock pins it needs no source: a sync with nothing to
         // do reads only the project.
-        if let Some(count) = lock.as_ref().and_then(|lock| in_place(&root, &lockfile, lock, spec)) {
+        let in_place = lock.as_ref().and_then(|lock| in_place(&root, &lockfile, lock, spec));
+        if let Some(count) = in_place.filter(|_| chosen_view.is_none()) {
             say!("nothing to change: {count} skills up to date");
             continue;
         }
@@ -72,7 +86,8 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
         // version, said.
         source_args.lock.frozen = lock.is_some();
         source_args.lock.lockfile = Some(lockfile.clone());
-        let request = AddRequest::of_install(spec, &spec.skills, dry_run);
+        let mut request = AddRequest::of_install(spec, &spec.skills, dry_run);
+        request.view = chosen_view.clone();
         let done = match add::add(&request, &source_args).await {
             Err(error) if !frozen && source_args.lock.frozen && is_not_pinned(&error) => {
                 say_err!("warning: {error:#}; installing its current version");
@@ -90,12 +105,14 @@ pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<Exi
 }
 
 /// What `skills sync` was asked.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SyncOptions {
     pub frozen: bool,
     pub watch: bool,
     pub dry_run: bool,
     pub from_npm_lock: bool,
+    /// Install only the skills of this view of skills.toml.
+    pub view: Option<String>,
 }
 
 /// The `[[install]]` tables the npm installer's `skills-lock.json` stands for, recorded

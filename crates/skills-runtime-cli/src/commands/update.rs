@@ -74,6 +74,7 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
             copy: recorded.is_some_and(|i| i.copy),
             flags,
             record: false,
+            view: None,
         };
         let done = add::add(&add, &source_args).await?;
         if done != ExitCode::from(EXIT_OK) {
