@@ -219,6 +219,8 @@ pub struct Selection {
     tools: Option<ToolSet>,
     /// Per snapshot position: whether it is in the view.
     in_view: Vec<bool>,
+    /// Per snapshot position: whether it is in the view and its tools are there.
+    loadable: Vec<bool>,
     skills: Vec<Arc<SkillMetadata>>,
     sources: Vec<usize>,
     unavailable: BTreeMap<String, MissingTools>,
@@ -240,6 +242,7 @@ impl Selection {
             tools: filter.tools.clone(),
             ..Self::default()
         };
+        let mut loadable = in_view.clone();
         for (i, skill) in all.iter().enumerate() {
             if !in_view[i] {
                 continue;
@@ -247,6 +250,7 @@ impl Selection {
             if let Some(tools) = &filter.tools {
                 if let Some(missing) = skill.missing_tools(|tool| tools.contains(tool)) {
                     selection.unavailable.insert(skill.name.clone(), missing);
+                    loadable[i] = false;
                     if !filter.show_unavailable {
                         continue;
                     }
@@ -256,6 +260,7 @@ impl Selection {
             selection.sources.push(snapshot.skill_sources()[i]);
         }
         selection.in_view = in_view;
+        selection.loadable = loadable;
         selection.warnings = warnings;
         selection
     }
@@ -307,7 +312,9 @@ impl Selection {
 
     /// Whether `name` is offered and can be loaded.
     pub fn offers(&self, snapshot: &CatalogSnapshot, name: &str) -> bool {
-        snapshot.get(name).is_some() && self.not_offered(snapshot, name).is_none()
+        snapshot
+            .position(name)
+            .is_some_and(|i| self.loadable.get(i).copied().unwrap_or(false))
     }
 }
 
@@ -344,18 +351,27 @@ fn view_members(snapshot: &CatalogSnapshot, view: &SkillView, warnings: &mut Vec
 
 /// Whether `name` matches `pattern`, where `*` is any run of characters and `?` one.
 pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
+    if pattern.is_ascii() && name.is_ascii() {
+        return glob_units(pattern.as_bytes(), name.as_bytes());
+    }
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
-    // The classic two-pointer match with one backtrack point: linear for `*` patterns.
+    glob_units(&pattern, &name)
+}
+
+/// The classic two-pointer match with one backtrack point (linear for `*` patterns),
+/// over bytes or characters.
+fn glob_units<T: Copy + PartialEq + From<u8>>(pattern: &[T], name: &[T]) -> bool {
+    let (star_unit, any_unit) = (T::from(b'*'), T::from(b'?'));
     let (mut p, mut n) = (0, 0);
     let mut star: Option<(usize, usize)> = None;
     while n < name.len() {
         match pattern.get(p) {
-            Some('*') => {
+            Some(&c) if c == star_unit => {
                 star = Some((p, n));
                 p += 1;
             }
-            Some(&c) if c == '?' || c == name[n] => {
+            Some(&c) if c == any_unit || c == name[n] => {
                 p += 1;
                 n += 1;
             }
@@ -369,7 +385,7 @@ pub(crate) fn glob_matches(pattern: &str, name: &str) -> bool {
             },
         }
     }
-    pattern[p..].iter().all(|&c| c == '*')
+    pattern[p..].iter().all(|&c| c == star_unit)
 }
 
 #[cfg(test)]
@@ -385,6 +401,9 @@ mod tests {
         assert!(!glob_matches("pdf-*", "xpdf-fill"));
         assert!(!glob_matches("pdf", "pdf-fill"));
         assert!(!glob_matches("a*b*c", "aXbY"));
+        assert!(glob_matches("数据-*", "数据-分析"));
+        assert!(glob_matches("?-x", "é-x"), "`?` is one character, not one byte");
+        assert!(!glob_matches("??-x", "é-x"));
     }
 
     #[test]

@@ -312,3 +312,47 @@ async fn mcp_servers_come_from_the_frontmatter_and_agents_openai_yaml() {
     let (servers, _) = mcp_server_dependencies(&snapshot, "lint").await;
     assert!(servers.is_empty());
 }
+
+#[tokio::test]
+async fn search_within_a_view_is_the_best_of_the_view_not_the_best_of_all_then_cut() {
+    let backend = MemoryBackend::new();
+    // Forty skills about invoices; the view holds every fifth, which score lower.
+    for i in 0..40 {
+        let description = if i % 5 == 0 {
+            format!("Notes {i} that mention an invoice once")
+        } else {
+            format!("Invoice invoices: create, send and track invoice {i}")
+        };
+        backend
+            .insert(
+                &format!("/s/inv-{i:02}/SKILL.md"),
+                md(&format!("inv-{i:02}"), &description, ""),
+            )
+            .unwrap();
+    }
+    let catalog = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/s")]);
+    let snapshot = catalog.ensure_loaded().await;
+    let view = SkillView::new("fifth").include(["inv-*0", "inv-*5"]).unwrap();
+    let selection = Selection::of(&snapshot, &SkillFilter::view(view));
+    let within: Vec<String> = catalog
+        .search_selected("invoice", 3, &snapshot, Some(&selection))
+        .unwrap()
+        .into_iter()
+        .map(|h| h.name)
+        .collect();
+    let expected: Vec<String> = catalog
+        .search("invoice", 16)
+        .unwrap()
+        .into_iter()
+        .map(|h| h.name)
+        .chain(["inv-00", "inv-05", "inv-10", "inv-15", "inv-20"].map(String::from))
+        .filter(|name| selection.offers(&snapshot, name))
+        .take(3)
+        .collect();
+    assert_eq!(within.len(), 3, "{within:?}");
+    assert_eq!(within, expected);
+    assert!(
+        within.iter().all(|n| n.ends_with('0') || n.ends_with('5')),
+        "{within:?}"
+    );
+}

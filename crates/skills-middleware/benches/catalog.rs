@@ -11,7 +11,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use skills_catalog::{AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog};
+use skills_catalog::{
+    AllowedToolsPolicy, CatalogBudget, PromptSection, PromptTemplate, SkillCatalog, SkillView, ToolSet,
+};
 use skills_core::MemoryBackend;
 use skills_middleware::{AgentMiddleware, AgentState, LOAD_SKILL, Message, SkillsMiddleware, ToolOutput, ToolRuntime};
 
@@ -50,12 +52,18 @@ fn skill_md(i: usize) -> String {
     let pick = |k: usize| WORDS[(i * 7 + k * 13) % WORDS.len()];
     format!(
         "---\nname: skill-{i:05}\ndescription: Handles {} {} and {} for team {}, when asked to work on {}\n\
-         license: MIT\n---\n\n# Skill {i}\n\n{}\n",
+         license: MIT\n{}---\n\n# Skill {i}\n\n{}\n",
         pick(0),
         pick(1),
         pick(2),
         i % 97,
         pick(3),
+        // One skill in ten needs a tool the bench's agent lacks.
+        if i % 10 == 0 {
+            "required-tools: github_create_pr\n"
+        } else {
+            ""
+        },
         "Step by step instructions for the task. ".repeat(20)
     )
 }
@@ -182,6 +190,42 @@ fn main() {
         }
     }
 
+    // A view (a fifth of the library) for an agent with two tools: what it is offered is
+    // computed once per (version, tool set); its section, then searches within it.
+    let tools = ToolSet::new(["Read", "Bash"]);
+    let view = SkillView::new("bench").include(["skill-00*", "skill-01*"]).unwrap();
+    let viewed = section.with_other_view(Some(Arc::new(view)));
+    let started = Instant::now();
+    let selection = viewed.selection(&snapshot, Some(&tools)).unwrap();
+    let select_first = started.elapsed();
+    assert_eq!(
+        selection.skills().len(),
+        1_800,
+        "2,000 in the view, a tenth unavailable"
+    );
+    let started = Instant::now();
+    let again = viewed.selection(&snapshot, Some(&tools)).unwrap();
+    let select_cached = started.elapsed();
+    assert!(Arc::ptr_eq(&selection, &again));
+    let started = Instant::now();
+    viewed.render_listing_for(&snapshot, &[], Some(&tools));
+    let viewed_first = started.elapsed();
+    let mut viewed_renders = Vec::new();
+    for i in 0..200 {
+        let loaded = [format!("skill-{:05}", i * 37 % 2_000)];
+        let started = Instant::now();
+        viewed.render_listing_for(&snapshot, &loaded, Some(&tools));
+        viewed_renders.push(started.elapsed());
+    }
+    let mut viewed_searches = Vec::new();
+    for _ in 0..50 {
+        for query in ["pdf tables", "deploy to kubernetes", "resize images"] {
+            let started = Instant::now();
+            catalog.search_selected(query, 8, &snapshot, Some(&selection)).unwrap();
+            viewed_searches.push(started.elapsed());
+        }
+    }
+
     // A one-file edit, reloaded narrowed to its folder (what the watcher does after its
     // debounce).
     let mut edits = Vec::new();
@@ -228,6 +272,23 @@ fn main() {
         ),
         ("`search_skills`, p50", micros(percentile(searches.clone(), 0.5))),
         ("`search_skills`, p99", micros(percentile(searches, 0.99))),
+        (
+            "view + tool set: what it offers, first of a version",
+            micros(select_first),
+        ),
+        ("view + tool set: what it offers, cached", micros(select_cached)),
+        (
+            "view + tool set: section, first render of a version",
+            format!("{:.1} ms", viewed_first.as_secs_f64() * 1e3),
+        ),
+        (
+            "view + tool set: section, a new loaded set, p99",
+            micros(percentile(viewed_renders, 0.99)),
+        ),
+        (
+            "view + tool set: `search_skills` within it, p99",
+            micros(percentile(viewed_searches, 0.99)),
+        ),
         (
             "one-file edit -> new snapshot (narrowed reload), median",
             micros(median(edits.clone())),

@@ -404,24 +404,14 @@ impl SkillIndex {
                 scores[slot as usize] += NAMED_BONUS;
             }
         }
-        let mut ranked: Vec<(f32, &str)> = touched
+        let ranked: Vec<(f32, &str)> = touched
             .iter()
             .filter_map(|&slot| {
                 let skill = self.skills.get(slot as usize)?.as_ref()?;
-                keep(&skill.name).then_some((scores[slot as usize], skill.name.as_str()))
+                Some((scores[slot as usize], skill.name.as_str()))
             })
             .collect();
-        let order = |a: &(f32, &str), b: &(f32, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
-        if ranked.len() > limit {
-            // Keep the skills scoring at least the limit-th best score, comparing numbers
-            // only: names break ties among those kept, not among thousands of others.
-            let mut scores: Vec<f32> = ranked.iter().map(|(score, _)| *score).collect();
-            let (_, threshold, _) = scores.select_nth_unstable_by(limit - 1, |a, b| b.total_cmp(a));
-            let threshold = *threshold;
-            ranked.retain(|(score, _)| *score >= threshold);
-        }
-        ranked.sort_by(order);
-        ranked.truncate(limit);
+        let ranked = best_kept(ranked, limit, keep);
         let hits = ranked
             .into_iter()
             .map(|(score, name)| SearchHit {
@@ -430,5 +420,39 @@ impl SkillIndex {
             })
             .collect();
         Ok(hits)
+    }
+}
+
+/// The best `limit` of `ranked` that `keep` accepts, best first, equal scores in name
+/// order. Only the best candidates are sorted and asked about (those scoring at least
+/// the `want`-th best score, comparing numbers only), `want` widening when `keep` refuses
+/// too many: a filter costs a few calls, not one per skill a common word reached.
+fn best_kept<'a>(ranked: Vec<(f32, &'a str)>, limit: usize, keep: &dyn Fn(&str) -> bool) -> Vec<(f32, &'a str)> {
+    let order = |a: &(f32, &str), b: &(f32, &str)| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1));
+    let mut want = limit.max(1);
+    loop {
+        let mut candidates = if ranked.len() > want {
+            let mut scores: Vec<f32> = ranked.iter().map(|(score, _)| *score).collect();
+            let (_, threshold, _) = scores.select_nth_unstable_by(want - 1, |a, b| b.total_cmp(a));
+            let threshold = *threshold;
+            ranked
+                .iter()
+                .copied()
+                .filter(|(score, _)| *score >= threshold)
+                .collect()
+        } else {
+            ranked.clone()
+        };
+        let complete = candidates.len() == ranked.len();
+        candidates.sort_by(order);
+        let kept: Vec<(f32, &str)> = candidates
+            .into_iter()
+            .filter(|(_, name)| keep(name))
+            .take(limit)
+            .collect();
+        if kept.len() == limit || complete {
+            return kept;
+        }
+        want = want.saturating_mul(4);
     }
 }
