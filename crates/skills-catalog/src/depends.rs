@@ -67,7 +67,10 @@ pub fn dependency_problems<S: Borrow<SkillMetadata>>(skills: &[S]) -> Vec<Diagno
     for skill in &skills {
         for dependency in skill.required_skills() {
             if !position.contains_key(dependency.as_str()) {
-                let msg = format!("`{}` depends on `{dependency}`, which no source has", skill.name);
+                let msg = format!(
+                    "`{}` depends on `{dependency}`, which no source has (`dependencies` lists skills, not packages)",
+                    skill.name
+                );
                 found.push(Diagnostic::new(&skill.path, DiagnosticKind::MissingDependency, msg));
             }
         }

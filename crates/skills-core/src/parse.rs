@@ -227,9 +227,20 @@ impl FieldParser<'_> {
             });
         let allowed_tools = self.allowed_tools(fields.remove("allowed-tools"));
         let metadata = self.metadata(fields.remove("metadata"));
-        let extensions = parse_extensions(|key| fields.remove(key), &mut |kind, message| {
+        let mut extensions = parse_extensions(|key| fields.remove(key), &mut |kind, message| {
             self.report(kind, message);
         });
+        if let Some(ext) = extensions.as_deref_mut() {
+            let skills = &mut ext.dependencies.skills;
+            if skills.iter().any(|d| *d == name) {
+                // A package list whose package has the skill's name (`axolotl`), not a cycle.
+                skills.retain(|d| *d != name);
+                let msg = format!(
+                    "`dependencies` names the skill itself (`{name}`): dropped (a list of names there means skills)"
+                );
+                self.report(DiagnosticKind::FieldIgnored, msg);
+            }
+        }
 
         Some(SkillMetadata {
             path: self.path.to_owned(),

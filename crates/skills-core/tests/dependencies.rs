@@ -140,3 +140,12 @@ fn codex_agent_yaml_gives_mcp_servers() {
     assert!(agent_yaml_dependencies(b"\xff").1[0].contains("UTF-8"));
     assert!(agent_yaml_dependencies(b"a: [").1[0].contains("not valid YAML"));
 }
+
+#[test]
+fn a_skill_naming_itself_is_a_package_list_not_a_cycle() {
+    // `s` is the skill's own name in `parse`.
+    let (skill, warnings) = parse("dependencies: [s, other-skill]");
+    assert_eq!(skill.required_skills(), ["other-skill"]);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].contains("names the skill itself (`s`)"), "{}", warnings[0]);
+}

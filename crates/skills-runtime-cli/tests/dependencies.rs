@@ -97,7 +97,7 @@ fn validate_reports_a_missing_dependency_and_a_cycle() {
     };
     assert_eq!(
         of("missing-dependency"),
-        ["`a` depends on `nowhere`, which no source has"]
+        ["`a` depends on `nowhere`, which no source has (`dependencies` lists skills, not packages)"]
     );
     assert_eq!(
         of("dependency-cycle"),
