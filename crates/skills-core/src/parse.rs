@@ -232,7 +232,7 @@ impl FieldParser<'_> {
         });
         if let Some(ext) = extensions.as_deref_mut() {
             let skills = &mut ext.dependencies.skills;
-            if skills.iter().any(|d| *d == name) {
+            if skills.contains(&name) {
                 // A package list whose package has the skill's name (`axolotl`), not a cycle.
                 skills.retain(|d| *d != name);
                 let msg = format!(
