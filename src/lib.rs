@@ -59,6 +59,10 @@ pub use skills_backend_git as git;
 #[cfg(feature = "http")]
 pub use skills_backend_http as http;
 
+/// The MCP client backend: the skills an MCP server publishes (SEP-2640).
+#[cfg(feature = "mcp")]
+pub use skills_backend_mcp as mcp;
+
 /// The agent middleware.
 #[cfg(feature = "middleware")]
 pub use skills_middleware as middleware;
@@ -71,6 +75,7 @@ mod cache_config;
 mod install_config;
 mod limits_config;
 mod lock_config;
+mod open_backends;
 mod open_options;
 mod prompt_config;
 mod search_config;

@@ -9,6 +9,7 @@
 //! | `s3://bucket/prefix` | S3 (credentials from `AWS_*`) | `s3` |
 //! | `git+file:///repo`, `git+https://...`, `git+ssh://...`, `git+git://...` (`#ref=..&path=..`) | git | `git` |
 //! | `https://HOST/.well-known/agent-skills/` (or its `index.json`, or the site; `http://` on loopback only) | HTTP registry | `http` |
+//! | `mcp+https://HOST/mcp` (`mcp+http://` on loopback only); in skills.toml also `command` and `args` | an MCP server's skills (SEP-2640) | `mcp` |
 //!
 //! ```
 //! use skills_runtime::sources::{OpenOptions, SourceSpec, SourcesConfig};
@@ -32,8 +33,6 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
-use std::sync::Arc;
 
 use skills_catalog::SkillSource;
 
@@ -41,30 +40,44 @@ pub use crate::cache_config::CacheConfig;
 pub use crate::install_config::{InstallSpec, expand_git_shorthand};
 pub use crate::limits_config::LimitsConfig;
 pub use crate::lock_config::LockConfig;
+use crate::open_backends::{McpWay, open_dir, open_git, open_http, open_mcp, open_s3};
 pub use crate::open_options::OpenOptions;
 pub use crate::prompt_config::{BudgetSetting, DEFAULT_BUDGET_FRACTION, PromptConfig, budget_of};
 pub use crate::search_config::SearchConfig;
 pub use crate::serve_config::{DEFAULT_INSTRUCTIONS_BUDGET, ServeConfig};
 pub use crate::view_config::ViewConfig;
-#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
-use skills_core::BackendProtocol;
+
+/// The environment variable an `mcp+http(s)://` source's bearer token is read from,
+/// unless its `token-env` names another.
+pub const MCP_TOKEN_ENV: &str = "SKILLS_MCP_TOKEN";
 use skills_core::url::redact_url as redact;
 
 /// The file a project keeps its sources in.
 pub const CONFIG_FILE: &str = "skills.toml";
 
 /// `[LABEL=]LOCATION`, not yet opened.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
     /// Shown in listings and prompts; by default derived from the location.
     #[serde(default)]
     pub label: Option<String>,
-    /// Where the skills are.
+    /// Where the skills are (empty for an MCP server started by `command`).
+    #[serde(default)]
     pub location: String,
     /// How many levels below the location skill folders may lie (default 1).
     #[serde(default)]
     pub depth: Option<usize>,
+    /// An MCP server to start and read over stdio (with `args`), instead of a location.
+    #[serde(default)]
+    pub command: Option<String>,
+    /// The arguments of `command`.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// The environment variable holding the bearer token of an `mcp+https://` server
+    /// (default: `SKILLS_MCP_TOKEN`, when set).
+    #[serde(default, rename = "token-env")]
+    pub token_env: Option<String>,
 }
 
 /// Whether a source location is a folder path (relative ones are taken from a base
@@ -102,6 +115,9 @@ impl FromStr for SourceSpec {
             label,
             location: location.to_owned(),
             depth: None,
+            command: None,
+            args: Vec::new(),
+            token_env: None,
         })
     }
 }
@@ -143,7 +159,16 @@ impl SourceSpec {
     pub fn open(&self, options: &OpenOptions) -> Result<SkillSource, OpenError> {
         let fail = |message: &dyn fmt::Display| OpenError::new(&self.to_string(), message);
         let location = self.location.as_str();
-        let (default_label, opened) = if location.starts_with("s3://") {
+        let (default_label, opened) = if let Some(command) = &self.command {
+            open_mcp(McpWay::Stdio(command, &self.args), options).map_err(|e| fail(&e))?
+        } else if location.starts_with("mcp+") {
+            let var = self.token_env.as_deref().unwrap_or(MCP_TOKEN_ENV);
+            let token = std::env::var(var).ok().filter(|t| !t.is_empty());
+            if token.is_none() && self.token_env.is_some() {
+                return Err(fail(&format!("the environment variable {var} (token-env) is not set")));
+            }
+            open_mcp(McpWay::Http(location, token.as_deref()), options).map_err(|e| fail(&e))?
+        } else if location.starts_with("s3://") {
             open_s3(location, options).map_err(|e| fail(&e))?
         } else if location.starts_with("https://") || location.starts_with("http://") {
             open_http(location, options).map_err(|e| fail(&e))?
@@ -157,7 +182,7 @@ impl SourceSpec {
             open_dir(&options.base_dir.join(dir), options).map_err(|e| fail(&e))?
         } else if location.contains("://") {
             return Err(fail(
-                &"unknown scheme (expected a path, file:///, s3://, git+... or https://)",
+                &"unknown scheme (expected a path, file:///, s3://, git+..., https:// or mcp+https://)",
             ));
         } else {
             open_dir(&options.base_dir.join(location), options).map_err(|e| fail(&e))?
@@ -175,103 +200,6 @@ impl SourceSpec {
             .with_depth(depth)
             .with_spec(spec))
     }
-}
-
-#[cfg(feature = "fs")]
-fn open_dir(dir: &Path, options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    let backend = crate::fs::FilesystemBackend::new(dir)
-        .and_then(|b| b.with_virtual_mode(false))
-        .map_err(|e| e.to_string())?
-        .with_hard_links(options.hard_links);
-    let path = backend.root_path().to_owned();
-    let label = Path::new(&path)
-        .file_name()
-        .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
-    Ok((label, opened(path.clone(), Arc::new(backend), path)))
-}
-
-#[cfg(not(feature = "fs"))]
-fn open_dir(_dir: &Path, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("local directories need the `fs` feature of skills-runtime".into())
-}
-
-#[cfg(feature = "s3")]
-fn open_s3(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    let builder = crate::s3::S3BackendBuilder::new(location).map_err(|e| e.to_string())?;
-    let parsed = builder.location().clone();
-    let label = parsed
-        .prefix()
-        .rsplit('/')
-        .next()
-        .filter(|l| !l.is_empty())
-        .unwrap_or(parsed.bucket())
-        .to_owned();
-    // A library that publishes an index is polled through it (see `skills publish`).
-    let mut backend = builder.build().map_err(|e| e.to_string())?.with_index(true);
-    if let Some(interval) = options.poll_interval {
-        backend = backend.with_poll_interval(interval);
-    }
-    Ok((label, opened(parsed.to_string(), Arc::new(backend), "/".into())))
-}
-
-#[cfg(feature = "http")]
-fn open_http(location: &str, options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    let mut backend = crate::http::HttpRegistryBackend::new(location).map_err(|e| e.to_string())?;
-    if let Some(interval) = options.poll_interval {
-        backend = backend.with_poll_interval(interval);
-    }
-    let label = backend.index_url().host_str().unwrap_or("registry").to_owned();
-    let shown = backend.index_url().to_string();
-    Ok((label, opened(shown, Arc::new(backend), "/".into())))
-}
-
-#[cfg(not(feature = "http"))]
-fn open_http(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("https:// registries need the `http` feature of skills-runtime".into())
-}
-
-#[cfg(not(feature = "s3"))]
-fn open_s3(_location: &str, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("s3:// sources need the `s3` feature of skills-runtime".into())
-}
-
-#[cfg(feature = "git")]
-fn open_git(location: &str, given: Option<&str>, options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    let mut spec: crate::git::GitSpec = location.parse().map_err(|e: crate::git::GitError| e.to_string())?;
-    let repo_name = spec
-        .url
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .map(|r| r.trim_end_matches(".git"));
-    let label = spec
-        .path
-        .rsplit('/')
-        .next()
-        .filter(|l| !l.is_empty())
-        .or(repo_name)
-        .unwrap_or("git")
-        .to_owned();
-    if let Some(commit) = options.pinned_commits.get(given.unwrap_or(&label)) {
-        spec.reference = crate::git::GitRef::Commit(commit.clone());
-    }
-    let mut builder = crate::git::GitBackend::from_spec(&spec, &options.git_cache).map_err(|e| e.to_string())?;
-    if let Some(interval) = options.poll_interval {
-        builder = builder.fetch_interval(interval);
-    }
-    let backend = builder.open().map_err(|e| e.to_string())?;
-    let shown = format!("{spec} @ {}", backend.commit_id());
-    Ok((label, opened(shown, Arc::new(backend), "/".into())))
-}
-
-#[cfg(not(feature = "git"))]
-fn open_git(_location: &str, _given: Option<&str>, _options: &OpenOptions) -> Result<(String, SkillSource), String> {
-    Err("git+ sources need the `git` feature of skills-runtime".into())
-}
-
-#[cfg(any(feature = "fs", feature = "s3", feature = "git"))]
-fn opened(location: String, backend: Arc<dyn BackendProtocol>, path: String) -> SkillSource {
-    SkillSource::new(backend, path).with_location(location)
 }
 
 /// `%XX` escapes decoded; the result must be UTF-8.
@@ -365,7 +293,11 @@ impl SourcesConfig {
             view.to_view(name)
                 .map_err(|message| ConfigError { path: None, message })?;
         }
-        if let Some(empty) = config.sources.iter().find(|s| s.location.trim().is_empty()) {
+        if let Some(empty) = config
+            .sources
+            .iter()
+            .find(|s| s.location.trim().is_empty() && s.command.is_none())
+        {
             return Err(ConfigError {
                 path: None,
                 message: format!("a source has an empty location (label {:?})", empty.label),

@@ -153,6 +153,7 @@ pub fn specs_of_lock(lock: &Lock, lockfile: &Path) -> Option<Vec<SourceSpec>> {
                 label: Some(label.clone()),
                 location,
                 depth: Some(source.depth),
+                ..SourceSpec::default()
             })
         })
         .collect()
@@ -447,6 +448,7 @@ pub fn default_chain(options: &OpenOptions, home: Option<&Path>) -> DefaultChain
                 label: Some(label.to_owned()),
                 location: real.to_str()?.to_owned(),
                 depth: None,
+                ..SourceSpec::default()
             };
             spec.open(options).ok()
         });

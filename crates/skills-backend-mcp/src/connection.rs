@@ -1,0 +1,361 @@
+//! The MCP session a backend reads through: where the server is ([`McpTarget`]), the
+//! connection (made on first use, made again after a failure, at most once per backoff
+//! step), and the requests with their timeouts and bounds.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use rmcp::model::{
+    ClientConfig, Implementation, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents, Skill,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt as _};
+use tokio::sync::Notify;
+
+/// The first wait before connecting again after a failure; it doubles up to
+/// [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_secs(1);
+/// The longest wait before connecting again.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Where an MCP server is.
+#[derive(Clone, PartialEq, Eq)]
+pub enum McpTarget {
+    /// Streamable HTTP at this URL, with a bearer token when given.
+    Http {
+        /// The endpoint (`https://host/mcp`).
+        url: url::Url,
+        /// Sent as `Authorization: Bearer ...`; never shown.
+        token: Option<String>,
+    },
+    /// A server started as a child process, spoken to on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+}
+
+/// Why a target cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid MCP server {url}: {reason}")]
+pub struct TargetError {
+    /// The URL as given.
+    pub url: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl McpTarget {
+    /// Streamable HTTP at `url` (`https://`, or `http://` on a loopback address); the
+    /// `mcp+` prefix of a source spec is accepted.
+    pub fn http(url: &str) -> Result<Self, TargetError> {
+        let fail = |reason: &str| TargetError {
+            url: url.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let bare = url.strip_prefix("mcp+").unwrap_or(url);
+        let parsed = url::Url::parse(bare).map_err(|e| fail(&e.to_string()))?;
+        let loopback = parsed.host_str().is_some_and(skills_core::url::is_loopback_host);
+        match parsed.scheme() {
+            "https" => {}
+            "http" if loopback => {}
+            "http" => {
+                return Err(fail(
+                    "plain http:// is allowed only on a loopback address; use https://",
+                ));
+            }
+            _ => return Err(fail("expected mcp+https:// (or mcp+http:// on loopback)")),
+        }
+        if !parsed.username().is_empty() || parsed.password().is_some() {
+            return Err(fail("credentials in the URL are not accepted; give a token instead"));
+        }
+        Ok(Self::Http {
+            url: parsed,
+            token: None,
+        })
+    }
+
+    /// A server started as `command args...`.
+    pub fn stdio<I: IntoIterator<Item = S>, S: Into<String>>(command: impl Into<String>, args: I) -> Self {
+        Self::Stdio {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+        }
+    }
+
+    /// With this bearer token (HTTP only; ignored for stdio).
+    pub fn with_token(self, token: Option<String>) -> Self {
+        match self {
+            Self::Http { url, .. } => Self::Http { url, token },
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for McpTarget {
+    /// The URL or the command line; never the token.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Http { url, .. } => f.write_str(url.as_str()),
+            Self::Stdio { command, args } => {
+                f.write_str(command)?;
+                for arg in args {
+                    write!(f, " {arg}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl fmt::Debug for McpTarget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "McpTarget({self})")
+    }
+}
+
+/// Hears the server's list-changed notifications.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    pub(crate) changed: Arc<Notify>,
+}
+
+impl ClientHandler for Handler {
+    fn on_resource_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        self.changed.notify_one();
+        std::future::ready(())
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("skills-runtime", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}
+
+type Session = RunningService<RoleClient, Handler>;
+
+/// The connection of a backend and its clones.
+#[derive(Clone)]
+pub(crate) struct Connector {
+    target: McpTarget,
+    timeout: Duration,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    session: tokio::sync::Mutex<Option<Arc<Session>>>,
+    /// When a failed connection may be tried again, and the next wait.
+    backoff: std::sync::Mutex<(Option<Instant>, Duration)>,
+    changed: Arc<Notify>,
+}
+
+impl Connector {
+    pub(crate) fn new(target: McpTarget, timeout: Duration) -> Self {
+        Self {
+            target,
+            timeout,
+            shared: Arc::new(Shared {
+                session: tokio::sync::Mutex::new(None),
+                backoff: std::sync::Mutex::new((None, FIRST_BACKOFF)),
+                changed: Arc::new(Notify::new()),
+            }),
+        }
+    }
+
+    pub(crate) fn with_timeout(&self, timeout: Duration) -> Self {
+        Self {
+            timeout,
+            ..Self::new(self.target.clone(), timeout)
+        }
+    }
+
+    pub(crate) fn target(&self) -> &McpTarget {
+        &self.target
+    }
+
+    /// Signalled when the server says its resources changed.
+    pub(crate) fn changed(&self) -> Arc<Notify> {
+        self.shared.changed.clone()
+    }
+
+    /// The session, connected if there is none (unless a failed attempt's backoff has
+    /// not passed).
+    async fn session(&self) -> Result<Arc<Session>, String> {
+        let mut session = self.shared.session.lock().await;
+        if let Some(open) = session.as_ref().filter(|s| !s.is_closed()) {
+            return Ok(open.clone());
+        }
+        {
+            let backoff = self
+                .shared
+                .backoff
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some(not_before) = backoff.0
+                && Instant::now() < not_before
+            {
+                return Err("not connected (waiting before trying again)".to_owned());
+            }
+        }
+        match tokio::time::timeout(self.timeout, self.connect()).await {
+            Ok(Ok(open)) => {
+                let open = Arc::new(open);
+                *session = Some(open.clone());
+                *self
+                    .shared
+                    .backoff
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = (None, FIRST_BACKOFF);
+                Ok(open)
+            }
+            failed => {
+                let mut backoff = self
+                    .shared
+                    .backoff
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let wait = backoff.1;
+                *backoff = (Some(Instant::now() + wait), (wait * 2).min(MAX_BACKOFF));
+                *session = None;
+                Err(match failed {
+                    Ok(Err(message)) => message,
+                    _ => format!("no answer to initialize within {:?}", self.timeout),
+                })
+            }
+        }
+    }
+
+    async fn connect(&self) -> Result<Session, String> {
+        let handler = Handler {
+            changed: self.shared.changed.clone(),
+        };
+        let session = match &self.target {
+            McpTarget::Http { url, token } => {
+                let mut config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                if let Some(token) = token {
+                    config = config.auth_header(token.clone());
+                }
+                let transport = StreamableHttpClientTransport::from_config(config);
+                handler
+                    .serve(transport)
+                    .await
+                    .map_err(|e| redact(e.to_string(), token))?
+            }
+            McpTarget::Stdio { command, args } => {
+                let mut child = tokio::process::Command::new(command);
+                child.args(args);
+                let (transport, _stderr) = TokioChildProcess::builder(child)
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+                handler.serve(transport).await.map_err(|e| e.to_string())?
+            }
+        };
+        if !session
+            .peer_info()
+            .is_some_and(|info| info.capabilities.supports_skills())
+        {
+            return Err("the server does not offer the skills extension (io.modelcontextprotocol/skills)".to_owned());
+        }
+        Ok(session)
+    }
+
+    /// Forgets a session after a failure, so the next request connects again.
+    async fn drop_session(&self) {
+        *self.shared.session.lock().await = None;
+    }
+
+    /// Every page of `skills/list`, at most `max_pages` pages and `max_skills` skills,
+    /// and the freshness the server gave the first page (`ttlMs`).
+    pub(crate) async fn list_skills(
+        &self,
+        max_pages: usize,
+        max_skills: usize,
+    ) -> Result<(Vec<Skill>, Option<Duration>), String> {
+        let session = self.session().await?;
+        let mut skills = Vec::new();
+        let mut cursor = None;
+        let mut ttl = None;
+        for page in 0..max_pages {
+            let params = cursor
+                .take()
+                .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
+            let result = match tokio::time::timeout(self.timeout, session.peer().list_skills(params)).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(error)) => {
+                    self.drop_session().await;
+                    return Err(format!("skills/list failed: {error}"));
+                }
+                Err(_) => {
+                    self.drop_session().await;
+                    return Err(format!("skills/list took longer than {:?}", self.timeout));
+                }
+            };
+            if page == 0 {
+                ttl = result.ttl_ms.map(Duration::from_millis);
+            }
+            skills.extend(result.skills);
+            if skills.len() > max_skills {
+                return Err(format!("the server lists more than {max_skills} skills"));
+            }
+            match result.next_cursor {
+                Some(next) if !next.is_empty() => cursor = Some(next),
+                _ => return Ok((skills, ttl)),
+            }
+        }
+        Err(format!("skills/list goes on past {max_pages} pages"))
+    }
+
+    /// The bytes of the resource `uri`.
+    pub(crate) async fn read(&self, uri: &str) -> Result<Vec<u8>, String> {
+        let session = self.session().await?;
+        let request = session.peer().read_resource(ReadResourceRequestParams::new(uri));
+        let result = match tokio::time::timeout(self.timeout, request).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(error)) => {
+                if session.is_closed() {
+                    self.drop_session().await;
+                }
+                return Err(format!("resources/read failed: {error}"));
+            }
+            Err(_) => return Err(format!("resources/read took longer than {:?}", self.timeout)),
+        };
+        let contents = result
+            .contents
+            .into_iter()
+            .find(|c| content_uri(c) == uri)
+            .ok_or_else(|| "the server answered with another resource".to_owned())?;
+        match contents {
+            ResourceContents::TextResourceContents { text, .. } => Ok(text.into_bytes()),
+            ResourceContents::BlobResourceContents { blob, .. } => base64::engine::general_purpose::STANDARD
+                .decode(blob)
+                .map_err(|e| format!("the server's base64 is not valid: {e}")),
+            _ => Err("resource contents of an unknown form".to_owned()),
+        }
+    }
+}
+
+fn content_uri(contents: &ResourceContents) -> &str {
+    match contents {
+        ResourceContents::TextResourceContents { uri, .. } | ResourceContents::BlobResourceContents { uri, .. } => uri,
+        _ => "",
+    }
+}
+
+/// `message` without the token, in case a transport error repeats a header.
+fn redact(message: String, token: &Option<String>) -> String {
+    match token.as_deref().filter(|t| !t.is_empty()) {
+        Some(token) => message.replace(token, "[token]"),
+        None => message,
+    }
+}
