@@ -1,0 +1,129 @@
+//! A server that lies (tests/hostile_server.py, on stdio): wrong digests, URIs outside
+//! their skill, endless pages, a file over every limit, reads that never answer, a
+//! server that dies. None of it crashes, hangs or serves unverified bytes.
+
+#![allow(clippy::unwrap_used)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use skills_backend_mcp::{McpBackend, McpTarget};
+use skills_catalog::{SkillCatalog, SkillSource};
+use skills_core::{BackendExt, BackendProtocol, DiagnosticKind, FileErrorKind};
+
+fn script() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/hostile_server.py")
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn python() -> String {
+    std::env::var("SKILLS_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+fn hostile(mode: &str, log: Option<&std::path::Path>) -> McpBackend {
+    let mut args = vec![script(), mode.to_owned()];
+    args.extend(log.map(|l| l.to_string_lossy().into_owned()));
+    McpBackend::new(McpTarget::stdio(python(), args)).with_timeout(Duration::from_secs(3))
+}
+
+fn catalog(backend: McpBackend) -> SkillCatalog {
+    SkillCatalog::new(vec![SkillSource::new(Arc::new(backend), "/").with_label("hostile")])
+}
+
+#[tokio::test]
+async fn bytes_that_do_not_match_the_digest_are_never_served() {
+    let backend = hostile("wrong-digest", None);
+    let catalog = catalog(backend.clone());
+    let snapshot = catalog.ensure_loaded().await;
+    assert!(snapshot.get("honest").is_some());
+    assert!(snapshot.get("liar").is_none(), "not served");
+    let failed: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ReadFailed)
+        .collect();
+    assert_eq!(failed.len(), 1, "{:?}", snapshot.diagnostics());
+    assert_eq!(failed[0].path, "/liar/SKILL.md");
+    assert!(failed[0].message.contains("does not match the digest"), "{}", failed[0].message);
+    let read = backend.download_file("/liar/SKILL.md").await;
+    assert!(read.is_err());
+    assert_eq!(backend.download_file("/honest/SKILL.md").await.unwrap(), b"---\nname: honest\ndescription: Tells the truth\n---\n# honest\n");
+}
+
+#[tokio::test]
+async fn uris_outside_their_skill_are_left_out_and_said() {
+    let backend = hostile("escape", None);
+    let entries = backend.walk("/", 4).await.unwrap();
+    let paths: Vec<&str> = entries.entries.iter().filter(|e| !e.is_dir).map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/escape/SKILL.md", "/honest/SKILL.md"]);
+    let problems = backend.problems();
+    assert_eq!(problems.len(), 3, "{problems:?}");
+    assert!(problems.iter().any(|p| p.contains("`skill://honest/stolen.txt` is outside the skill")));
+    assert!(problems.iter().any(|p| p.contains("`skill://../up/SKILL.md` is not skill://PATH/SKILL.md")));
+    let read = backend.download_files(&["/honest/stolen.txt".to_owned(), "/../etc/passwd".to_owned()]).await;
+    assert_eq!(read[0].error.as_ref().unwrap().kind, FileErrorKind::FileNotFound);
+    assert_eq!(read[1].error.as_ref().unwrap().kind, FileErrorKind::InvalidPath);
+}
+
+#[tokio::test]
+async fn endless_pages_end_in_an_error_not_a_hang() {
+    let catalog = catalog(hostile("endless", None));
+    let snapshot = catalog.ensure_loaded().await;
+    assert!(snapshot.skills().is_empty());
+    let unreadable: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::SourceUnreadable)
+        .collect();
+    assert_eq!(unreadable.len(), 1, "{:?}", snapshot.diagnostics());
+    assert!(unreadable[0].message.contains("past 1000 pages"), "{}", unreadable[0].message);
+}
+
+#[tokio::test]
+async fn a_file_over_the_limit_is_never_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("reads.log");
+    let backend = hostile("huge", Some(&log));
+    let read = backend.download_files(&["/big/assets/huge.bin".to_owned(), "/big/SKILL.md".to_owned()]).await;
+    assert_eq!(read[0].error.as_ref().unwrap().kind, FileErrorKind::TooLarge);
+    assert!(read[1].error.is_none());
+    let reads = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(reads, "skill://big/SKILL.md\n", "the huge file was never read");
+}
+
+#[tokio::test]
+async fn a_read_that_never_answers_times_out() {
+    let backend = hostile("slow", None).with_timeout(Duration::from_millis(500));
+    let read = backend.download_files(&["/honest/SKILL.md".to_owned()]).await;
+    let error = read[0].error.as_ref().unwrap();
+    assert!(error.message.contains("took longer"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn a_server_that_dies_keeps_its_last_listing_and_is_started_again() {
+    let backend = hostile("dies", None);
+    let first = backend.ls_info("/").await.unwrap();
+    assert_eq!(first.len(), 1);
+    // The process exited after answering: the next listing finds the session closed
+    // and serves the last listing, said stale...
+    let again = backend.ls_info("/").await.unwrap();
+    assert_eq!(again, first);
+    let stale = backend.stale().unwrap();
+    assert!(stale.contains("serving its last listing"), "{stale}");
+    // ...and the one after starts the server again.
+    let third = backend.ls_info("/").await.unwrap();
+    assert_eq!(third, first);
+    assert_eq!(backend.stale(), None);
+}
+
+#[tokio::test]
+async fn a_server_that_cannot_start_is_an_unreadable_source() {
+    let backend = McpBackend::new(McpTarget::stdio("/nonexistent/mcp-server", ["--stdio"]));
+    let snapshot = catalog(backend).ensure_loaded().await;
+    let diagnostic = &snapshot.diagnostics()[0];
+    assert_eq!(diagnostic.kind, DiagnosticKind::SourceUnreadable);
+    assert!(diagnostic.message.contains("cannot start `/nonexistent/mcp-server`"), "{}", diagnostic.message);
+}
