@@ -1,0 +1,159 @@
+//! MCP servers as a source, against our own `skills serve` (streamable HTTP and stdio):
+//! list, load, a skill's files, lock and verify, install, and a hot reload of an edit
+//! that reaches a `skills watch` of the MCP source through the server's notification.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{Watcher, json, lines, md, skills, stderr, stdout, strings, write};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A library of two skills, `web` with a script.
+fn library(root: &Path) {
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web"));
+    write(root, "lib/web/scripts/search.py", "print('search')\n");
+    write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDF files"));
+}
+
+/// `skills serve --http 127.0.0.1:0` of `root/lib`, killed on drop.
+struct Server {
+    child: Child,
+    url: String,
+    _err: std::sync::mpsc::Receiver<String>,
+}
+
+impl Server {
+    fn start(root: &Path) -> Self {
+        let lib = root.join("lib");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(["serve", "--http", "127.0.0.1:0", "--no-cache", "--source", lib.to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = lines(child.stderr.take().unwrap());
+        let url = loop {
+            let line = err.recv_timeout(TIMEOUT).expect("the server printed its address");
+            if let Some(at) = line.find("http://") {
+                break format!("mcp+{}", &line[at..]);
+            }
+        };
+        Self { child, url, _err: err }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn an_mcp_server_over_http_is_a_source_for_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let server = Server::start(dir.path());
+    let source = server.url.as_str();
+
+    let listed = skills(dir.path(), &["list", "--json", "--no-cache", "--source", source]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert_eq!(strings(&json(&listed), "name"), ["pdf", "web"]);
+
+    let loaded = skills(dir.path(), &["load", "web", "--no-cache", "--source", source]);
+    assert!(loaded.status.success(), "{}", stderr(&loaded));
+    assert!(stdout(&loaded).starts_with("---\nname: web\n"), "{}", stdout(&loaded));
+    assert!(stdout(&loaded).contains("/web/scripts/search.py"), "{}", stdout(&loaded));
+
+    let info = json(&skills(dir.path(), &["info", "web", "--json", "--no-cache", "--source", source]));
+    let files: Vec<&str> = info["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, ["SKILL.md", "scripts/search.py"]);
+
+    // Lock, verify, and a change the lock sees.
+    let locked = skills(dir.path(), &["lock", "--no-cache", "--source", source]);
+    assert!(locked.status.success(), "{}", stderr(&locked));
+    let verified = skills(dir.path(), &["verify", "--no-cache", "--source", source]);
+    assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
+
+    // Installed into a project, as from any source.
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".claude")).unwrap();
+    let added = skills(&project, &["add", source, "--skill", "web"]);
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(
+        std::fs::read_to_string(project.join(".agents/skills/web/scripts/search.py")).unwrap(),
+        "print('search')\n"
+    );
+}
+
+#[test]
+fn an_mcp_server_on_stdio_is_a_source_of_skills_toml() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let lib = dir.path().join("lib");
+    write(
+        dir.path(),
+        "skills.toml",
+        &format!(
+            "[[source]]\nlabel = \"vendor\"\ncommand = {:?}\nargs = [\"serve\", \"--no-cache\", \"--source\", {:?}]\n",
+            env!("CARGO_BIN_EXE_skills"),
+            lib.to_str().unwrap()
+        ),
+    );
+    let listed = skills(dir.path(), &["list", "--json", "--no-cache"]);
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    let listed = json(&listed);
+    assert_eq!(strings(&listed, "name"), ["pdf", "web"]);
+    assert_eq!(listed[0]["source"], "vendor");
+    let found = stdout(&skills(dir.path(), &["search", "--no-cache", "PDF files"]));
+    assert!(found.starts_with("- pdf: Read PDF files (vendor)"), "{found}");
+}
+
+#[test]
+fn an_edit_on_the_server_reaches_a_watch_of_the_mcp_source() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let server = Server::start(dir.path());
+    let (watcher, _) = Watcher::start(
+        &["--no-cache", "--source", &server.url],
+        &[("HOME", &dir.path().join("home"))],
+        TIMEOUT,
+    );
+    write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read and fill PDF files"));
+    let seen = watcher.lines_until("changed pdf", TIMEOUT);
+    assert!(seen.last().unwrap().ends_with("changed pdf"), "{seen:?}");
+    write(dir.path(), "lib/sql/SKILL.md", &md("sql", "Review SQL"));
+    let seen = watcher.lines_until("added sql", TIMEOUT);
+    assert!(seen.last().unwrap().ends_with("added sql"), "{seen:?}");
+}
+
+#[test]
+fn a_server_that_is_not_there_is_an_unreadable_source_and_bad_urls_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // A port nothing listens on.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let url = format!("mcp+http://127.0.0.1:{port}/mcp");
+    let listed = skills(dir.path(), &["prompt", "--no-cache", "--source", &url]);
+    assert!(stderr(&listed).contains("source-unreadable"), "{}", stderr(&listed));
+    let refused = skills(dir.path(), &["list", "--source", "mcp+http://example.com/mcp"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("plain http:// is allowed only on a loopback address"), "{}", stderr(&refused));
+    // A token is never shown, whatever fails.
+    let listed = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["list", "--no-cache", "--source", &url])
+        .env("SKILLS_MCP_TOKEN", "s3cr3t-token-value")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(!stderr(&listed).contains("s3cr3t-token-value"), "{}", stderr(&listed));
+    assert!(!stdout(&listed).contains("s3cr3t-token-value"));
+}
