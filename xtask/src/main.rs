@@ -90,9 +90,10 @@ const BACKENDS: &[(&str, &str)] = &[
     ("git", "skills-backend-git"),
 ];
 
-/// The Python packages of the test venv, pinned: the S3-compatible test server and the
-/// MCP SDK whose client drives `skills serve`.
-const PYTHON_TOOLS: &[&str] = &["moto[server]==5.2.5", "mcp==2.3.0"];
+/// The Python packages of the test venv, pinned: the S3-compatible test server, the
+/// MCP SDK whose client drives `skills serve`, and FastMCP, whose skills server the MCP
+/// source reads.
+const PYTHON_TOOLS: &[&str] = &["moto[server]==5.2.5", "mcp==2.3.0", "fastmcp==4.2.3"];
 
 /// The MCP inspector, pinned; its CLI checks `skills serve` against SEP-2640.
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";

@@ -13,7 +13,9 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, ServiceExt as _};
+use rmcp::ClientHandler;
+use rmcp::model::{ProtocolVersion, SubscriptionFilter};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use tokio::sync::Notify;
 
 /// The first wait before connecting again after a failure; it doubles up to
@@ -142,7 +144,39 @@ impl ClientHandler for Handler {
     }
 }
 
-type Session = RunningService<RoleClient, Handler>;
+/// A connected session, and the task that forwards its list-changed notifications on
+/// a 2026-07-28 session (which sends them only on a `subscriptions/listen` stream).
+pub(crate) struct Session {
+    service: RunningService<RoleClient, Handler>,
+    listen: Option<tokio::task::AbortHandle>,
+}
+
+impl Session {
+    fn peer(&self) -> &rmcp::Peer<RoleClient> {
+        self.service.peer()
+    }
+
+    fn is_closed(&self) -> bool {
+        self.service.is_closed()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(listen) = &self.listen {
+            listen.abort();
+        }
+    }
+}
+
+/// How sessions start: `server/discover` (2026-07-28) first, `initialize` for a server
+/// that does not know it.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        legacy_version: None,
+    }
+}
 
 /// The connection of a backend and its clones.
 #[derive(Clone)]
@@ -247,7 +281,7 @@ impl Connector {
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler
-                    .serve(transport)
+                    .serve_with_lifecycle(transport, lifecycle())
                     .await
                     .map_err(|e| redact(e.to_string(), token))?
             }
@@ -258,16 +292,35 @@ impl Connector {
                     .stderr(std::process::Stdio::null())
                     .spawn()
                     .map_err(|e| format!("cannot start `{command}`: {e}"))?;
-                handler.serve(transport).await.map_err(|e| e.to_string())?
+                handler
+                    .serve_with_lifecycle(transport, lifecycle())
+                    .await
+                    .map_err(|e| e.to_string())?
             }
         };
-        if !session
-            .peer_info()
-            .is_some_and(|info| info.capabilities.supports_skills())
-        {
+        let info = session.peer_info();
+        if !info.as_ref().is_some_and(|info| info.capabilities.supports_skills()) {
             return Err("the server does not offer the skills extension (io.modelcontextprotocol/skills)".to_owned());
         }
-        Ok(session)
+        let modern = info.is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28);
+        let listen = modern.then(|| {
+            let peer = session.peer().clone();
+            let changed = self.shared.changed.clone();
+            tokio::spawn(async move {
+                let filter = SubscriptionFilter::builder().resources_list_changed().build();
+                let Ok(mut subscription) = peer.listen(filter).await else {
+                    return;
+                };
+                while let Ok(Some(_)) = subscription.next().await {
+                    changed.notify_one();
+                }
+            })
+            .abort_handle()
+        });
+        Ok(Session {
+            service: session,
+            listen,
+        })
     }
 
     /// Forgets a session after a failure, so the next request connects again.
