@@ -195,10 +195,16 @@ impl SourceSpec {
         } else {
             skills_core::url::without_password(location)
         };
-        Ok(opened
+        let opened = opened
             .with_label(self.label.clone().unwrap_or(default_label))
-            .with_depth(depth)
-            .with_spec(spec))
+            .with_depth(depth);
+        // A server started by a command has no spec that opens it again: a lock of it
+        // is verified against the skills.toml that names the command.
+        Ok(if self.command.is_some() {
+            opened
+        } else {
+            opened.with_spec(spec)
+        })
     }
 }
 

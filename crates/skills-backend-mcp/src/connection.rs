@@ -7,15 +7,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use rmcp::ClientHandler;
 use rmcp::model::{
     ClientConfig, Implementation, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents, Skill,
 };
+use rmcp::model::{ProtocolVersion, SubscriptionFilter};
+use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::ClientHandler;
-use rmcp::model::{ProtocolVersion, SubscriptionFilter};
-use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use tokio::sync::Notify;
 
 /// The first wait before connecting again after a failure; it doubles up to

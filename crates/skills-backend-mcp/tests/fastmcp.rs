@@ -18,7 +18,11 @@ fn python() -> PathBuf {
         return PathBuf::from(path);
     }
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-venv/bin/python");
-    assert!(path.exists(), "{} is missing: run `cargo xtask test-tools`", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: run `cargo xtask test-tools`",
+        path.display()
+    );
     path
 }
 
@@ -31,17 +35,30 @@ fn write(root: &Path, rel: &str, text: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fastmcp_skills_are_a_source_with_verified_files() {
     let dir = tempfile::tempdir().unwrap();
-    write(dir.path(), "pdf-fill/SKILL.md", "---\nname: pdf-fill\ndescription: Fill PDF forms\n---\n# Fill\nRun scripts/fill.py.\n");
+    write(
+        dir.path(),
+        "pdf-fill/SKILL.md",
+        "---\nname: pdf-fill\ndescription: Fill PDF forms\n---\n# Fill\nRun scripts/fill.py.\n",
+    );
     write(dir.path(), "pdf-fill/scripts/fill.py", "print('fill')\n");
-    write(dir.path(), "ops/deploy/SKILL.md", "---\nname: deploy\ndescription: Deploy the app\n---\n# Deploy\n");
+    write(
+        dir.path(),
+        "ops/deploy/SKILL.md",
+        "---\nname: deploy\ndescription: Deploy the app\n---\n# Deploy\n",
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fastmcp_server.py");
     let target = McpTarget::stdio(
         python().to_string_lossy(),
-        [script.to_string_lossy().into_owned(), dir.path().to_string_lossy().into_owned()],
+        [
+            script.to_string_lossy().into_owned(),
+            dir.path().to_string_lossy().into_owned(),
+        ],
     );
     let backend = McpBackend::new(target);
     let catalog = SkillCatalog::new(vec![
-        SkillSource::new(Arc::new(backend.clone()), "/").with_label("fastmcp").with_depth(2),
+        SkillSource::new(Arc::new(backend.clone()), "/")
+            .with_label("fastmcp")
+            .with_depth(2),
     ]);
     let snapshot = catalog.ensure_loaded().await;
     let mut names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
@@ -49,7 +66,10 @@ async fn fastmcp_skills_are_a_source_with_verified_files() {
     assert_eq!(names, ["deploy", "pdf-fill"], "{:?}", snapshot.diagnostics());
     assert_eq!(snapshot.get("deploy").unwrap().path, "/ops/deploy/SKILL.md");
     assert!(backend.problems().is_empty(), "{:?}", backend.problems());
-    assert_eq!(backend.download_file("/pdf-fill/scripts/fill.py").await.unwrap(), b"print('fill')\n");
+    assert_eq!(
+        backend.download_file("/pdf-fill/scripts/fill.py").await.unwrap(),
+        b"print('fill')\n"
+    );
     match load_skill(&snapshot, "pdf-fill", &[]).await {
         LoadAnswer::Loaded { text } => {
             assert!(text.starts_with("---\nname: pdf-fill\n"), "{text}");

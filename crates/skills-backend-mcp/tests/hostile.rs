@@ -47,23 +47,45 @@ async fn bytes_that_do_not_match_the_digest_are_never_served() {
         .collect();
     assert_eq!(failed.len(), 1, "{:?}", snapshot.diagnostics());
     assert_eq!(failed[0].path, "/liar/SKILL.md");
-    assert!(failed[0].message.contains("does not match the digest"), "{}", failed[0].message);
+    assert!(
+        failed[0].message.contains("does not match the digest"),
+        "{}",
+        failed[0].message
+    );
     let read = backend.download_file("/liar/SKILL.md").await;
     assert!(read.is_err());
-    assert_eq!(backend.download_file("/honest/SKILL.md").await.unwrap(), b"---\nname: honest\ndescription: Tells the truth\n---\n# honest\n");
+    assert_eq!(
+        backend.download_file("/honest/SKILL.md").await.unwrap(),
+        b"---\nname: honest\ndescription: Tells the truth\n---\n# honest\n"
+    );
 }
 
 #[tokio::test]
 async fn uris_outside_their_skill_are_left_out_and_said() {
     let backend = hostile("escape", None);
     let entries = backend.walk("/", 4).await.unwrap();
-    let paths: Vec<&str> = entries.entries.iter().filter(|e| !e.is_dir).map(|e| e.path.as_str()).collect();
+    let paths: Vec<&str> = entries
+        .entries
+        .iter()
+        .filter(|e| !e.is_dir)
+        .map(|e| e.path.as_str())
+        .collect();
     assert_eq!(paths, ["/escape/SKILL.md", "/honest/SKILL.md"]);
     let problems = backend.problems();
     assert_eq!(problems.len(), 3, "{problems:?}");
-    assert!(problems.iter().any(|p| p.contains("`skill://honest/stolen.txt` is outside the skill")));
-    assert!(problems.iter().any(|p| p.contains("`skill://../up/SKILL.md` is not skill://PATH/SKILL.md")));
-    let read = backend.download_files(&["/honest/stolen.txt".to_owned(), "/../etc/passwd".to_owned()]).await;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("`skill://honest/stolen.txt` is outside the skill"))
+    );
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.contains("`skill://../up/SKILL.md` is not skill://PATH/SKILL.md"))
+    );
+    let read = backend
+        .download_files(&["/honest/stolen.txt".to_owned(), "/../etc/passwd".to_owned()])
+        .await;
     assert_eq!(read[0].error.as_ref().unwrap().kind, FileErrorKind::FileNotFound);
     assert_eq!(read[1].error.as_ref().unwrap().kind, FileErrorKind::InvalidPath);
 }
@@ -79,7 +101,11 @@ async fn endless_pages_end_in_an_error_not_a_hang() {
         .filter(|d| d.kind == DiagnosticKind::SourceUnreadable)
         .collect();
     assert_eq!(unreadable.len(), 1, "{:?}", snapshot.diagnostics());
-    assert!(unreadable[0].message.contains("past 1000 pages"), "{}", unreadable[0].message);
+    assert!(
+        unreadable[0].message.contains("past 1000 pages"),
+        "{}",
+        unreadable[0].message
+    );
 }
 
 #[tokio::test]
@@ -87,7 +113,9 @@ async fn a_file_over_the_limit_is_never_asked_for() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("reads.log");
     let backend = hostile("huge", Some(&log));
-    let read = backend.download_files(&["/big/assets/huge.bin".to_owned(), "/big/SKILL.md".to_owned()]).await;
+    let read = backend
+        .download_files(&["/big/assets/huge.bin".to_owned(), "/big/SKILL.md".to_owned()])
+        .await;
     assert_eq!(read[0].error.as_ref().unwrap().kind, FileErrorKind::TooLarge);
     assert!(read[1].error.is_none());
     let reads = std::fs::read_to_string(&log).unwrap();
@@ -125,5 +153,48 @@ async fn a_server_that_cannot_start_is_an_unreadable_source() {
     let snapshot = catalog(backend).ensure_loaded().await;
     let diagnostic = &snapshot.diagnostics()[0];
     assert_eq!(diagnostic.kind, DiagnosticKind::SourceUnreadable);
-    assert!(diagnostic.message.contains("cannot start `/nonexistent/mcp-server`"), "{}", diagnostic.message);
+    assert!(
+        diagnostic.message.contains("cannot start `/nonexistent/mcp-server`"),
+        "{}",
+        diagnostic.message
+    );
+}
+
+/// An agent on `SkillsMiddleware` with an MCP source: the model is offered and loads
+/// the skill whose bytes check out, never the one whose bytes do not.
+#[tokio::test]
+async fn an_agent_sees_and_loads_only_verified_skills() {
+    use skills_middleware::{Agent, AgentState, Message, ScriptedModel, SkillsMiddleware};
+    let skills = SkillsMiddleware::builder()
+        .source(SkillSource::new(Arc::new(hostile("wrong-digest", None)), "/").with_label("vendor"))
+        .build()
+        .unwrap();
+    let model = Arc::new(
+        ScriptedModel::new()
+            .tool_call("load_skill", serde_json::json!({"skill_name": "honest"}))
+            .tool_call("load_skill", serde_json::json!({"skill_name": "liar"}))
+            .reply("done"),
+    );
+    let agent = Agent::builder(model.clone())
+        .middleware(Arc::new(skills))
+        .build()
+        .unwrap();
+    let mut state = AgentState::new(vec![Message::user("go")]);
+    agent.invoke(&mut state).await.unwrap();
+    let seen = model.seen();
+    let system = seen[0].system_message.clone().unwrap();
+    assert!(
+        system.contains("**honest**") && !system.contains("**liar**"),
+        "{system}"
+    );
+    let answers: Vec<String> = seen[2]
+        .messages
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool(t) => Some(t.content.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(answers[0].contains("# honest"), "{answers:?}");
+    assert!(answers[1].starts_with("Error: Skill 'liar' not found"), "{answers:?}");
 }

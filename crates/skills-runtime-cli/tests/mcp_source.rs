@@ -32,7 +32,14 @@ impl Server {
     fn start(root: &Path) -> Self {
         let lib = root.join("lib");
         let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
-            .args(["serve", "--http", "127.0.0.1:0", "--no-cache", "--source", lib.to_str().unwrap()])
+            .args([
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--no-cache",
+                "--source",
+                lib.to_str().unwrap(),
+            ])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -70,17 +77,35 @@ fn an_mcp_server_over_http_is_a_source_for_every_command() {
     let loaded = skills(dir.path(), &["load", "web", "--no-cache", "--source", source]);
     assert!(loaded.status.success(), "{}", stderr(&loaded));
     assert!(stdout(&loaded).starts_with("---\nname: web\n"), "{}", stdout(&loaded));
-    assert!(stdout(&loaded).contains("/web/scripts/search.py"), "{}", stdout(&loaded));
+    assert!(
+        stdout(&loaded).contains("/web/scripts/search.py"),
+        "{}",
+        stdout(&loaded)
+    );
 
-    let info = json(&skills(dir.path(), &["info", "web", "--json", "--no-cache", "--source", source]));
-    let files: Vec<&str> = info["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    let info = json(&skills(
+        dir.path(),
+        &["info", "web", "--json", "--no-cache", "--source", source],
+    ));
+    let files: Vec<&str> = info["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
     assert_eq!(files, ["SKILL.md", "scripts/search.py"]);
 
     // Lock, verify, and a change the lock sees.
     let locked = skills(dir.path(), &["lock", "--no-cache", "--source", source]);
     assert!(locked.status.success(), "{}", stderr(&locked));
     let verified = skills(dir.path(), &["verify", "--no-cache", "--source", source]);
-    assert_eq!(verified.status.code(), Some(0), "{}{}", stdout(&verified), stderr(&verified));
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&verified),
+        stderr(&verified)
+    );
 
     // Installed into a project, as from any source.
     let project = dir.path().join("project");
@@ -114,6 +139,32 @@ fn an_mcp_server_on_stdio_is_a_source_of_skills_toml() {
     assert_eq!(listed[0]["source"], "vendor");
     let found = stdout(&skills(dir.path(), &["search", "--no-cache", "PDF files"]));
     assert!(found.starts_with("- pdf: Read PDF files (vendor)"), "{found}");
+
+    // A lock of it is verified against the skills.toml that names the command.
+    let locked = skills(dir.path(), &["lock", "--no-cache"]);
+    assert!(locked.status.success(), "{}", stderr(&locked));
+    let verified = skills(dir.path(), &["verify", "--no-cache"]);
+    assert_eq!(
+        verified.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&verified),
+        stderr(&verified)
+    );
+    write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read PDF files, edited"));
+    let verified = skills(dir.path(), &["verify", "--no-cache"]);
+    assert_eq!(
+        verified.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&verified),
+        stderr(&verified)
+    );
+    assert!(
+        stdout(&verified).contains("changed: pdf/SKILL.md"),
+        "{}",
+        stdout(&verified)
+    );
 }
 
 #[test]
@@ -146,7 +197,11 @@ fn a_server_that_is_not_there_is_an_unreadable_source_and_bad_urls_are_refused()
     assert!(stderr(&listed).contains("source-unreadable"), "{}", stderr(&listed));
     let refused = skills(dir.path(), &["list", "--source", "mcp+http://example.com/mcp"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(stderr(&refused).contains("plain http:// is allowed only on a loopback address"), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("plain http:// is allowed only on a loopback address"),
+        "{}",
+        stderr(&refused)
+    );
     // A token is never shown, whatever fails.
     let listed = Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(["list", "--no-cache", "--source", &url])
