@@ -9,7 +9,7 @@
 //!   server, against `skills serve --http` (part of `test`).
 //! - `layout`: no source file over 500 lines, no two modules of a crate importing each
 //!   other (directly or around a circle); part of `test`.
-//! - `conformance [--backend memory|fs|s3|git|all]`: the backend conformance suite, with one
+//! - `conformance [--backend memory|fs|s3|git|mcp|all]`: the backend conformance suite, with one
 //!   table per backend.
 //! - `realworld [--depth N] DIR...`: `skills validate` and deepagents side by side on
 //!   real skill collections the caller fetched: folders, loaded by each, recovered,
@@ -88,6 +88,7 @@ const BACKENDS: &[(&str, &str)] = &[
     ("fs", "skills-backend-fs"),
     ("s3", "skills-backend-s3"),
     ("git", "skills-backend-git"),
+    ("mcp", "skills-backend-mcp"),
 ];
 
 /// The Python packages of the test venv, pinned: the S3-compatible test server, the

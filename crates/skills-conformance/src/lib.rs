@@ -101,6 +101,29 @@ macro_rules! backend_conformance {
     };
 }
 
+/// Stamps the behaviours a skills server can meet (the `skills-backend-mcp` backend):
+/// those about the fixture's skill folders, not about files outside every skill folder,
+/// which such a server does not publish.
+#[macro_export]
+macro_rules! skill_server_conformance {
+    ($module:ident, $setup:expr) => {
+        $crate::__stamp!(behaviour, $module, $setup;
+            ls_info_reports_files_dirs_and_sizes,
+            ls_info_ignores_trailing_and_double_slashes,
+            ls_info_missing_path_is_not_found,
+            ls_info_file_path_is_not_a_directory,
+            download_files_keeps_order_with_partial_success,
+            download_files_empty_request_is_empty,
+            download_files_directory_is_is_directory,
+            download_files_too_large_is_refused,
+            read_skill_files_answers_as_download_then_parse,
+            invalid_paths_are_refused,
+            lookalike_and_outside_paths_are_not_found,
+            files_have_stable_distinct_etags,
+        );
+    };
+}
+
 /// Stamps one `#[tokio::test]` per behaviour of [`Watch`](skills_core::Watch) into a
 /// module `$module`; `$setup` gives a [`Fixture`] with a
 /// [writer](Fixture::writer).
