@@ -52,7 +52,7 @@ tasks:
                                         skills server, against `skills serve --http`; part of test
   layout                                no source file over 500 lines, no import circle
                                         between the modules of a crate
-  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, all (default)
+  conformance [--backend NAME]          backend conformance suite; NAME: memory, fs, s3, git, mcp, all (default)
   realworld [--depth N] DIR...           our CLI and deepagents side by side on real skill
                                         collections fetched beforehand (nothing is fetched)
   test-tools                            install the pinned test tools: moto and the MCP Python SDK
