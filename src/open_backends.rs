@@ -132,7 +132,11 @@ pub(crate) fn open_mcp(way: McpWay<'_>, options: &OpenOptions) -> Result<(String
         McpWay::Http(location, token) => {
             let target = McpTarget::http(location).map_err(|e| e.to_string())?;
             let label = match &target {
-                McpTarget::Http { url, .. } => url.host_str().unwrap_or("mcp").to_owned(),
+                McpTarget::Http { url, .. } => match (url.host_str(), url.port()) {
+                    (Some(host), Some(port)) => format!("{host}:{port}"),
+                    (Some(host), None) => host.to_owned(),
+                    (None, _) => "mcp".to_owned(),
+                },
                 McpTarget::Stdio { .. } => "mcp".to_owned(),
             };
             (target.with_token(token.map(str::to_owned)), label)

@@ -169,12 +169,32 @@ impl Drop for Session {
     }
 }
 
-/// How sessions start: `server/discover` (2026-07-28) first, `initialize` for a server
-/// that does not know it.
-fn lifecycle() -> ClientLifecycleMode {
-    ClientLifecycleMode::Auto {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-        legacy_version: None,
+/// How a session starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum McpLifecycle {
+    /// `server/discover` (protocol 2026-07-28) first, `initialize` for a server that does
+    /// not know it (the default).
+    #[default]
+    Auto,
+    /// `initialize` only (protocols before 2026-07-28).
+    Initialize,
+    /// `server/discover` only: a server that does not know it is an error.
+    Discover,
+}
+
+impl McpLifecycle {
+    fn mode(self) -> ClientLifecycleMode {
+        let modern = vec![ProtocolVersion::V_2026_07_28];
+        match self {
+            Self::Auto => ClientLifecycleMode::Auto {
+                preferred_versions: modern,
+                legacy_version: None,
+            },
+            Self::Initialize => ClientLifecycleMode::Initialize,
+            Self::Discover => ClientLifecycleMode::Discover {
+                preferred_versions: modern,
+            },
+        }
     }
 }
 
@@ -183,6 +203,7 @@ fn lifecycle() -> ClientLifecycleMode {
 pub(crate) struct Connector {
     target: McpTarget,
     timeout: Duration,
+    lifecycle: McpLifecycle,
     shared: Arc<Shared>,
 }
 
@@ -191,6 +212,8 @@ struct Shared {
     /// When a failed connection may be tried again, and the next wait.
     backoff: std::sync::Mutex<(Option<Instant>, Duration)>,
     changed: Arc<Notify>,
+    /// The protocol version of the last session.
+    protocol: std::sync::Mutex<Option<String>>,
 }
 
 impl Connector {
@@ -198,19 +221,37 @@ impl Connector {
         Self {
             target,
             timeout,
+            lifecycle: McpLifecycle::Auto,
             shared: Arc::new(Shared {
                 session: tokio::sync::Mutex::new(None),
                 backoff: std::sync::Mutex::new((None, FIRST_BACKOFF)),
                 changed: Arc::new(Notify::new()),
+                protocol: std::sync::Mutex::new(None),
             }),
         }
     }
 
     pub(crate) fn with_timeout(&self, timeout: Duration) -> Self {
         Self {
-            timeout,
+            lifecycle: self.lifecycle,
             ..Self::new(self.target.clone(), timeout)
         }
+    }
+
+    pub(crate) fn with_lifecycle(&self, lifecycle: McpLifecycle) -> Self {
+        Self {
+            lifecycle,
+            ..Self::new(self.target.clone(), self.timeout)
+        }
+    }
+
+    /// The protocol version of the last session, once one was made.
+    pub(crate) fn protocol(&self) -> Option<String> {
+        self.shared
+            .protocol
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     pub(crate) fn target(&self) -> &McpTarget {
@@ -281,7 +322,7 @@ impl Connector {
                 }
                 let transport = StreamableHttpClientTransport::from_config(config);
                 handler
-                    .serve_with_lifecycle(transport, lifecycle())
+                    .serve_with_lifecycle(transport, self.lifecycle.mode())
                     .await
                     .map_err(|e| redact(e.to_string(), token))?
             }
@@ -293,7 +334,7 @@ impl Connector {
                     .spawn()
                     .map_err(|e| format!("cannot start `{command}`: {e}"))?;
                 handler
-                    .serve_with_lifecycle(transport, lifecycle())
+                    .serve_with_lifecycle(transport, self.lifecycle.mode())
                     .await
                     .map_err(|e| e.to_string())?
             }
@@ -302,6 +343,8 @@ impl Connector {
         if !info.as_ref().is_some_and(|info| info.capabilities.supports_skills()) {
             return Err("the server does not offer the skills extension (io.modelcontextprotocol/skills)".to_owned());
         }
+        *self.shared.protocol.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            info.as_ref().map(|info| info.protocol_version.to_string());
         let modern = info.is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28);
         let listen = modern.then(|| {
             let peer = session.peer().clone();

@@ -48,7 +48,7 @@ use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, path,
 };
 
-pub use connection::{McpTarget, TargetError};
+pub use connection::{McpLifecycle, McpTarget, TargetError};
 pub use tree::{MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILLS};
 
 use crate::connection::Connector;
@@ -113,6 +113,17 @@ impl McpBackend {
     /// With another timeout per request (default [`DEFAULT_TIMEOUT`]).
     pub fn with_timeout(self, timeout: Duration) -> Self {
         self.rebuilt(|inner| inner.connector = inner.connector.with_timeout(timeout))
+    }
+
+    /// With another way to start sessions (default [`McpLifecycle::Auto`]).
+    pub fn with_lifecycle(self, lifecycle: McpLifecycle) -> Self {
+        self.rebuilt(|inner| inner.connector = inner.connector.with_lifecycle(lifecycle))
+    }
+
+    /// The protocol version of the last session (`2026-07-28`, `2025-11-25`, ...), once
+    /// one was made.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.inner.connector.protocol()
     }
 
     /// With another polling interval for a watch of a server that sends no

@@ -116,6 +116,12 @@ fn an_mcp_server_over_http_is_a_source_for_every_command() {
         std::fs::read_to_string(project.join(".agents/skills/web/scripts/search.py")).unwrap(),
         "print('search')\n"
     );
+    // A fresh checkout of the project syncs from the server what the lock pins.
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
+    let synced = skills(&project, &["sync"]);
+    assert!(synced.status.success(), "{}", stderr(&synced));
+    assert!(project.join(".agents/skills/web/SKILL.md").is_file(), "{}", stdout(&synced));
+    assert!(!project.join(".agents/skills/pdf").exists());
 }
 
 #[test]
@@ -211,4 +217,40 @@ fn a_server_that_is_not_there_is_an_unreadable_source_and_bad_urls_are_refused()
         .unwrap();
     assert!(!stderr(&listed).contains("s3cr3t-token-value"), "{}", stderr(&listed));
     assert!(!stdout(&listed).contains("s3cr3t-token-value"));
+}
+
+/// Both protocol eras of our own server, read through the library: the skills, a
+/// verified file, and an edit that arrives as a catalog event (a list-changed
+/// notification: on 2026-07-28 sessions on a `subscriptions/listen` stream).
+#[test]
+fn both_protocol_eras_list_load_and_hear_changes() {
+    use skills_runtime::mcp::{McpBackend, McpLifecycle, McpTarget};
+    use skills_runtime::{BackendExt as _, SkillCatalog, SkillSource};
+
+    for (lifecycle, era) in [(McpLifecycle::Initialize, "2025-11-25"), (McpLifecycle::Discover, "2026-07-28")] {
+        let dir = tempfile::tempdir().unwrap();
+        library(dir.path());
+        let server = Server::start(dir.path());
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        runtime.block_on(async {
+            let backend = McpBackend::new(McpTarget::http(&server.url).unwrap()).with_lifecycle(lifecycle);
+            let catalog = std::sync::Arc::new(SkillCatalog::new(vec![SkillSource::new(
+                std::sync::Arc::new(backend.clone()),
+                "/",
+            )]));
+            let snapshot = catalog.ensure_loaded().await;
+            let names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
+            assert_eq!(names, ["pdf", "web"]);
+            assert_eq!(backend.protocol_version().as_deref(), Some(era));
+            let script = backend.download_file("/web/scripts/search.py").await.unwrap();
+            assert_eq!(script, b"print('search')\n");
+
+            let mut events = catalog.subscribe();
+            let _watch = catalog.watch().unwrap();
+            write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read and fill PDF files"));
+            let event = tokio::time::timeout(TIMEOUT, events.recv()).await.unwrap().unwrap();
+            assert!(format!("{event:?}").contains("pdf"), "{era}: {event:?}");
+            assert_eq!(catalog.snapshot().get("pdf").unwrap().description, "Read and fill PDF files");
+        });
+    }
 }
