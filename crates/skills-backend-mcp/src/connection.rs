@@ -343,7 +343,11 @@ impl Connector {
         if !info.as_ref().is_some_and(|info| info.capabilities.supports_skills()) {
             return Err("the server does not offer the skills extension (io.modelcontextprotocol/skills)".to_owned());
         }
-        *self.shared.protocol.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+        *self
+            .shared
+            .protocol
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) =
             info.as_ref().map(|info| info.protocol_version.to_string());
         let modern = info.is_some_and(|info| info.protocol_version == ProtocolVersion::V_2026_07_28);
         let listen = modern.then(|| {

@@ -120,7 +120,11 @@ fn an_mcp_server_over_http_is_a_source_for_every_command() {
     std::fs::remove_dir_all(project.join(".agents")).unwrap();
     let synced = skills(&project, &["sync"]);
     assert!(synced.status.success(), "{}", stderr(&synced));
-    assert!(project.join(".agents/skills/web/SKILL.md").is_file(), "{}", stdout(&synced));
+    assert!(
+        project.join(".agents/skills/web/SKILL.md").is_file(),
+        "{}",
+        stdout(&synced)
+    );
     assert!(!project.join(".agents/skills/pdf").exists());
 }
 
@@ -227,11 +231,17 @@ fn both_protocol_eras_list_load_and_hear_changes() {
     use skills_runtime::mcp::{McpBackend, McpLifecycle, McpTarget};
     use skills_runtime::{BackendExt as _, SkillCatalog, SkillSource};
 
-    for (lifecycle, era) in [(McpLifecycle::Initialize, "2025-11-25"), (McpLifecycle::Discover, "2026-07-28")] {
+    for (lifecycle, era) in [
+        (McpLifecycle::Initialize, "2025-11-25"),
+        (McpLifecycle::Discover, "2026-07-28"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         library(dir.path());
         let server = Server::start(dir.path());
-        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         runtime.block_on(async {
             let backend = McpBackend::new(McpTarget::http(&server.url).unwrap()).with_lifecycle(lifecycle);
             let catalog = std::sync::Arc::new(SkillCatalog::new(vec![SkillSource::new(
@@ -250,7 +260,70 @@ fn both_protocol_eras_list_load_and_hear_changes() {
             write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read and fill PDF files"));
             let event = tokio::time::timeout(TIMEOUT, events.recv()).await.unwrap().unwrap();
             assert!(format!("{event:?}").contains("pdf"), "{era}: {event:?}");
-            assert_eq!(catalog.snapshot().get("pdf").unwrap().description, "Read and fill PDF files");
+            assert_eq!(
+                catalog.snapshot().get("pdf").unwrap().description,
+                "Read and fill PDF files"
+            );
         });
     }
+}
+
+/// The bearer token reaches the server as `Authorization: Bearer ...` and nowhere else:
+/// a server that records the header and refuses the request.
+#[test]
+fn the_bearer_token_is_sent_and_never_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("authorization.txt");
+    let script = format!(
+        "import http.server, sys\n\
+         class H(http.server.BaseHTTPRequestHandler):\n\
+         \x20   def do_POST(self):\n\
+         \x20       open({seen:?}, 'a').write(str(self.headers.get('Authorization')) + '\\n')\n\
+         \x20       self.send_response(401); self.send_header('Content-Length', '0'); self.end_headers()\n\
+         \x20   do_GET = do_POST\n\
+         \x20   def log_message(self, *args): pass\n\
+         s = http.server.HTTPServer(('127.0.0.1', 0), H)\n\
+         print(s.server_port, flush=True)\n\
+         s.serve_forever()\n",
+        seen = seen.to_str().unwrap()
+    );
+    let mut server = Command::new(common::python())
+        .args(["-c", &script])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let port = lines(server.stdout.take().unwrap()).recv_timeout(TIMEOUT).unwrap();
+    let url = format!("mcp+http://127.0.0.1:{port}/mcp");
+    write(
+        dir.path(),
+        "skills.toml",
+        &format!("[[source]]\nlocation = {url:?}\ntoken-env = \"VENDOR_TOKEN\"\n"),
+    );
+    let listed = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["prompt", "--no-cache"])
+        .env("VENDOR_TOKEN", "s3cr3t-vendor-token")
+        .env("HOME", dir.path().join("home"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    let headers = std::fs::read_to_string(&seen).unwrap();
+    assert!(headers.lines().any(|h| h == "Bearer s3cr3t-vendor-token"), "{headers}");
+    assert!(stderr(&listed).contains("source-unreadable"), "{}", stderr(&listed));
+    assert!(!stderr(&listed).contains("s3cr3t-vendor-token"), "{}", stderr(&listed));
+    assert!(!stdout(&listed).contains("s3cr3t-vendor-token"));
+    // A token-env naming an unset variable is said, by name.
+    let unset = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["list", "--no-cache"])
+        .env_remove("VENDOR_TOKEN")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(unset.status.code(), Some(2));
+    assert!(
+        stderr(&unset).contains("VENDOR_TOKEN (token-env) is not set"),
+        "{}",
+        stderr(&unset)
+    );
 }
