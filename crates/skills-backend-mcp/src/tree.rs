@@ -105,6 +105,10 @@ impl Tree {
                 }
             }
             SkillResources::Dynamic => {
+                problems.push(format!(
+                    "{} publishes its resources as dynamic: its SKILL.md is served without a digest to check",
+                    shown(&skill.uri)
+                ));
                 self.dynamic.insert(folder.clone());
                 let entry = FileEntry {
                     uri: skill.uri.clone(),

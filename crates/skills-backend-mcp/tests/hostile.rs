@@ -198,3 +198,15 @@ async fn an_agent_sees_and_loads_only_verified_skills() {
     assert!(answers[0].contains("# honest"), "{answers:?}");
     assert!(answers[1].starts_with("Error: Skill 'liar' not found"), "{answers:?}");
 }
+
+#[tokio::test]
+async fn a_dynamic_skill_is_served_without_a_digest_and_said_so() {
+    let backend = hostile("dynamic", None);
+    let snapshot = catalog(backend.clone()).ensure_loaded().await;
+    assert_eq!(snapshot.get("live").unwrap().description, "Generated on request");
+    let problems = backend.problems();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("`skill://live/SKILL.md` publishes its resources as dynamic"), "{}", problems[0]);
+    let listed = backend.ls_info("/live").await.unwrap();
+    assert_eq!(listed[0].etag, None, "no digest to name it by");
+}

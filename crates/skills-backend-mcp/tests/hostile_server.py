@@ -9,6 +9,7 @@ Modes:
   huge          a file whose manifest size is over any limit (never to be read)
   slow          resources/read never answers in time
   dies          exits after answering skills/list once
+  dynamic       `honest` and a skill whose resources are "dynamic"
 
 Every resources/read is appended to LOG (one URI per line) when given.
 """
@@ -36,6 +37,7 @@ FILES = {
     "skill://escape/SKILL.md": md("escape", "Points outside itself"),
     "skill://big/SKILL.md": md("big", "Has a huge file"),
     "skill://big/assets/huge.bin": "x",
+    "skill://live/SKILL.md": md("live", "Generated on request"),
 }
 
 
@@ -69,6 +71,9 @@ def listing(cursor):
         n = int(cursor or "0")
         page = [skill(f"s{n}", [entry(f"skill://s{n}/SKILL.md", md(f"s{n}", "one of many"))])]
         return {"skills": page, "nextCursor": str(n + 1)}
+    if MODE == "dynamic":
+        live = {"uri": "skill://live/SKILL.md", "frontmatter": {"name": "live", "description": "live"}, "resources": "dynamic"}
+        return {"skills": [honest, live]}
     if MODE == "huge":
         files = [
             entry("skill://big/SKILL.md", FILES["skill://big/SKILL.md"]),
