@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use rmcp::ClientHandler;
 use rmcp::model::{
-    ClientConfig, Implementation, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents, Skill,
+    ClientConfig, Implementation, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestParams, ResourceContents, Skill,
 };
 use rmcp::model::{ProtocolVersion, SubscriptionFilter};
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
@@ -23,6 +24,8 @@ use tokio::sync::Notify;
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 /// The longest wait before connecting again.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// The most pages of one `resources/directory/read`.
+const MAX_DIRECTORY_PAGES: usize = 100;
 
 /// Where an MCP server is.
 #[derive(Clone, PartialEq, Eq)]
@@ -414,6 +417,55 @@ impl Connector {
             }
         }
         Err(format!("skills/list goes on past {max_pages} pages"))
+    }
+
+    /// Whether the server serves `resources/directory/read`.
+    pub(crate) async fn reads_directories(&self) -> bool {
+        match self.session().await {
+            Ok(session) => session
+                .service
+                .peer_info()
+                .is_some_and(|info| info.capabilities.supports_directory_read()),
+            Err(_) => false,
+        }
+    }
+
+    /// The direct children of the directory resource `uri` (every page, at most
+    /// `max_entries`): each one's URI, whether it is a directory, and its size if known.
+    pub(crate) async fn read_directory(
+        &self,
+        uri: &str,
+        max_entries: usize,
+    ) -> Result<Vec<(String, bool, Option<u64>)>, String> {
+        let session = self.session().await?;
+        let mut entries = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_DIRECTORY_PAGES {
+            let mut params = ReadResourceDirectoryRequestParams::new(uri);
+            params.cursor = cursor.take();
+            let request = session.peer().read_resource_directory(params);
+            let result = match tokio::time::timeout(self.timeout, request).await {
+                Ok(Ok(result)) => result,
+                Ok(Err(error)) => return Err(format!("resources/directory/read failed: {error}")),
+                Err(_) => return Err(format!("resources/directory/read took longer than {:?}", self.timeout)),
+            };
+            entries.extend(
+                result
+                    .resources
+                    .into_iter()
+                    .map(|r| (r.uri.clone(), r.is_directory(), r.size)),
+            );
+            if entries.len() > max_entries {
+                return Err(format!("{uri} holds more than {max_entries} entries"));
+            }
+            match result.next_cursor {
+                Some(next) if !next.is_empty() => cursor = Some(next),
+                _ => return Ok(entries),
+            }
+        }
+        Err(format!(
+            "resources/directory/read of {uri} goes on past {MAX_DIRECTORY_PAGES} pages"
+        ))
     }
 
     /// The bytes of the resource `uri`.

@@ -14,7 +14,8 @@
 //! - `resources/read` gives each file; a file over the size limit is never asked for,
 //!   and bytes that do not match the manifest's SHA-256 digest are never served (the
 //!   read fails, and discovery reports `read-failed` naming the file). A skill whose
-//!   resources are `"dynamic"` has only its `SKILL.md`, served without a digest.
+//!   resources are `"dynamic"` is served without digests: its `SKILL.md` and what
+//!   `resources/directory/read` lists in it, when the server offers that.
 //! - A server that cannot be reached when a listing starts is an error (discovery's
 //!   `source-unreadable`); one that fails later keeps the last listing served
 //!   ([`stale`](BackendProtocol::stale)) and is connected again, at most once per
@@ -200,7 +201,11 @@ impl McpBackend {
     async fn list(&self) -> Result<Arc<Tree>, String> {
         let (skills, ttl) = self.inner.connector.list_skills(MAX_PAGES, MAX_SKILLS).await?;
         let mut problems = Vec::new();
-        let tree = Arc::new(Tree::build(skills, &mut problems));
+        let mut tree = Tree::build(skills, &mut problems);
+        if !tree.dynamic.is_empty() && self.inner.connector.reads_directories().await {
+            self.list_dynamic(&mut tree, &mut problems).await;
+        }
+        let tree = Arc::new(tree);
         for problem in &problems {
             tracing::warn!(server = %self.identity(), "{problem}");
         }
@@ -210,6 +215,51 @@ impl McpBackend {
         state.problems = problems;
         state.stale = None;
         Ok(tree)
+    }
+
+    /// The files of each dynamic skill, by `resources/directory/read` (breadth first,
+    /// at most [`MAX_SKILL_FILES`] entries and 8 levels): served without digests.
+    async fn list_dynamic(&self, tree: &mut Tree, problems: &mut Vec<String>) {
+        let folders: Vec<String> = tree.dynamic.iter().cloned().collect();
+        for folder in folders {
+            let Some(base) = tree
+                .files
+                .get(&format!("{folder}/{}", skills_core::SKILL_FILE))
+                .map(|e| e.uri[..e.uri.len() - skills_core::SKILL_FILE.len()].to_owned())
+            else {
+                continue;
+            };
+            let mut queue = vec![(base.clone(), 0usize)];
+            let mut seen = 0usize;
+            while let Some((dir, depth)) = queue.pop() {
+                let entries = match self.inner.connector.read_directory(&dir, MAX_SKILL_FILES).await {
+                    Ok(entries) => entries,
+                    Err(message) => {
+                        problems.push(format!("{}: {message}", shown(&dir)));
+                        break;
+                    }
+                };
+                for (uri, is_dir, size) in entries {
+                    seen += 1;
+                    if seen > MAX_SKILL_FILES {
+                        problems.push(format!("{} holds more than {MAX_SKILL_FILES} files", shown(&base)));
+                        break;
+                    }
+                    if is_dir {
+                        if depth < 8 && uri.starts_with(&base) {
+                            let dir_uri = if uri.ends_with('/') { uri } else { format!("{uri}/") };
+                            queue.push((dir_uri, depth + 1));
+                        }
+                    } else if !tree.add_dynamic_file(&folder, &base, &uri, size.unwrap_or(0)) {
+                        problems.push(format!(
+                            "{}: {} is outside the skill; not served",
+                            shown(&base),
+                            shown(&uri)
+                        ));
+                    }
+                }
+            }
+        }
     }
 
     /// The fingerprints of a fresh listing (a watch's poll).

@@ -131,6 +131,26 @@ impl Tree {
         self.files.extend(files);
     }
 
+    /// Adds `uri`, found by a directory read under the dynamic skill at `folder`
+    /// (`skill_base` its URI prefix), as a file without a digest; `false` (and nothing
+    /// added) when it is outside the skill.
+    pub fn add_dynamic_file(&mut self, folder: &str, skill_base: &str, uri: &str, size: u64) -> bool {
+        let Some(rel) = uri.strip_prefix(skill_base).and_then(relative_path) else {
+            return false;
+        };
+        let path = format!("{folder}/{rel}");
+        let mut dir = path::parent(&path);
+        while dir != "/" && self.dirs.insert(dir.to_owned()) {
+            dir = path::parent(dir);
+        }
+        self.files.entry(path).or_insert(FileEntry {
+            uri: uri.to_owned(),
+            size,
+            digest: None,
+        });
+        true
+    }
+
     /// The entries directly in the folder `dir` (normalized), sorted by path.
     pub fn children(&self, dir: &str) -> Vec<FileInfo> {
         let prefix = if dir == "/" { "/".to_owned() } else { format!("{dir}/") };

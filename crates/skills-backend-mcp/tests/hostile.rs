@@ -205,8 +205,24 @@ async fn a_dynamic_skill_is_served_without_a_digest_and_said_so() {
     let snapshot = catalog(backend.clone()).ensure_loaded().await;
     assert_eq!(snapshot.get("live").unwrap().description, "Generated on request");
     let problems = backend.problems();
-    assert_eq!(problems.len(), 1, "{problems:?}");
-    assert!(problems[0].contains("`skill://live/SKILL.md` publishes its resources as dynamic"), "{}", problems[0]);
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].contains("`skill://live/SKILL.md` publishes its resources as dynamic"),
+        "{}",
+        problems[0]
+    );
+    assert!(
+        problems[1].contains("`skill://honest/SKILL.md` is outside the skill"),
+        "{}",
+        problems[1]
+    );
+    // Its files, from resources/directory/read, without digests.
     let listed = backend.ls_info("/live").await.unwrap();
+    let paths: Vec<&str> = listed.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(paths, ["/live/SKILL.md", "/live/templates"]);
     assert_eq!(listed[0].etag, None, "no digest to name it by");
+    assert_eq!(
+        backend.download_file("/live/templates/report.md").await.unwrap(),
+        b"# Report\n"
+    );
 }

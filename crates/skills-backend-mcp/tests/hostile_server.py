@@ -38,6 +38,13 @@ FILES = {
     "skill://big/SKILL.md": md("big", "Has a huge file"),
     "skill://big/assets/huge.bin": "x",
     "skill://live/SKILL.md": md("live", "Generated on request"),
+    "skill://live/templates/report.md": "# Report\n",
+}
+
+# What resources/directory/read answers in the dynamic mode.
+DIRECTORIES = {
+    "skill://live/": [("skill://live/SKILL.md", False), ("skill://live/templates/", True), ("skill://honest/SKILL.md", False)],
+    "skill://live/templates/": [("skill://live/templates/report.md", False)],
 }
 
 
@@ -96,7 +103,10 @@ def answer(message: dict):
     if method == "initialize":
         return {
             "protocolVersion": "2025-11-25",
-            "capabilities": {"resources": {"listChanged": True}, "extensions": {"io.modelcontextprotocol/skills": {}}},
+            "capabilities": {
+                "resources": {"listChanged": True},
+                "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": MODE == "dynamic"}},
+            },
             "serverInfo": {"name": "hostile", "version": "0"},
         }
     if method == "skills/list":
@@ -109,6 +119,17 @@ def answer(message: dict):
         if MODE == "slow":
             time.sleep(30)
         return {"contents": [{"uri": uri, "mimeType": "text/markdown", "text": text_of(uri)}]}
+    if method == "resources/directory/read" and MODE == "dynamic":
+        children = DIRECTORIES.get(params["uri"], [])
+        resources = []
+        for child, is_dir in children:
+            entry = {"uri": child, "name": child.rstrip("/").rsplit("/", 1)[-1]}
+            if is_dir:
+                entry["mimeType"] = "inode/directory"
+            else:
+                entry["size"] = len(text_of(child).encode())
+            resources.append(entry)
+        return {"resources": resources}
     if method == "ping":
         return {}
     return None
