@@ -31,6 +31,11 @@ Sources, in priority order (for one name, the last source wins):
                              SKILLS_GIT_TOKEN or git's credential helper, ssh from
                              the agent or SKILLS_GIT_SSH_KEY; a remote that does not
                              answer for SKILLS_GIT_TIMEOUT seconds (default 30) fails
+  https://HOST/.well-known/agent-skills/   a static registry (digests checked)
+  mcp+https://HOST/PATH      the skills an MCP server publishes (SEP-2640; digests
+                             checked; mcp+http:// on loopback; a bearer token from
+                             SKILLS_MCP_TOKEN); a server on stdio is a skills.toml
+                             [[source]] with command = \"...\" and args = [...]
   LABEL=SOURCE               the same, shown as LABEL
 Watched remote sources (watch, serve, sync --watch) are asked for changes every
 SKILLS_POLL_INTERVAL seconds when it is set (default: git 60, S3 and HTTP 30).
