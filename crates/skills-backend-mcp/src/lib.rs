@@ -369,4 +369,10 @@ impl BackendProtocol for McpBackend {
     fn stale(&self) -> Option<String> {
         self.state().stale.clone()
     }
+
+    /// A skill is identified by its server and URI: two skills of one server with one
+    /// name are both kept.
+    fn skills_by_path(&self) -> bool {
+        true
+    }
 }

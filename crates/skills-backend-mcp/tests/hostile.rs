@@ -226,3 +226,28 @@ async fn a_dynamic_skill_is_served_without_a_digest_and_said_so() {
         b"# Report\n"
     );
 }
+
+/// Skills are identified by server and URI: two skills of one server with one name are
+/// both kept, the later named by its path, and said.
+#[tokio::test]
+async fn two_skills_with_one_name_are_both_kept_by_path() {
+    let backend = hostile("twins", None);
+    let catalog = SkillCatalog::new(vec![
+        SkillSource::new(Arc::new(backend), "/")
+            .with_label("hostile")
+            .with_depth(2),
+    ]);
+    let snapshot = catalog.ensure_loaded().await;
+    assert_eq!(snapshot.get("deploy").unwrap().description, "Deploy, the a way");
+    assert_eq!(snapshot.get("b/deploy").unwrap().description, "Deploy, the b way");
+    let said: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::DuplicateName)
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", snapshot.diagnostics());
+    assert_eq!(said[0].path, "/b/deploy/SKILL.md");
+    assert!(said[0].message.contains("kept as 'b/deploy'"), "{}", said[0].message);
+    let answer = skills_catalog::load_skill(&snapshot, "b/deploy", &[]).await.to_string();
+    assert!(answer.contains("Deploy, the b way"), "{answer}");
+}

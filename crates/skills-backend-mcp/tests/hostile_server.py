@@ -10,6 +10,7 @@ Modes:
   slow          resources/read never answers in time
   dies          exits after answering skills/list once
   dynamic       `honest` and a skill whose resources are "dynamic"
+  twins         two skills named `deploy`, at skill://a/deploy and skill://b/deploy
 
 Every resources/read is appended to LOG (one URI per line) when given.
 """
@@ -78,6 +79,12 @@ def listing(cursor):
         n = int(cursor or "0")
         page = [skill(f"s{n}", [entry(f"skill://s{n}/SKILL.md", md(f"s{n}", "one of many"))])]
         return {"skills": page, "nextCursor": str(n + 1)}
+    if MODE == "twins":
+        return {"skills": [
+            {"uri": f"skill://{g}/deploy/SKILL.md", "frontmatter": {"name": "deploy", "description": g},
+             "resources": [entry(f"skill://{g}/deploy/SKILL.md", text_of(f"skill://{g}/deploy/SKILL.md"))]}
+            for g in ("a", "b")
+        ]}
     if MODE == "dynamic":
         live = {"uri": "skill://live/SKILL.md", "frontmatter": {"name": "live", "description": "live"}, "resources": "dynamic"}
         return {"skills": [honest, live]}
@@ -91,6 +98,9 @@ def listing(cursor):
 
 
 def text_of(uri: str) -> str:
+    if uri.endswith("/deploy/SKILL.md"):
+        group = uri[len("skill://"):].split("/")[0]
+        return md("deploy", f"Deploy, the {group} way")
     if uri.startswith("skill://s") and uri.endswith("/SKILL.md"):
         name = uri[len("skill://"):-len("/SKILL.md")]
         return md(name, "one of many")

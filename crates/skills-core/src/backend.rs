@@ -83,6 +83,14 @@ pub trait BackendProtocol: Send + Sync + Debug {
         None
     }
 
+    /// Whether the backend identifies skills by path rather than by name (an MCP server,
+    /// as the skills extension requires): a skill whose name an earlier folder of the same
+    /// source declared is then kept, named by its folder's path below the source
+    /// (`group/deploy`), instead of hiding the earlier one. `false` by default.
+    fn skills_by_path(&self) -> bool {
+        false
+    }
+
     /// Lists everything under `path` down to `max_depth` levels, sorted by path.
     ///
     /// The root itself must be a listable directory (same errors as `ls_info`); a
@@ -219,6 +227,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     fn revision(&self) -> Option<String> {
         (**self).revision()
+    }
+
+    fn skills_by_path(&self) -> bool {
+        (**self).skills_by_path()
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {

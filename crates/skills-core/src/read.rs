@@ -126,7 +126,8 @@ pub(crate) async fn read_skills(
         .collect();
     let mut work = futures_util::stream::iter(work).buffered(CHUNKS_IN_FLIGHT);
     while let Some(steps) = work.next().await {
-        add_chunk(steps, &mut listing, &mut index, cache.as_deref_mut(), read_at);
+        let by_path = backend.skills_by_path().then_some(root);
+        add_chunk(steps, &mut listing, &mut index, cache.as_deref_mut(), read_at, by_path);
     }
     // A resource directory only matters when its folder turned out to be a skill.
     for error in resource_errors {
@@ -392,6 +393,7 @@ fn add_chunk(
     index: &mut NameIndex,
     mut cache: Option<&mut ParseCache>,
     read_at: SystemTime,
+    by_path: Option<&str>,
 ) {
     for (entry, step) in steps {
         let outcome = match step {
@@ -407,7 +409,7 @@ fn add_chunk(
                 outcome
             }
         };
-        add_skill(listing, index, outcome);
+        add_skill(listing, index, outcome, by_path);
     }
 }
 
@@ -415,12 +417,33 @@ fn add_chunk(
 const CHUNKS_IN_FLIGHT: usize = 3;
 
 /// Adds a parsed `SKILL.md` to a listing: its diagnostics, and its skill unless an
-/// earlier file of the source declared the same name (then the later one is kept).
-fn add_skill(listing: &mut SkillListing, index: &mut NameIndex, outcome: ParseOutcome) {
+/// earlier file of the source declared the same name (then the later one is kept; or,
+/// for a source whose skills are told apart by path (`by_path`, its root), both are, the
+/// later named by its folder's path below the root).
+fn add_skill(listing: &mut SkillListing, index: &mut NameIndex, outcome: ParseOutcome, by_path: Option<&str>) {
     listing.diagnostics.extend(outcome.diagnostics);
-    let Some(skill) = outcome.skill else { return };
+    let Some(mut skill) = outcome.skill else { return };
     let skills = &listing.skills;
-    match index.get(&skill.name, |i| skills[i].name.as_str()) {
+    let taken = index.get(&skill.name, |i| skills[i].name.as_str());
+    if let (Some(_), Some(root)) = (taken, by_path) {
+        let folder = path::parent(&skill.path);
+        let rel = folder.strip_prefix(root).unwrap_or(folder).trim_matches('/').to_owned();
+        if !rel.is_empty() && rel != skill.name && index.get(&rel, |i| skills[i].name.as_str()).is_none() {
+            let msg = format!(
+                "skill '{}' is declared again here; skills of this source are told apart by path, so this one is kept as '{rel}'",
+                skill.name
+            );
+            listing
+                .diagnostics
+                .push(Diagnostic::new(&skill.path, DiagnosticKind::DuplicateName, msg));
+            skill.name = rel;
+            listing.skills.push(skill);
+            let skills = &listing.skills;
+            index.insert(skills.len() - 1, |i| skills[i].name.as_str());
+            return;
+        }
+    }
+    match taken {
         Some(i) => {
             // The warning goes on the folder that is hidden, and names the one kept.
             let hidden = std::mem::replace(&mut listing.skills[i], skill);
