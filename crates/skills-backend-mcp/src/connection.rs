@@ -2,7 +2,6 @@
 //! connection (made on first use, made again after a failure, at most once per backoff
 //! step), and the requests with their timeouts and bounds.
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,6 +18,8 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use tokio::sync::Notify;
 
+use crate::target::McpTarget;
+
 /// The first wait before connecting again after a failure; it doubles up to
 /// [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -26,104 +27,6 @@ const FIRST_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// The most pages of one `resources/directory/read`.
 const MAX_DIRECTORY_PAGES: usize = 100;
-
-/// Where an MCP server is.
-#[derive(Clone, PartialEq, Eq)]
-pub enum McpTarget {
-    /// Streamable HTTP at this URL, with a bearer token when given.
-    Http {
-        /// The endpoint (`https://host/mcp`).
-        url: url::Url,
-        /// Sent as `Authorization: Bearer ...`; never shown.
-        token: Option<String>,
-    },
-    /// A server started as a child process, spoken to on its stdin and stdout.
-    Stdio {
-        /// The program.
-        command: String,
-        /// Its arguments.
-        args: Vec<String>,
-    },
-}
-
-/// Why a target cannot be used.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid MCP server {url}: {reason}")]
-pub struct TargetError {
-    /// The URL as given.
-    pub url: String,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
-impl McpTarget {
-    /// Streamable HTTP at `url` (`https://`, or `http://` on a loopback address); the
-    /// `mcp+` prefix of a source spec is accepted.
-    pub fn http(url: &str) -> Result<Self, TargetError> {
-        let fail = |reason: &str| TargetError {
-            url: url.to_owned(),
-            reason: reason.to_owned(),
-        };
-        let bare = url.strip_prefix("mcp+").unwrap_or(url);
-        let parsed = url::Url::parse(bare).map_err(|e| fail(&e.to_string()))?;
-        let loopback = parsed.host_str().is_some_and(skills_core::url::is_loopback_host);
-        match parsed.scheme() {
-            "https" => {}
-            "http" if loopback => {}
-            "http" => {
-                return Err(fail(
-                    "plain http:// is allowed only on a loopback address; use https://",
-                ));
-            }
-            _ => return Err(fail("expected mcp+https:// (or mcp+http:// on loopback)")),
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(fail("credentials in the URL are not accepted; give a token instead"));
-        }
-        Ok(Self::Http {
-            url: parsed,
-            token: None,
-        })
-    }
-
-    /// A server started as `command args...`.
-    pub fn stdio<I: IntoIterator<Item = S>, S: Into<String>>(command: impl Into<String>, args: I) -> Self {
-        Self::Stdio {
-            command: command.into(),
-            args: args.into_iter().map(Into::into).collect(),
-        }
-    }
-
-    /// With this bearer token (HTTP only; ignored for stdio).
-    pub fn with_token(self, token: Option<String>) -> Self {
-        match self {
-            Self::Http { url, .. } => Self::Http { url, token },
-            other => other,
-        }
-    }
-}
-
-impl fmt::Display for McpTarget {
-    /// The URL or the command line; never the token.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Http { url, .. } => f.write_str(url.as_str()),
-            Self::Stdio { command, args } => {
-                f.write_str(command)?;
-                for arg in args {
-                    write!(f, " {arg}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl fmt::Debug for McpTarget {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "McpTarget({self})")
-    }
-}
 
 /// Hears the server's list-changed notifications.
 #[derive(Clone)]

@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod connection;
+mod target;
 mod tree;
 mod watch;
 
@@ -49,7 +50,8 @@ use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, path,
 };
 
-pub use connection::{McpLifecycle, McpTarget, TargetError};
+pub use connection::McpLifecycle;
+pub use target::{McpTarget, TargetError};
 pub use tree::{MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILLS};
 
 use crate::connection::Connector;
