@@ -251,3 +251,16 @@ async fn two_skills_with_one_name_are_both_kept_by_path() {
     let answer = skills_catalog::load_skill(&snapshot, "b/deploy", &[]).await.to_string();
     assert!(answer.contains("Deploy, the b way"), "{answer}");
 }
+
+/// A listing the server says is fresh for a minute (`ttlMs`) is not asked for again
+/// within it, however often the root is listed.
+#[tokio::test]
+async fn no_listing_is_asked_for_before_the_ttl() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("lists.log");
+    let backend = hostile("ttl", Some(&log));
+    for _ in 0..3 {
+        assert_eq!(backend.ls_info("/").await.unwrap().len(), 1);
+    }
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "skills/list\n");
+}

@@ -11,6 +11,7 @@ Modes:
   dies          exits after answering skills/list once
   dynamic       `honest` and a skill whose resources are "dynamic"
   twins         two skills named `deploy`, at skill://a/deploy and skill://b/deploy
+  ttl           `honest`, the list fresh for a minute (ttlMs); each skills/list logged
 
 Every resources/read is appended to LOG (one URI per line) when given.
 """
@@ -79,6 +80,11 @@ def listing(cursor):
         n = int(cursor or "0")
         page = [skill(f"s{n}", [entry(f"skill://s{n}/SKILL.md", md(f"s{n}", "one of many"))])]
         return {"skills": page, "nextCursor": str(n + 1)}
+    if MODE == "ttl":
+        if LOG:
+            with open(LOG, "a") as log:
+                log.write("skills/list\n")
+        return {"skills": [honest], "ttlMs": 60000}
     if MODE == "twins":
         return {"skills": [
             {"uri": f"skill://{g}/deploy/SKILL.md", "frontmatter": {"name": "deploy", "description": g},

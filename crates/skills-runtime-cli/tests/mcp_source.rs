@@ -327,3 +327,51 @@ fn the_bearer_token_is_sent_and_never_shown() {
         stderr(&unset)
     );
 }
+
+/// An agent on `SkillsMiddleware` whose source is our own server over HTTP: the model is
+/// offered its skills and loads one with its files listed.
+#[test]
+fn an_agent_loads_a_skill_served_by_mcp() {
+    use skills_middleware::{Agent, AgentState, Message, ScriptedModel, SkillsMiddleware};
+    use skills_runtime::SkillSource;
+    use skills_runtime::mcp::{McpBackend, McpTarget};
+
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    let server = Server::start(dir.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let backend = McpBackend::new(McpTarget::http(&server.url).unwrap());
+        let skills = SkillsMiddleware::builder()
+            .source(SkillSource::new(std::sync::Arc::new(backend), "/").with_label("vendor"))
+            .build()
+            .unwrap();
+        let model = std::sync::Arc::new(
+            ScriptedModel::new()
+                .tool_call("load_skill", serde_json::json!({"skill_name": "web"}))
+                .reply("done"),
+        );
+        let agent = Agent::builder(model.clone())
+            .middleware(std::sync::Arc::new(skills))
+            .build()
+            .unwrap();
+        let mut state = AgentState::new(vec![Message::user("search the web")]);
+        agent.invoke(&mut state).await.unwrap();
+        let seen = model.seen();
+        let system = seen[0].system_message.clone().unwrap();
+        assert!(system.contains("**web**") && system.contains("**pdf**"), "{system}");
+        let loaded = seen[1]
+            .messages
+            .iter()
+            .find_map(|m| match m {
+                Message::Tool(t) => Some(t.content.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert!(loaded.starts_with("---\nname: web\n"), "{loaded}");
+        assert!(loaded.contains("/web/scripts/search.py"), "{loaded}");
+    });
+}
