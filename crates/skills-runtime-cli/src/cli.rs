@@ -96,6 +96,10 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Say which tools the skill needs that an agent with these tools (comma-separated)
+        /// lacks.
+        #[arg(long, value_delimiter = ',', value_name = "TOOLS")]
+        available_tools: Option<Vec<String>>,
     },
     /// Print the skills section of the system prompt exactly as a model gets it.
     Prompt {

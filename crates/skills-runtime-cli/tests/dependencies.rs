@@ -68,6 +68,9 @@ fn list_with_a_view_includes_what_its_skills_depend_on_and_warns_of_unknown_entr
         "{}",
         stderr(&output)
     );
+    let table = stdout(&skills(dir.path(), &["list"]));
+    let ship = table.lines().find(|l| l.starts_with("ship-pr")).unwrap();
+    assert!(ship.contains("needs-tools,depends"), "{table}");
     let unknown = skills(dir.path(), &["list", "--view", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
@@ -119,7 +122,34 @@ fn info_and_list_json_carry_dependencies() {
     assert_eq!(deps["skills"], serde_json::json!([{"name": "review", "found": true}]));
     assert_eq!(deps["mcp_servers"][0]["name"], "github");
     let text = stdout(&skills(dir.path(), &["info", "ship-pr"]));
-    assert!(text.contains("needs tools:   github_create_pr"), "{text}");
+    assert!(
+        text.contains("needs tools:   github_create_pr (checked by the agent host)"),
+        "{text}"
+    );
+    let text = stdout(&skills(
+        dir.path(),
+        &["info", "ship-pr", "--available-tools", "Read,Bash"],
+    ));
+    assert!(
+        text.contains("needs tools:   github_create_pr (missing: github_create_pr)"),
+        "{text}"
+    );
+    let text = stdout(&skills(
+        dir.path(),
+        &["info", "ship-pr", "--available-tools", "github_create_pr"],
+    ));
+    assert!(
+        text.contains("needs tools:   github_create_pr (all available)"),
+        "{text}"
+    );
+    let checked = json(&skills(
+        dir.path(),
+        &["info", "ship-pr", "--json", "--available-tools", "Read"],
+    ));
+    assert_eq!(
+        checked["dependencies"]["missing_tools"]["all"],
+        serde_json::json!(["github_create_pr"])
+    );
     assert!(text.contains("depends on:    review (found)"), "{text}");
     assert!(text.contains("mcp servers:   github (stdio)"), "{text}");
     let listed = json(&skills(dir.path(), &["list", "--json"]));

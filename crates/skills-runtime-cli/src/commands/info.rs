@@ -26,8 +26,12 @@ struct InfoJson<'a> {
 #[derive(Serialize)]
 struct DependenciesJson {
     /// Every tool it needs (`required-tools`, `dependencies.tools.all`), and those of
-    /// which one is enough; the CLI does not know an agent's tools, so neither is checked.
+    /// which one is enough.
     tools: MissingTools,
+    /// With `--available-tools`: what an agent with those tools lacks (empty: it can run
+    /// the skill); without, not checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing_tools: Option<MissingTools>,
     /// Each skill it depends on and whether a source has it.
     skills: Vec<SkillDependencyJson>,
     /// The MCP servers it uses (frontmatter and agents/openai.yaml).
@@ -49,7 +53,12 @@ struct FileJson {
     size: u64,
 }
 
-pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
+pub async fn info(
+    name: &str,
+    specs: &SourceArgs,
+    json: bool,
+    available_tools: Option<&[String]>,
+) -> anyhow::Result<ExitCode> {
     let library = library::catalog(specs, Need::Inventory, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
@@ -78,6 +87,11 @@ pub async fn info(name: &str, specs: &SourceArgs, json: bool) -> anyhow::Result<
     let (mcp_servers, problems) = skills_runtime::mcp_server_dependencies(&snapshot, name).await;
     let dependencies = DependenciesJson {
         tools: skill.missing_tools(|_| false).unwrap_or_default(),
+        missing_tools: available_tools.map(|tools| {
+            skill
+                .missing_tools(|tool| tools.iter().any(|t| t.trim() == tool))
+                .unwrap_or_default()
+        }),
         skills: skill
             .required_skills()
             .iter()
@@ -195,7 +209,12 @@ fn print_extensions(skill: &SkillMetadata) {
 /// The dependency lines of `skills info`.
 fn print_dependencies(deps: &DependenciesJson) {
     if !deps.tools.is_empty() {
-        println!("needs tools:   {} (checked by the agent host)", deps.tools);
+        let checked = match &deps.missing_tools {
+            None => "checked by the agent host".to_owned(),
+            Some(missing) if missing.is_empty() => "all available".to_owned(),
+            Some(missing) => format!("missing: {missing}"),
+        };
+        println!("needs tools:   {} ({checked})", deps.tools);
     }
     if !deps.skills.is_empty() {
         let skills: Vec<String> = deps

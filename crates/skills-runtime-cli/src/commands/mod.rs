@@ -46,7 +46,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 list::list(&sources, view.view.as_deref(), json, resources).await
             }
         }
-        Command::Info { name, sources, json } => info::info(&name, &sources, json).await,
+        Command::Info {
+            name,
+            sources,
+            json,
+            available_tools,
+        } => info::info(&name, &sources, json, available_tools.as_deref()).await,
         Command::Validate {
             paths,
             json,
@@ -358,6 +363,12 @@ fn flags(skill: &SkillMetadata) -> Vec<String> {
     }
     if let Some(model) = skill.extensions().and_then(|e| e.model.as_deref()) {
         flags.push(format!("model={model}"));
+    }
+    if skill.extensions().is_some_and(|e| e.requires_tools()) {
+        flags.push("needs-tools".to_owned());
+    }
+    if !skill.required_skills().is_empty() {
+        flags.push("depends".to_owned());
     }
     flags
 }
