@@ -264,3 +264,12 @@ async fn no_listing_is_asked_for_before_the_ttl() {
     }
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "skills/list\n");
 }
+
+/// An answer over the transport's bound (16 MiB a message on stdio) is refused, not
+/// held: the listing fails and nothing is served.
+#[tokio::test]
+async fn a_page_over_the_message_bound_is_refused() {
+    let backend = hostile("huge-page", None).with_timeout(Duration::from_secs(2));
+    let listed = backend.ls_info("/").await;
+    assert!(listed.is_err(), "{listed:?}");
+}

@@ -12,6 +12,7 @@ Modes:
   dynamic       `honest` and a skill whose resources are "dynamic"
   twins         two skills named `deploy`, at skill://a/deploy and skill://b/deploy
   ttl           `honest`, the list fresh for a minute (ttlMs); each skills/list logged
+  huge-page     a skills/list answer of 20 MiB on one line
 
 Every resources/read is appended to LOG (one URI per line) when given.
 """
@@ -80,6 +81,9 @@ def listing(cursor):
         n = int(cursor or "0")
         page = [skill(f"s{n}", [entry(f"skill://s{n}/SKILL.md", md(f"s{n}", "one of many"))])]
         return {"skills": page, "nextCursor": str(n + 1)}
+    if MODE == "huge-page":
+        padding = "x" * (20 * 1024 * 1024)
+        return {"skills": [honest], "_meta": {"padding": padding}}
     if MODE == "ttl":
         if LOG:
             with open(LOG, "a") as log:
