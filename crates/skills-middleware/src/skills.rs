@@ -192,9 +192,22 @@ impl SkillsMiddleware {
     /// # }
     /// ```
     pub fn render_section(&self, state: Option<&SkillsState>) -> Arc<str> {
-        match state {
-            Some(state) => self.runtime.section.render_state(state).into(),
-            None => self.runtime.section.render_state(&SkillsState::default()).into(),
+        let Some(state) = state else {
+            return self.runtime.section.render_state(&SkillsState::default()).into();
+        };
+        // The skills this agent is offered (its view, its tools), as `wrap_model_call`
+        // lists them.
+        let snapshot = self.runtime.catalog.snapshot();
+        match (self.runtime.selection(&snapshot), &state.skills_metadata) {
+            (Some(selection), Some(skills)) => {
+                let offered = |s: &&Arc<skills_core::SkillMetadata>| {
+                    snapshot.get(&s.name).is_none() || selection.offers(&snapshot, &s.name)
+                };
+                let mut shown = state.clone();
+                shown.skills_metadata = Some(skills.iter().filter(offered).cloned().collect());
+                self.runtime.section.render_state(&shown).into()
+            }
+            _ => self.runtime.section.render_state(state).into(),
         }
     }
 }

@@ -134,6 +134,15 @@ async fn a_subagent_with_a_view_sees_its_skills_while_the_main_agent_sees_all_fr
     assert!(Arc::ptr_eq(main.catalog(), sub.catalog()));
     assert_eq!(sub.view().unwrap().name(), "docs");
 
+    // The section rendered from a thread's state is the view's too.
+    let state = sub.discover().await;
+    let rendered = sub.render_section(Some(&state));
+    assert!(
+        rendered.contains("**pdf**") && !rendered.contains("**review**"),
+        "{rendered}"
+    );
+    assert!(main.render_section(Some(&state)).contains("**review**"));
+
     let (main_system, _) = load_as(&main, &["Read"], "pdf").await;
     let (sub_system, refused) = load_as(&sub, &[], "review").await;
     for name in ["pdf", "review", "read-any"] {
