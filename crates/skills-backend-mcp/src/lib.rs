@@ -372,6 +372,11 @@ impl BackendProtocol for McpBackend {
         self.state().stale.clone()
     }
 
+    /// What the last listing left out or serves without digests.
+    fn withheld(&self) -> Vec<String> {
+        self.problems()
+    }
+
     /// A skill is identified by its server and URI: two skills of one server with one
     /// name are both kept.
     fn skills_by_path(&self) -> bool {

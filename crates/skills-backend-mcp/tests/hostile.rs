@@ -83,6 +83,15 @@ async fn uris_outside_their_skill_are_left_out_and_said() {
             .iter()
             .any(|p| p.contains("`skill://../up/SKILL.md` is not skill://PATH/SKILL.md"))
     );
+    // Discovery says so, on the source.
+    let snapshot = catalog(backend.clone()).ensure_loaded().await;
+    let withheld: Vec<_> = snapshot
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::Withheld)
+        .collect();
+    assert_eq!(withheld.len(), 3, "{:?}", snapshot.diagnostics());
+    assert!(withheld.iter().all(|d| d.path == "/"));
     let read = backend
         .download_files(&["/honest/stolen.txt".to_owned(), "/../etc/passwd".to_owned()])
         .await;

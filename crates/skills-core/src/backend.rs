@@ -83,6 +83,14 @@ pub trait BackendProtocol: Send + Sync + Debug {
         None
     }
 
+    /// What the backend's origin offers that the backend does not serve, and why, as
+    /// messages (an MCP server's file URI outside its skill, a skill over the
+    /// extension's limits, a skill without digests); empty by default. Discovery
+    /// reports each as a `withheld` warning on the source.
+    fn withheld(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Whether the backend identifies skills by path rather than by name (an MCP server,
     /// as the skills extension requires): a skill whose name an earlier folder of the same
     /// source declared is then kept, named by its folder's path below the source
@@ -231,6 +239,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     fn skills_by_path(&self) -> bool {
         (**self).skills_by_path()
+    }
+
+    fn withheld(&self) -> Vec<String> {
+        (**self).withheld()
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {

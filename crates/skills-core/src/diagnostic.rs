@@ -245,6 +245,10 @@ diagnostic_kinds! {
     /// The backend serves an older version of the source than its origin holds (a failed
     /// fetch, a deleted branch); the message says why.
     SourceStale = "source-stale" => Warning,
+    /// The source's origin offers something the backend does not serve (an MCP server's
+    /// file URI outside its skill, a skill over the extension's limits, a skill without
+    /// digests); the message says what and why.
+    Withheld = "withheld" => Warning,
     /// The source directory does not exist.
     SourceNotFound = "source-not-found" => Error,
     /// The source path is a file, not a directory.

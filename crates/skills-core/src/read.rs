@@ -144,6 +144,11 @@ pub(crate) async fn read_skills(
             .diagnostics
             .push(Diagnostic::new(root, DiagnosticKind::SourceStale, reason));
     }
+    for message in backend.withheld() {
+        listing
+            .diagnostics
+            .push(Diagnostic::new(root, DiagnosticKind::Withheld, message));
+    }
     listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
     listing
 }
