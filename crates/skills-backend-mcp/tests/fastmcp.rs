@@ -78,3 +78,55 @@ async fn fastmcp_skills_are_a_source_with_verified_files() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The same server over streamable HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fastmcp_over_http_is_a_source_too() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "pdf-fill/SKILL.md",
+        "---\nname: pdf-fill\ndescription: Fill PDF forms\n---\n# Fill\n",
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fastmcp_http_server.py");
+    /// Stops the server whatever the test does.
+    struct Killed(std::process::Child);
+    impl Drop for Killed {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let server = std::process::Command::new(python())
+        .args([script.as_os_str(), dir.path().as_os_str(), port.to_string().as_ref()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = Killed(server);
+    // Up when it accepts connections.
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "the server did not start"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let backend = McpBackend::new(McpTarget::http(&format!("mcp+http://127.0.0.1:{port}/mcp")).unwrap());
+    let snapshot = SkillCatalog::new(vec![SkillSource::new(Arc::new(backend.clone()), "/")])
+        .ensure_loaded()
+        .await;
+    assert_eq!(
+        snapshot.get("pdf-fill").unwrap().description,
+        "Fill PDF forms",
+        "{:?}",
+        snapshot.diagnostics()
+    );
+    assert_eq!(backend.protocol_version().as_deref(), Some("2026-07-28"));
+}
