@@ -28,8 +28,9 @@ const MAX_CACHED_SECTIONS: usize = 256;
 /// Tool sets whose entry costs are kept at most (per snapshot version).
 const MAX_CACHED_COSTS: usize = 8;
 
-/// What a cached section is for: the loaded set and the agent's tools.
-type SectionKey = (Vec<String>, Option<ToolSet>);
+/// A rendered section: for which tool set and snapshot version, its text, and whether
+/// every skill got its full entry.
+type Rendered = (Option<ToolSet>, u64, Arc<str>, bool);
 /// Entry costs of one (snapshot version, tool set).
 type CostsEntry = (u64, Option<ToolSet>, Arc<EntryCosts>);
 /// The selection of one (snapshot version, tool set).
@@ -75,7 +76,7 @@ pub struct PromptSection {
     unchecked_tools: bool,
     /// Sections by loaded set and tool set, each with the snapshot version it was
     /// rendered from and whether every skill got its full entry.
-    cache: DashMap<SectionKey, (u64, Arc<str>, bool)>,
+    cache: DashMap<Vec<String>, Vec<Rendered>>,
     /// Entry costs of the newest snapshot version listed, per tool set.
     costs: Mutex<Vec<CostsEntry>>,
     /// What the section offers of the newest snapshot version, per tool set.
@@ -166,11 +167,8 @@ impl PromptSection {
         tools: Option<&ToolSet>,
     ) -> (Arc<str>, bool) {
         let version = snapshot.version();
-        let key = (loaded.to_vec(), tools.cloned());
-        if let Some(entry) = self.cache.get(&key) {
-            if entry.0 == version {
-                return (entry.1.clone(), entry.2);
-            }
+        if let Some(found) = self.cached_section(version, loaded, tools) {
+            return found;
         }
         let selection = self.selection(snapshot, tools);
         let (section, complete) = Library::with(snapshot, selection.as_deref(), |library| {
@@ -182,15 +180,33 @@ impl PromptSection {
         // reloads) renders again, uncached.
         let newest = self.newest.fetch_max(version, Ordering::Relaxed);
         if version > newest {
-            self.cache.retain(|_, (v, _, _)| *v >= version);
+            self.cache.retain(|_, rendered| {
+                rendered.retain(|(_, v, _, _)| *v >= version);
+                !rendered.is_empty()
+            });
         } else if version < newest {
             return (section, complete);
         }
         if self.cache.len() >= MAX_CACHED_SECTIONS {
             self.cache.clear();
         }
-        self.cache.insert(key, (version, section.clone(), complete));
+        let mut rendered = self.cache.entry(loaded.to_vec()).or_default();
+        rendered.retain(|(t, _, _, _)| t.as_ref() != tools);
+        if rendered.len() >= MAX_CACHED_COSTS {
+            rendered.clear();
+        }
+        rendered.push((tools.cloned(), version, section.clone(), complete));
         (section, complete)
+    }
+
+    /// The section cached for (`version`, `loaded`, `tools`), looked up without copying
+    /// the loaded set (this runs on every model call).
+    fn cached_section(&self, version: u64, loaded: &[String], tools: Option<&ToolSet>) -> Option<(Arc<str>, bool)> {
+        let rendered = self.cache.get(loaded)?;
+        rendered
+            .iter()
+            .find(|(t, v, _, _)| *v == version && t.as_ref() == tools)
+            .map(|(_, _, text, complete)| (text.clone(), *complete))
     }
 
     /// [`render_listing`](Self::render_listing) for a snapshot that may list resources
@@ -209,11 +225,7 @@ impl PromptSection {
         loaded: &[String],
         tools: Option<&ToolSet>,
     ) -> (Arc<str>, bool) {
-        let cached = self
-            .cache
-            .get(&(loaded.to_vec(), tools.cloned()))
-            .is_some_and(|entry| entry.0 == snapshot.version());
-        if !cached {
+        if self.cached_section(snapshot.version(), loaded, tools).is_none() {
             self.fetch_full_resources_for(snapshot, loaded, tools).await;
         }
         self.render_listing_for(snapshot, loaded, tools)
@@ -337,7 +349,7 @@ impl PromptSection {
 
     /// How many sections the cache holds.
     pub fn cached(&self) -> usize {
-        self.cache.len()
+        self.cache.iter().map(|rendered| rendered.len()).sum()
     }
 
     /// The section for a thread's state (its skills, resources, diagnostics and loaded
