@@ -339,7 +339,7 @@ async fn read_skill(snapshot: &CatalogSnapshot, name: &str, request: LoadRequest
             let _ = write!(text, "\n- [{}] {}", resource.kind.as_str(), code_span(&resource.path));
         }
     }
-    describe_dependencies(snapshot, skill, &request, &mut text).await;
+    describe_dependencies(snapshot, skill, &request, &mut text);
     Ok(LoadAnswer::Loaded { text })
 }
 
@@ -392,7 +392,7 @@ pub fn load_skill_schema() -> serde_json::Value {
 
 /// Appends to a loaded skill's text the skills it depends on (each loaded, to load, or
 /// not available) and the MCP servers it uses.
-async fn describe_dependencies(
+fn describe_dependencies(
     snapshot: &CatalogSnapshot,
     skill: &SkillMetadata,
     request: &LoadRequest<'_>,
@@ -417,10 +417,12 @@ async fn describe_dependencies(
             let _ = write!(text, "\n- {}: {state}", code_span(&escape_untrusted(dependency, 200)));
         }
     }
-    let (servers, _) = crate::depends::mcp_server_dependencies(snapshot, &skill.name).await;
+    // The frontmatter's servers only: reading agents/openai.yaml here would cost every
+    // load a request to the backend (`mcp_server_dependencies` reads it, for `info`).
+    let servers = skill.extensions().map_or(&[][..], |e| e.dependencies.mcp_servers.as_slice());
     if !servers.is_empty() {
         text.push_str("\n\n**MCP servers this skill uses:**\n");
-        for server in &servers {
+        for server in servers {
             let _ = write!(text, "\n- {}", code_span(&escape_untrusted(&server.name, 200)));
             if let Some(description) = &server.description {
                 let _ = write!(text, ": {}", escape_untrusted(description, 200));
