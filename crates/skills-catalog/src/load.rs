@@ -419,7 +419,9 @@ fn describe_dependencies(
     }
     // The frontmatter's servers only: reading agents/openai.yaml here would cost every
     // load a request to the backend (`mcp_server_dependencies` reads it, for `info`).
-    let servers = skill.extensions().map_or(&[][..], |e| e.dependencies.mcp_servers.as_slice());
+    let servers = skill
+        .extensions()
+        .map_or(&[][..], |e| e.dependencies.mcp_servers.as_slice());
     if !servers.is_empty() {
         text.push_str("\n\n**MCP servers this skill uses:**\n");
         for server in servers {

@@ -306,7 +306,10 @@ async fn mcp_servers_come_from_the_frontmatter_and_agents_openai_yaml() {
         .await
         .to_string();
     // The answer names the frontmatter's servers, without reading agents/openai.yaml.
-    assert!(answer.ends_with("**MCP servers this skill uses:**\n\n- `proxy`"), "{answer}");
+    assert!(
+        answer.ends_with("**MCP servers this skill uses:**\n\n- `proxy`"),
+        "{answer}"
+    );
     let (servers, _) = mcp_server_dependencies(&snapshot, "lint").await;
     assert!(servers.is_empty());
 }

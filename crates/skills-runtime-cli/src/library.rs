@@ -13,7 +13,7 @@ use skills_runtime::sources::{
     CONFIG_FILE, CacheConfig, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
     ViewConfig,
 };
-use skills_runtime::{DiscoveryLimits, PersistentCache, SkillCatalog, SkillFilter, SkillSource, SkillView};
+use skills_runtime::{DiscoveryLimits, PersistentCache, Selection, SkillCatalog, SkillFilter, SkillSource, SkillView};
 
 use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
 use crate::progress::Progress;
@@ -55,23 +55,36 @@ pub struct Library {
 
 impl Library {
     /// The view `--view NAME` asks for: `None` without a name; an error for a name the
-    /// skills.toml does not define (naming those it does). The view's entries that
-    /// match no skill are warned about on stderr.
+    /// skills.toml does not define (naming those it does).
     pub fn view(&self, name: Option<&str>) -> anyhow::Result<Option<Arc<SkillView>>> {
         let Some(name) = name else { return Ok(None) };
         let config = SourcesConfig {
             views: self.views.clone(),
             ..SourcesConfig::default()
         };
-        let view = Arc::new(config.view(name).map_err(|e| anyhow::anyhow!("{}", e.message))?);
+        Ok(Some(Arc::new(
+            config.view(name).map_err(|e| anyhow::anyhow!("{}", e.message))?,
+        )))
+    }
+
+    /// What [`view`](Self::view) `name` offers of the catalog's snapshot, computed once,
+    /// its entries that match no skill warned about on stderr.
+    pub fn selection(&self, name: Option<&str>) -> anyhow::Result<Option<Selection>> {
+        let Some(view) = self.view(name)? else { return Ok(None) };
         let filter = SkillFilter {
-            view: Some(Arc::clone(&view)),
+            view: Some(view),
             ..SkillFilter::default()
         };
-        for warning in skills_runtime::Selection::of(&self.catalog.snapshot(), &filter).warnings() {
-            eprintln!("warning: {warning}");
-        }
-        Ok(Some(view))
+        let selection = Selection::of(&self.catalog.snapshot(), &filter);
+        warn_view(&selection);
+        Ok(Some(selection))
+    }
+}
+
+/// Says on stderr what a view names that no skill matches.
+pub fn warn_view(selection: &Selection) {
+    for warning in selection.warnings() {
+        eprintln!("warning: {warning}");
     }
 }
 

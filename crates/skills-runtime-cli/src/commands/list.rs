@@ -18,16 +18,7 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
-    let view = library.view(view)?;
-    let selection = view.map(|view| {
-        skills_runtime::Selection::of(
-            &snapshot,
-            &skills_runtime::SkillFilter {
-                view: Some(view),
-                ..Default::default()
-            },
-        )
-    });
+    let selection = library.selection(view)?;
     // The positions listed: every skill, or the view's.
     let shown: Vec<usize> = (0..snapshot.skills().len())
         .filter(|&i| {

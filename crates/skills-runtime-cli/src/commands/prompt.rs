@@ -53,6 +53,10 @@ pub async fn prompt(
         .with_budget(budget)
         .with_view(library.view(agent.view)?)
         .with_tools(tools);
+    // The section keeps what it offers of this snapshot: computed once, warned about here.
+    if let Some(selection) = section.selection(&snapshot, None) {
+        library::warn_view(&selection);
+    }
     if report {
         print_report(&section, &snapshot, loaded)?;
         return Ok(ExitCode::from(library.exit(EXIT_OK)));

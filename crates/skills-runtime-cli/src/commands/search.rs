@@ -40,15 +40,7 @@ pub async fn search(
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
-    let selection = library.view(view)?.map(|view| {
-        skills_runtime::Selection::of(
-            &snapshot,
-            &skills_runtime::SkillFilter {
-                view: Some(view),
-                ..Default::default()
-            },
-        )
-    });
+    let selection = library.selection(view)?;
     let selection = selection.as_ref();
     let hits = catalog
         .search_selected_prepared(query, limit, &snapshot, selection)

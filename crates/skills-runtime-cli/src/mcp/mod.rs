@@ -71,6 +71,9 @@ pub async fn serve(
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
     let view = library.view(view)?;
     let server = SkillsServer::new(catalog, budget, instructions_budget, view);
+    if let Some(selection) = server.selection(&snapshot) {
+        crate::library::warn_view(&selection);
+    }
     server.keep_instructions_fresh().await;
     let serving = serving(&snapshot);
     match transport {
