@@ -282,12 +282,15 @@ impl McpBackend {
     }
 
     /// How long a watch waits between two listings.
+    /// The poll interval, or longer when the server said its list stays fresh longer
+    /// (`ttlMs`); never shorter: a server answering `ttlMs: 0` is not asked ten times a
+    /// second.
     pub(crate) fn poll_wait(&self) -> Duration {
         let state = self.state();
         let ttl = state
             .fresh_until
             .map(|until| until.saturating_duration_since(Instant::now()));
-        ttl.map_or(self.inner.poll_interval, |ttl| ttl.max(Duration::from_millis(100)))
+        ttl.map_or(self.inner.poll_interval, |ttl| ttl.max(self.inner.poll_interval))
     }
 
     pub(crate) fn connector(&self) -> &Connector {

@@ -184,7 +184,11 @@ fn an_edit_on_the_server_reaches_a_watch_of_the_mcp_source() {
     let server = Server::start(dir.path());
     let (watcher, _) = Watcher::start(
         &["--no-cache", "--source", &server.url],
-        &[("HOME", &dir.path().join("home"))],
+        // Polls an hour apart: only the server's notification can bring the change.
+        &[
+            ("HOME", &dir.path().join("home")),
+            ("SKILLS_POLL_INTERVAL", Path::new("3600")),
+        ],
         TIMEOUT,
     );
     write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read and fill PDF files"));
@@ -243,7 +247,10 @@ fn both_protocol_eras_list_load_and_hear_changes() {
             .build()
             .unwrap();
         runtime.block_on(async {
-            let backend = McpBackend::new(McpTarget::http(&server.url).unwrap()).with_lifecycle(lifecycle);
+            // Polls an hour apart: only the server's notification can bring the change.
+            let backend = McpBackend::new(McpTarget::http(&server.url).unwrap())
+                .with_lifecycle(lifecycle)
+                .with_poll_interval(Duration::from_secs(3600));
             let catalog = std::sync::Arc::new(SkillCatalog::new(vec![SkillSource::new(
                 std::sync::Arc::new(backend.clone()),
                 "/",
