@@ -114,20 +114,9 @@ impl HttpRegistryBackend {
             reason: reason.to_owned(),
         };
         let parsed = Url::parse(url).map_err(|e| fail(&e.to_string()))?;
-        let loopback = parsed.host_str().is_some_and(skills_core::url::is_loopback_host);
-        match parsed.scheme() {
-            "https" => {}
-            "http" if loopback => {}
-            "http" => {
-                return Err(fail(
-                    "plain http:// is allowed only on a loopback address; use https://",
-                ));
-            }
-            _ => return Err(fail("expected an https:// URL")),
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(fail("credentials in the URL are not accepted"));
-        }
+        let credentials = !parsed.username().is_empty() || parsed.password().is_some();
+        skills_core::url::check_remote(parsed.scheme(), parsed.host_str(), credentials)
+            .map_err(|reason| fail(reason.unwrap_or("expected an https:// URL")))?;
         let path = parsed.path();
         let index_path = if path.ends_with("/index.json") {
             path.to_owned()

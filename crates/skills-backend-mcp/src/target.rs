@@ -41,20 +41,9 @@ impl McpTarget {
         };
         let bare = url.strip_prefix("mcp+").unwrap_or(url);
         let parsed = url::Url::parse(bare).map_err(|e| fail(&e.to_string()))?;
-        let loopback = parsed.host_str().is_some_and(skills_core::url::is_loopback_host);
-        match parsed.scheme() {
-            "https" => {}
-            "http" if loopback => {}
-            "http" => {
-                return Err(fail(
-                    "plain http:// is allowed only on a loopback address; use https://",
-                ));
-            }
-            _ => return Err(fail("expected mcp+https:// (or mcp+http:// on loopback)")),
-        }
-        if !parsed.username().is_empty() || parsed.password().is_some() {
-            return Err(fail("credentials in the URL are not accepted; give a token instead"));
-        }
+        let credentials = !parsed.username().is_empty() || parsed.password().is_some();
+        skills_core::url::check_remote(parsed.scheme(), parsed.host_str(), credentials)
+            .map_err(|reason| fail(reason.unwrap_or("expected mcp+https:// (or mcp+http:// on loopback)")))?;
         Ok(Self::Http {
             url: parsed,
             token: None,

@@ -55,6 +55,35 @@ pub fn is_loopback_host(host: &str) -> bool {
     host.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
+/// Whether a remote URL's parts are acceptable for a source: `https`, or `http` on a
+/// [loopback host](is_loopback_host), and no credentials in the URL; the reason when not
+/// (`Err(None)` for another scheme, which the caller names in its own terms).
+///
+/// ```
+/// use skills_core::url::check_remote;
+/// assert_eq!(check_remote("https", Some("example.com"), false), Ok(()));
+/// assert_eq!(check_remote("http", Some("127.0.0.1"), false), Ok(()));
+/// assert!(check_remote("http", Some("example.com"), false).unwrap_err().unwrap().contains("loopback"));
+/// assert!(check_remote("https", Some("example.com"), true).unwrap_err().unwrap().contains("credentials"));
+/// assert_eq!(check_remote("ftp", Some("example.com"), false), Err(None));
+/// ```
+pub fn check_remote(scheme: &str, host: Option<&str>, has_credentials: bool) -> Result<(), Option<&'static str>> {
+    match scheme {
+        "https" => {}
+        "http" if host.is_some_and(is_loopback_host) => {}
+        "http" => {
+            return Err(Some(
+                "plain http:// is allowed only on a loopback address; use https://",
+            ));
+        }
+        _ => return Err(None),
+    }
+    if has_credentials {
+        return Err(Some("credentials in the URL are not accepted"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
