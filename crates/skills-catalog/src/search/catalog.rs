@@ -33,13 +33,8 @@ impl SkillCatalog {
         selection: Option<&Selection>,
     ) -> Result<Vec<SearchHit>, SearchError> {
         check_search(query, limit)?;
-        match selection {
-            None => self.search(query, limit),
-            Some(selection) => {
-                let keep = |name: &str| selection.offers(snapshot, name);
-                self.with_index(|index| index.search_where(query, limit, &keep))
-            }
-        }
+        let keep = offered(snapshot, selection);
+        self.with_index(|index| index.search_where(query, limit, &keep))
     }
 
     /// [`search_prepared`](Self::search_prepared) among the skills `selection` offers
@@ -65,13 +60,8 @@ impl SkillCatalog {
         selection: Option<&Selection>,
     ) -> Result<Vec<Explanation>, SearchError> {
         check_search(query, limit)?;
-        match selection {
-            None => self.explain_search(query, limit),
-            Some(selection) => {
-                let keep = |name: &str| selection.offers(snapshot, name);
-                self.with_index(|index| index.explain_where(query, limit, &keep))
-            }
-        }
+        let keep = offered(snapshot, selection);
+        self.with_index(|index| index.explain_where(query, limit, &keep))
     }
 
     /// What `answer` gives from the index (built first if no search did), or nothing
@@ -179,4 +169,9 @@ impl SkillCatalog {
         self.search.set_instructions(read);
         self
     }
+}
+
+/// Whether a skill of `snapshot` is offered: by `selection`, or every skill without one.
+fn offered<'a>(snapshot: &'a CatalogSnapshot, selection: Option<&'a Selection>) -> impl Fn(&str) -> bool + 'a {
+    move |name| selection.is_none_or(|s| s.offers(snapshot, name))
 }
