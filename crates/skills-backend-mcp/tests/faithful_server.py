@@ -7,9 +7,10 @@ Usage: faithful_server.py DIR
 
 import base64
 import hashlib
-import json
 import os
 import sys
+
+from stdio_jsonrpc import serve
 
 ROOT = os.path.abspath(sys.argv[1])
 
@@ -92,17 +93,5 @@ def answer(message):
     return None
 
 
-for line in sys.stdin:
-    line = line.strip()
-    if not line:
-        continue
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    result = answer(message)
-    if result is None:
-        reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "method not found"}}
-    else:
-        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
+
+serve(answer)

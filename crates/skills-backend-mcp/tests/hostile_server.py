@@ -18,9 +18,10 @@ Every resources/read is appended to LOG (one URI per line) when given.
 """
 
 import hashlib
-import json
 import sys
 import time
+
+from stdio_jsonrpc import serve
 
 MODE = sys.argv[1]
 LOG = sys.argv[2] if len(sys.argv) > 2 else None
@@ -155,22 +156,11 @@ def answer(message: dict):
     return None
 
 
-listed = 0
-for line in sys.stdin:
-    line = line.strip()
-    if not line:
-        continue
-    message = json.loads(line)
-    if "id" not in message:
-        continue
-    result = answer(message)
-    if result is None:
-        reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "method not found"}}
-    else:
-        reply = {"jsonrpc": "2.0", "id": message["id"], "result": result}
-    sys.stdout.write(json.dumps(reply) + "\n")
-    sys.stdout.flush()
-    if message.get("method") == "skills/list":
-        listed += 1
-        if MODE == "dies":
-            sys.exit(0)
+
+
+def after(message):
+    if MODE == "dies" and message.get("method") == "skills/list":
+        sys.exit(0)
+
+
+serve(answer, after)
