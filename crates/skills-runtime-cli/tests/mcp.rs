@@ -9,10 +9,9 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
-use common::{json_lines, lines, mcp_client, md, run_inspector, stderr, stdout, write};
+use common::{HttpServe, json_lines, mcp_client, md, run_inspector, stderr, stdout, write};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -246,50 +245,13 @@ fn python_sdk_client_over_stdio_on_the_2026_protocol_listens_for_changes() {
     check_report(&report, &library);
 }
 
-/// `skills serve --http 127.0.0.1:0`, killed on drop.
-struct HttpServer {
-    child: Child,
-    url: String,
-    /// Kept open: the server may still write to its stderr.
-    _err: std::sync::mpsc::Receiver<String>,
-}
-
-impl HttpServer {
-    fn start(library: &Library) -> Self {
-        let mut child = Command::new(SKILLS)
-            .args(["serve", "--http", "127.0.0.1:0", "--source", &library.lib_str()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let err = lines(child.stderr.take().unwrap());
-        let url = loop {
-            let line = err
-                .recv_timeout(Duration::from_secs(30))
-                .expect("skills serve --http printed its address");
-            if let Some(at) = line.find("http://") {
-                break line[at..].to_owned();
-            }
-        };
-        Self { child, url, _err: err }
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn python_sdk_client_over_streamable_http_on_loopback() {
     // One library and server per era, so each client starts from the same two skills and
     // the only change it can hear about is its own.
     for mode in ["legacy", "modern"] {
         let library = Library::new();
-        let server = HttpServer::start(&library);
+        let server = HttpServe::start(&["--source", &library.lib_str()]);
         assert!(
             server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"),
             "{}",
@@ -428,7 +390,7 @@ fn inspector_cli_verifies_the_skills_extension_over_stdio() {
 #[test]
 fn inspector_cli_verifies_the_skills_extension_over_http() {
     let library = Library::new();
-    let server = HttpServer::start(&library);
+    let server = HttpServe::start(&["--source", &library.lib_str()]);
     for era in ["legacy", "modern"] {
         check_with_inspector(era, &[&server.url]);
     }

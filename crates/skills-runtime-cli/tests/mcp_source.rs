@@ -7,10 +7,10 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Watcher, json, lines, md, skills, stderr, stdout, strings, write};
+use common::{HttpServe, Watcher, json, lines, md, skills, stderr, stdout, strings, write};
 
 const TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -21,54 +21,20 @@ fn library(root: &Path) {
     write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDF files"));
 }
 
-/// `skills serve --http 127.0.0.1:0` of `root/lib`, killed on drop.
-struct Server {
-    child: Child,
-    url: String,
-    _err: std::sync::mpsc::Receiver<String>,
-}
-
-impl Server {
-    fn start(root: &Path) -> Self {
-        let lib = root.join("lib");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
-            .args([
-                "serve",
-                "--http",
-                "127.0.0.1:0",
-                "--no-cache",
-                "--source",
-                lib.to_str().unwrap(),
-            ])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let err = lines(child.stderr.take().unwrap());
-        let url = loop {
-            let line = err.recv_timeout(TIMEOUT).expect("the server printed its address");
-            if let Some(at) = line.find("http://") {
-                break format!("mcp+{}", &line[at..]);
-            }
-        };
-        Self { child, url, _err: err }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `skills serve --http` of `root/lib`, and its address as an `mcp+http://` source.
+fn serve(root: &Path) -> (HttpServe, String) {
+    let lib = root.join("lib");
+    let server = HttpServe::start(&["--no-cache", "--source", lib.to_str().unwrap()]);
+    let url = format!("mcp+{}", server.url);
+    (server, url)
 }
 
 #[test]
 fn an_mcp_server_over_http_is_a_source_for_every_command() {
     let dir = tempfile::tempdir().unwrap();
     library(dir.path());
-    let server = Server::start(dir.path());
-    let source = server.url.as_str();
+    let (_server, source) = serve(dir.path());
+    let source = source.as_str();
 
     let listed = skills(dir.path(), &["list", "--json", "--no-cache", "--source", source]);
     assert!(listed.status.success(), "{}", stderr(&listed));
@@ -181,9 +147,9 @@ fn an_mcp_server_on_stdio_is_a_source_of_skills_toml() {
 fn an_edit_on_the_server_reaches_a_watch_of_the_mcp_source() {
     let dir = tempfile::tempdir().unwrap();
     library(dir.path());
-    let server = Server::start(dir.path());
+    let (_server, url) = serve(dir.path());
     let (watcher, _) = Watcher::start(
-        &["--no-cache", "--source", &server.url],
+        &["--no-cache", "--source", &url],
         // Polls an hour apart: only the server's notification can bring the change.
         &[
             ("HOME", &dir.path().join("home")),
@@ -241,14 +207,14 @@ fn both_protocol_eras_list_load_and_hear_changes() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         library(dir.path());
-        let server = Server::start(dir.path());
+        let (_server, url) = serve(dir.path());
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .unwrap();
         runtime.block_on(async {
             // Polls an hour apart: only the server's notification can bring the change.
-            let backend = McpBackend::new(McpTarget::http(&server.url).unwrap())
+            let backend = McpBackend::new(McpTarget::http(&url).unwrap())
                 .with_lifecycle(lifecycle)
                 .with_poll_interval(Duration::from_secs(3600));
             let catalog = std::sync::Arc::new(SkillCatalog::new(vec![SkillSource::new(
@@ -345,13 +311,13 @@ fn an_agent_loads_a_skill_served_by_mcp() {
 
     let dir = tempfile::tempdir().unwrap();
     library(dir.path());
-    let server = Server::start(dir.path());
+    let (_server, url) = serve(dir.path());
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let backend = McpBackend::new(McpTarget::http(&server.url).unwrap());
+        let backend = McpBackend::new(McpTarget::http(&url).unwrap());
         let skills = SkillsMiddleware::builder()
             .source(SkillSource::new(std::sync::Arc::new(backend), "/").with_label("vendor"))
             .build()

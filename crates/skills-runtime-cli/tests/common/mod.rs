@@ -279,3 +279,44 @@ pub fn registry_with_a_tampered_skill() -> (skills_backend_http::test_server::Re
     registry.put("/.well-known/agent-skills/index.json", index);
     (registry, web)
 }
+
+/// `skills serve --http 127.0.0.1:0 ARGS`, killed on drop.
+pub struct HttpServe {
+    child: std::process::Child,
+    /// The address it printed (`http://127.0.0.1:PORT/mcp`).
+    pub url: String,
+    /// Kept open: the server may still write to its stderr.
+    _err: Receiver<String>,
+}
+
+impl HttpServe {
+    /// Starts the server with `args` after `serve --http 127.0.0.1:0` and waits for the
+    /// address it prints.
+    pub fn start(args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = lines(child.stderr.take().unwrap());
+        let url = loop {
+            let line = err
+                .recv_timeout(std::time::Duration::from_secs(30))
+                .expect("skills serve --http printed its address");
+            if let Some(at) = line.find("http://") {
+                break line[at..].to_owned();
+            }
+        };
+        Self { child, url, _err: err }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
