@@ -10,6 +10,7 @@ use crate::prompt::{
     ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, format_resource_summary, format_skills_list, full_entry,
     listed_for_model,
 };
+use crate::spread::spread;
 
 /// Characters of the skills list when no budget or context window is given (what
 /// Claude Code and Codex keep a listing to).
@@ -271,12 +272,11 @@ impl EntryCosts {
         };
         let reserve = if lazy_resources { resource_line_room() } else { 0 };
         let shown: Vec<usize> = (0..skills.len()).filter(|&i| listed_for_model(&skills[i])).collect();
-        let full = shown
-            .iter()
-            .map(|&i| cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)) + reserve)
-            .collect();
-        let compact = shown.iter().map(|&i| cost(&short_entry(&skills[i]))).collect();
-        let name = shown.iter().map(|&i| cost(&name_entry(&skills[i]))).collect();
+        let costs = spread(&shown, |i| {
+            let full = cost(&full_entry(&skills[i], &unloaded, budget.entry_chars)) + reserve;
+            [full, cost(&short_entry(&skills[i])), cost(&name_entry(&skills[i]))]
+        });
+        let column = |c: usize| costs.iter().map(|row| row[c]).collect();
         let mut order: Vec<usize> = (0..shown.len()).collect();
         order.sort_by_key(|&k| (sources.get(shown[k]).copied().unwrap_or(0), std::cmp::Reverse(shown[k])));
         let mut by_name: Vec<usize> = (0..shown.len()).collect();
@@ -286,10 +286,10 @@ impl EntryCosts {
             name_at.entry(skills[shown[k]].name.as_str().into()).or_insert(at);
         }
         Self {
+            full: column(0),
+            compact: column(1),
+            name: column(2),
             shown,
-            full,
-            compact,
-            name,
             order,
             by_name,
             name_at,

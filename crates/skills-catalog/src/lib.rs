@@ -70,6 +70,7 @@ mod section;
 mod select;
 mod snapshot;
 mod source;
+mod spread;
 mod watch;
 
 pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};

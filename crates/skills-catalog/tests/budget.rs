@@ -236,3 +236,44 @@ fn every_skill_of_a_pinned_or_used_name_counts_as_such() {
     assert_eq!(forms[4], EntryForm::Full, "{text}");
     assert!(forms.iter().filter(|f| **f == EntryForm::Full).count() == 2, "{text}");
 }
+
+#[test]
+fn a_large_library_counts_each_entry_as_it_is_written() {
+    // Over 2,048 skills the entries are measured on several threads: each skill's count
+    // must still be its own entry's, whatever thread measured it.
+    let skills: Vec<std::sync::Arc<SkillMetadata>> = (0..5_000)
+        .map(|i| {
+            let words = vec!["word"; 1 + i % 37].join(" ");
+            std::sync::Arc::new(skill(&format!("skill-{i:04}"), &format!("Does task {i}: {words}.")))
+        })
+        .collect();
+    let resources = BTreeMap::new();
+    let ctx = context(&[], &resources);
+    let sources = vec![0; skills.len()];
+    let ranking = Ranking {
+        uses: None,
+        sources: &sources,
+    };
+    let (text, report) = format_budgeted_list(&skills, &ctx, &CatalogBudget::of_chars(200_000), &ranking);
+    assert!(report.total <= 200_000);
+    assert_eq!(report.total, text.chars().count());
+    // Each entry of the text (the counting line after the last one cut), by the skill
+    // it names, with its line break.
+    let entries = &text[..text.rfind("\n(").unwrap()];
+    let written: HashMap<&str, usize> = entries
+        .split("\n- **")
+        .map(|entry| {
+            let entry = entry.strip_prefix("- **").unwrap_or(entry);
+            (
+                entry.split("**").next().unwrap(),
+                entry.chars().count() + "- **".len() + 1,
+            )
+        })
+        .collect();
+    for (name, form, chars) in &report.entries {
+        if *form != EntryForm::Omitted {
+            assert_eq!(written.get(name.as_str()), Some(chars), "{name} ({form:?})");
+        }
+    }
+    assert!(report.count(EntryForm::Full) > 0 && report.count(EntryForm::Compact) > 0);
+}
