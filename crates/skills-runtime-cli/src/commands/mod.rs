@@ -284,12 +284,14 @@ fn write_json_items<T: Serialize>(
     item: impl Fn(usize) -> T + Sync,
 ) -> anyhow::Result<()> {
     // One item, alone at the top level, then indented as an array element: JSON text
-    // never holds a raw line break inside a string, so each line gets two spaces.
-    let format = |range: std::ops::Range<usize>| -> serde_json::Result<Vec<u8>> {
-        let (mut out, mut one) = (Vec::new(), Vec::new());
+    // never holds a raw line break inside a string, so each line gets two spaces. Each
+    // thread keeps its buffers from batch to batch: fresh ones cost a page fault for
+    // every 4 KiB of text (a sixth of a warm `list --json`'s faults).
+    let format = |range: std::ops::Range<usize>, (out, one): &mut (Vec<u8>, Vec<u8>)| -> serde_json::Result<()> {
+        out.clear();
         for i in range {
             one.clear();
-            serde_json::to_writer_pretty(&mut one, &item(i))?;
+            serde_json::to_writer_pretty(&mut *one, &item(i))?;
             if i > 0 {
                 out.extend_from_slice(b",\n");
             }
@@ -301,29 +303,33 @@ fn write_json_items<T: Serialize>(
                 out.extend_from_slice(line);
             }
         }
-        Ok(out)
+        Ok(())
     };
     if n == 0 {
         writeln!(out, "[]")?;
         return Ok(());
     }
     out.write_all(b"[\n")?;
+    let (mut first, mut second) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
     let mut at = 0;
     while at < n {
         let (mid, end) = ((at + JSON_BATCH).min(n), (at + 2 * JSON_BATCH).min(n));
-        let (first, second) = if mid == end {
-            (format(at..mid), Ok(Ok(Vec::new())))
+        if mid == end {
+            format(at..mid, &mut first)?;
+            second.0.clear();
         } else {
-            std::thread::scope(|scope| {
-                let second = scope.spawn(|| format(mid..end));
-                (format(at..mid), second.join())
-            })
-        };
-        out.write_all(&first?)?;
-        match second {
-            Ok(text) => out.write_all(&text?)?,
-            Err(_) => anyhow::bail!("a thread formatting the JSON output failed"),
+            let formatted = std::thread::scope(|scope| {
+                let other = scope.spawn(|| format(mid..end, &mut second));
+                (format(at..mid, &mut first), other.join())
+            });
+            formatted.0?;
+            match formatted.1 {
+                Ok(done) => done?,
+                Err(_) => anyhow::bail!("a thread formatting the JSON output failed"),
+            }
         }
+        out.write_all(&first.0)?;
+        out.write_all(&second.0)?;
         at = end;
     }
     out.write_all(b"\n]\n")?;
