@@ -77,7 +77,9 @@ pub(crate) fn keep_last_good(
             // A skill the lock withholds is not an edit to get over: never serve it.
             .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
             .collect();
-        if skipped.is_empty() {
+        // Nothing was served before (a first discovery): nothing to keep, and no set of
+        // every name to build.
+        if skipped.is_empty() || last_skills.is_empty() {
             Vec::new()
         } else {
             let by_path: HashMap<&str, &Arc<SkillMetadata>> =
