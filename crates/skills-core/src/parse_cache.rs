@@ -2,13 +2,13 @@
 //! reads nor parses a file whose etag did not change; kept in memory between reloads and,
 //! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::cache_base::Base;
 use crate::cache_codec::{self, Blob};
 use crate::file::FileInfo;
+use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
 use crate::path;
 
@@ -32,6 +32,62 @@ pub(crate) struct Entry {
     pub(crate) words: Option<Arc<str>>,
 }
 
+/// The entries parsed in this process, by path: a list and an index of positions into
+/// it. A `HashMap<String, Entry>` took twice the room at its peak (its table doubles
+/// past seven eighths full: 1.6 MB of slots for 7,257 skills, against 0.8 MB of list).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Fresh {
+    list: Vec<(String, Entry)>,
+    index: NameIndex,
+}
+
+impl Fresh {
+    fn position(&self, path: &str) -> Option<usize> {
+        self.index.get(path, |i| self.list[i].0.as_str())
+    }
+
+    pub(crate) fn get(&self, path: &str) -> Option<&Entry> {
+        self.position(path).map(|i| &self.list[i].1)
+    }
+
+    fn get_mut(&mut self, path: &str) -> Option<&mut Entry> {
+        self.position(path).map(|i| &mut self.list[i].1)
+    }
+
+    /// Keeps `entry` for `path`; the entry it replaces, if any.
+    fn insert(&mut self, path: &str, entry: Entry) -> Option<Entry> {
+        if let Some(i) = self.position(path) {
+            return Some(std::mem::replace(&mut self.list[i].1, entry));
+        }
+        self.list.push((path.to_owned(), entry));
+        let list = &self.list;
+        self.index.insert(list.len() - 1, |i| list[i].0.as_str());
+        None
+    }
+
+    /// Keeps the entries whose path `keep` accepts.
+    fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        let before = self.list.len();
+        self.list.retain(|(path, _)| keep(path));
+        if self.list.len() != before {
+            let list = &self.list;
+            self.index = NameIndex::with_capacity(list.len());
+            for i in 0..list.len() {
+                self.index.insert(i, |i| list[i].0.as_str());
+            }
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Each path and its entry, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Entry)> {
+        self.list.iter().map(|(path, entry)| (path, entry))
+    }
+}
+
 /// Parsed `SKILL.md` files by path, with the etag they had, so a rediscovery neither reads
 /// nor parses a file whose etag did not change. Files without an etag are always read.
 ///
@@ -41,7 +97,7 @@ pub(crate) struct Entry {
 #[derive(Debug, Clone)]
 pub struct ParseCache {
     /// What was parsed in this process (over `base`).
-    pub(crate) entries: HashMap<String, Entry>,
+    pub(crate) entries: Fresh,
     /// What the cache file held, less what was replaced or forgotten since.
     pub(crate) base: Option<Base>,
     files_read: u64,
@@ -60,7 +116,7 @@ pub struct ParseCache {
 impl Default for ParseCache {
     fn default() -> Self {
         Self {
-            entries: HashMap::new(),
+            entries: Fresh::default(),
             base: None,
             files_read: 0,
             changed: None,
@@ -161,7 +217,7 @@ impl ParseCache {
         };
         self.dirty = true;
         let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
-        if self.entries.insert(entry.path.clone(), cached).is_some() || in_base {
+        if self.entries.insert(&entry.path, cached).is_some() || in_base {
             if let Some(changed) = &mut self.changed {
                 changed.push(entry.path.clone());
             }
@@ -174,7 +230,7 @@ impl ParseCache {
         let outside = |file: &str| looked_at.is_some_and(|dirs| !dirs.iter().any(|dir| path::is_within(file, dir)));
         let keep = |path: &str| outside(path) || found.binary_search_by(|e| e.path.as_str().cmp(path)).is_ok();
         let before = self.entries.len();
-        self.entries.retain(|path, _| keep(path));
+        self.entries.retain(|path| keep(path));
         self.dirty |= self.entries.len() != before;
         if let Some(base) = &mut self.base {
             // A whole source's walk against the file's entries, both by path: one pass.
