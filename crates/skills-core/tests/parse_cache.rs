@@ -41,3 +41,22 @@ async fn a_cache_from_bytes_forgets_the_files_that_are_gone_and_tracks_the_chang
     Discovery::new(&b, "/src").cache(&mut next).run().await.unwrap();
     assert_eq!(next.files_read(), 0);
 }
+
+#[tokio::test]
+async fn the_parses_left_after_a_removal_are_still_found() {
+    let b = MemoryBackend::new();
+    for name in ["a", "b", "c"] {
+        b.insert(&format!("/src/{name}/SKILL.md"), md(name, "first")).unwrap();
+    }
+    let mut cache = ParseCache::new();
+    Discovery::new(&b, "/src").cache(&mut cache).run().await.unwrap();
+    // The first parse goes: the others move up in the cache and are found without a
+    // read, now and on the next discovery.
+    assert_eq!(b.remove("/src/a/SKILL.md"), 1);
+    let rest = Discovery::new(&b, "/src").cache(&mut cache).run().await.unwrap();
+    let again = Discovery::new(&b, "/src").cache(&mut cache).run().await.unwrap();
+    assert_eq!((cache.files_read(), cache.len()), (3, 2));
+    assert_eq!(again, rest);
+    let names: Vec<_> = again.skills.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["b", "c"]);
+}
