@@ -196,14 +196,7 @@ async fn an_agent_sees_and_loads_only_verified_skills() {
         system.contains("**honest**") && !system.contains("**liar**"),
         "{system}"
     );
-    let answers: Vec<String> = seen[2]
-        .messages
-        .iter()
-        .filter_map(|m| match m {
-            Message::Tool(t) => Some(t.content.clone()),
-            _ => None,
-        })
-        .collect();
+    let answers = seen[2].tool_results();
     assert!(answers[0].contains("# honest"), "{answers:?}");
     assert!(answers[1].starts_with("Error: Skill 'liar' not found"), "{answers:?}");
 }

@@ -31,6 +31,31 @@ pub struct SeenRequest {
     pub effort: Option<String>,
 }
 
+impl SeenRequest {
+    /// What the tools answered in the conversation the model saw, oldest first.
+    ///
+    /// ```
+    /// use skills_middleware::{Message, SeenRequest, ToolMessage};
+    /// let seen = SeenRequest {
+    ///     system_message: None,
+    ///     messages: vec![Message::user("hi"), Message::Tool(ToolMessage::success("call-1", "the answer"))],
+    ///     tools: Vec::new(),
+    ///     model: None,
+    ///     effort: None,
+    /// };
+    /// assert_eq!(seen.tool_results(), ["the answer"]);
+    /// ```
+    pub fn tool_results(&self) -> Vec<&str> {
+        self.messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Tool(t) => Some(t.content.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// A [`ChatModel`] that answers each call with the next step of its script and records
 /// every request, so tests can check what the model was shown.
 ///

@@ -53,7 +53,7 @@ async fn the_prompt_list_stays_within_the_budget_and_loaded_skills_stay_whole() 
 
 /// An agent over `library()` whose model searches, then answers.
 async fn agent_run(budget: CatalogBudget, query: serde_json::Value) -> (Vec<skills_middleware::SeenRequest>, String) {
-    use skills_middleware::{Agent, AgentState, Message, ScriptedModel};
+    use skills_middleware::{Agent, AgentState, ScriptedModel};
     use std::sync::Arc;
     let mw = SkillsMiddleware::builder()
         .paths(library(), ["/skills/user"])
@@ -65,14 +65,7 @@ async fn agent_run(budget: CatalogBudget, query: serde_json::Value) -> (Vec<skil
     let mut state = AgentState::default();
     agent.invoke(&mut state).await.unwrap();
     let seen = model.seen();
-    let answer = seen[1]
-        .messages
-        .iter()
-        .find_map(|m| match m {
-            Message::Tool(t) => Some(t.content.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let answer = seen[1].tool_results().first().unwrap().to_string();
     (seen, answer)
 }
 

@@ -54,15 +54,7 @@ async fn load_as(skills: &SkillsMiddleware, tools: &[&str], skill: &str) -> (Str
     agent.invoke(&mut state).await.unwrap();
     let seen = model.seen();
     let system = seen[0].system_message.clone().unwrap();
-    let answer = seen[1]
-        .messages
-        .iter()
-        .rev()
-        .find_map(|m| match m {
-            Message::Tool(t) => Some(t.content.clone()),
-            _ => None,
-        })
-        .unwrap();
+    let answer = seen[1].tool_results().last().unwrap().to_string();
     (system, answer)
 }
 

@@ -336,14 +336,7 @@ fn an_agent_loads_a_skill_served_by_mcp() {
         let seen = model.seen();
         let system = seen[0].system_message.clone().unwrap();
         assert!(system.contains("**web**") && system.contains("**pdf**"), "{system}");
-        let loaded = seen[1]
-            .messages
-            .iter()
-            .find_map(|m| match m {
-                Message::Tool(t) => Some(t.content.clone()),
-                _ => None,
-            })
-            .unwrap();
+        let loaded = seen[1].tool_results().first().unwrap().to_string();
         assert!(loaded.starts_with("---\nname: web\n"), "{loaded}");
         assert!(loaded.contains("/web/scripts/search.py"), "{loaded}");
     });
