@@ -1,6 +1,13 @@
 //! [`run_blocking`]: blocking storage work (disk, a git object database) from async code,
 //! for the backends that have such work.
 
+/// How many threads this machine runs at once (at least 1), asked once per process: the
+/// answer reads cgroup files on Linux, too slow to ask for every job spread over cores.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
+
 /// Runs `work` on tokio's blocking pool when a runtime is running, and in place when
 /// none is (a backend called from plain threads or `block_on` of another executor). If
 /// the work cannot finish (the runtime shuts down, or the work panics), `failed` turns

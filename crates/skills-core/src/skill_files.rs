@@ -36,9 +36,7 @@ const PARALLEL_PARSE_MIN: usize = 32;
 /// memory, parsing, mostly YAML, is the larger part of discovery): one answer per
 /// response, in order. The files of a thread that did not finish answer an error.
 pub(crate) async fn parse_downloads(responses: Vec<FileDownloadResponse>) -> Vec<SkillFileRead> {
-    // Asked once: the answer reads cgroup files on Linux.
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get));
+    let cores = crate::blocking::cores();
     let parse = |share: &[FileDownloadResponse]| share.iter().map(parse_download).collect();
     let unfinished = |_: &FileDownloadResponse, why: &str| {
         Err(FileError {
