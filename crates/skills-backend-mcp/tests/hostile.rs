@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use skills_backend_mcp::{McpBackend, McpTarget};
-use skills_catalog::{SkillCatalog, SkillSource};
-use skills_core::{BackendExt, BackendProtocol, DiagnosticKind, FileErrorKind};
+use skills_catalog::{CatalogSnapshot, SkillCatalog, SkillSource};
+use skills_core::{BackendExt, BackendProtocol, Diagnostic, DiagnosticKind, FileErrorKind};
 
 fn script() -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -21,6 +21,11 @@ fn script() -> String {
 
 fn python() -> String {
     std::env::var("SKILLS_TEST_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// The diagnostics of `kind` in `snapshot`.
+fn said(snapshot: &CatalogSnapshot, kind: DiagnosticKind) -> Vec<&Diagnostic> {
+    snapshot.diagnostics().iter().filter(|d| d.kind == kind).collect()
 }
 
 fn hostile(mode: &str, log: Option<&std::path::Path>) -> McpBackend {
@@ -40,11 +45,7 @@ async fn bytes_that_do_not_match_the_digest_are_never_served() {
     let snapshot = catalog.ensure_loaded().await;
     assert!(snapshot.get("honest").is_some());
     assert!(snapshot.get("liar").is_none(), "not served");
-    let failed: Vec<_> = snapshot
-        .diagnostics()
-        .iter()
-        .filter(|d| d.kind == DiagnosticKind::ReadFailed)
-        .collect();
+    let failed = said(&snapshot, DiagnosticKind::ReadFailed);
     assert_eq!(failed.len(), 1, "{:?}", snapshot.diagnostics());
     assert_eq!(failed[0].path, "/liar/SKILL.md");
     assert!(
@@ -85,11 +86,7 @@ async fn uris_outside_their_skill_are_left_out_and_said() {
     );
     // Discovery says so, on the source.
     let snapshot = catalog(backend.clone()).ensure_loaded().await;
-    let withheld: Vec<_> = snapshot
-        .diagnostics()
-        .iter()
-        .filter(|d| d.kind == DiagnosticKind::Withheld)
-        .collect();
+    let withheld = said(&snapshot, DiagnosticKind::Withheld);
     assert_eq!(withheld.len(), 3, "{:?}", snapshot.diagnostics());
     assert!(withheld.iter().all(|d| d.path == "/"));
     let read = backend
@@ -104,11 +101,7 @@ async fn endless_pages_end_in_an_error_not_a_hang() {
     let catalog = catalog(hostile("endless", None));
     let snapshot = catalog.ensure_loaded().await;
     assert!(snapshot.skills().is_empty());
-    let unreadable: Vec<_> = snapshot
-        .diagnostics()
-        .iter()
-        .filter(|d| d.kind == DiagnosticKind::SourceUnreadable)
-        .collect();
+    let unreadable = said(&snapshot, DiagnosticKind::SourceUnreadable);
     assert_eq!(unreadable.len(), 1, "{:?}", snapshot.diagnostics());
     assert!(
         unreadable[0].message.contains("past 1000 pages"),
@@ -242,11 +235,7 @@ async fn two_skills_with_one_name_are_both_kept_by_path() {
     let snapshot = catalog.ensure_loaded().await;
     assert_eq!(snapshot.get("deploy").unwrap().description, "Deploy, the a way");
     assert_eq!(snapshot.get("b/deploy").unwrap().description, "Deploy, the b way");
-    let said: Vec<_> = snapshot
-        .diagnostics()
-        .iter()
-        .filter(|d| d.kind == DiagnosticKind::DuplicateName)
-        .collect();
+    let said = said(&snapshot, DiagnosticKind::DuplicateName);
     assert_eq!(said.len(), 1, "{:?}", snapshot.diagnostics());
     assert_eq!(said[0].path, "/b/deploy/SKILL.md");
     assert!(said[0].message.contains("kept as 'b/deploy'"), "{}", said[0].message);
