@@ -126,15 +126,21 @@ impl SkillCatalog {
             return;
         };
         let catalog = Arc::clone(self);
-        runtime.spawn(async move {
-            let built = Arc::clone(&catalog);
-            if tokio::task::spawn_blocking(move || drop(built.build_index()))
-                .await
-                .is_ok()
-            {
-                catalog.read_all_instructions().await;
-            }
-        });
+        runtime.spawn(async move { catalog.prepare_search_off_thread().await });
+    }
+
+    /// [`prepare_search`](Self::prepare_search) with the index built on a blocking
+    /// thread, so that the async threads go on answering meanwhile: what
+    /// [`warm_search`](Self::warm_search) runs, for a caller that wants to know when
+    /// the index is complete (to start other background work after it, say).
+    pub async fn prepare_search_off_thread(self: &Arc<Self>) {
+        let built = Arc::clone(self);
+        if tokio::task::spawn_blocking(move || drop(built.build_index()))
+            .await
+            .is_ok()
+        {
+            self.read_all_instructions().await;
+        }
     }
 
     /// Builds the search index if no search did, and reads every skill's instructions

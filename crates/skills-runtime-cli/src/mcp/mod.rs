@@ -65,16 +65,13 @@ pub async fn serve(
     let snapshot = catalog.snapshot();
     crate::trim_heap();
     print_diagnostics(snapshot.diagnostics());
-    watch_in_background(&catalog);
-    // search_skills is offered from the start: build its index in the background.
-    catalog.warm_search();
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
     let view = library.view(view)?;
-    let server = SkillsServer::new(catalog, budget, instructions_budget, view);
+    let server = SkillsServer::new(catalog.clone(), budget, instructions_budget, view);
     if let Some(selection) = server.selection(&snapshot) {
         crate::library::warn_view(&selection);
     }
-    server.keep_instructions_fresh().await;
+    warm_up_in_background(&server, &catalog);
     let serving = serving(&snapshot);
     match transport {
         Transport::Stdio => {
@@ -90,13 +87,19 @@ pub async fn serve(
     Ok(ExitCode::from(EXIT_OK))
 }
 
-/// Watches the sources from a task of its own, for the whole session: on a large library
-/// the watch takes a while to set up (an inotify watch per folder: 1.3 s at 61,000
-/// folders), and the client should not wait for it. Once it is up, one reload catches
-/// what changed since discovery.
-fn watch_in_background(catalog: &std::sync::Arc<skills_runtime::SkillCatalog>) {
-    let catalog = catalog.clone();
+/// What the session needs soon but the client should not wait for, one after another on
+/// a task of its own, so that they do not take the cores from the client's first requests
+/// (`initialize` needs the catalog only): the search index with every skill's instructions
+/// (the first `search_skills`; from the persistent cache when warm), the resources the
+/// `list_skills` list's full entries summarize (that tool lists them itself when asked
+/// first), then the watch of the sources, which takes a while on a large library (an
+/// inotify watch per folder: 1.3 s at 61,000 folders). Once the watch is up, one reload
+/// catches what changed since discovery; the task is held until the session ends.
+fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_runtime::SkillCatalog>) {
+    let (server, catalog) = (server.clone(), catalog.clone());
     tokio::spawn(async move {
+        catalog.prepare_search_off_thread().await;
+        server.keep_list_fresh().await;
         let watching = catalog.clone();
         let watch = match tokio::task::spawn_blocking(move || watching.watch()).await {
             Ok(Ok(watch)) => watch,
@@ -110,7 +113,6 @@ fn watch_in_background(catalog: &std::sync::Arc<skills_runtime::SkillCatalog>) {
             );
         }
         catalog.reload().await;
-        // Held until the session ends and the runtime drops this task.
         std::future::pending::<()>().await;
         drop(watch);
     });

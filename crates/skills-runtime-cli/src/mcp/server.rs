@@ -102,10 +102,10 @@ impl SkillsServer {
         }
     }
 
-    /// Lists the resources the instructions' full entries summarize, now and after
-    /// every catalog change, so that the instructions a client gets at `initialize`
-    /// are right (the catalog lists resources lazily).
-    pub async fn keep_instructions_fresh(&self) {
+    /// Lists the resources the `list_skills` list's full entries summarize, now and
+    /// after every catalog change, so that the tool answers without listing them first
+    /// (the catalog lists resources lazily; the instructions carry short entries only).
+    pub async fn keep_list_fresh(&self) {
         let snapshot = self.snapshot().await;
         self.inner.section.fetch_full_resources(&snapshot, &[]).await;
         let server = self.clone();
