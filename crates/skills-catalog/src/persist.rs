@@ -113,17 +113,23 @@ impl PersistentCache {
         caches: &[&ParseCache],
         instructions: bool,
     ) -> Option<(PathBuf, String)> {
-        let mut digest = Sha256::new();
-        digest.update(format!("search index\ninstructions {instructions}\n"));
+        // A digest that finds change, not tampering (like the files' checksums): xxh3
+        // takes 3 ms over 40,000 skills where SHA-256 of their formatted lines took 40.
+        let mut digest = xxhash_rust::xxh3::Xxh3::new();
+        digest.update(format!("search index\ninstructions {instructions}\n").as_bytes());
         for source in sources {
-            digest.update(self.file_of(source, limits)?.1);
-            digest.update([0]);
+            digest.update(self.file_of(source, limits)?.1.as_bytes());
+            digest.update(&[0]);
         }
         for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
             let etag = caches.get(source)?.etag(&skill.path)?;
-            digest.update(format!("{source}\0{}\0{etag}\0", skill.path));
+            digest.update(&(source as u64).to_le_bytes());
+            for part in [skill.path.as_bytes(), etag.as_bytes()] {
+                digest.update(&(part.len() as u64).to_le_bytes());
+                digest.update(part);
+            }
         }
-        let key: String = digest.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        let key = format!("{:032x}", digest.digest128());
         Some((self.dir.join(format!("{}.index", &key[..24])), key))
     }
 

@@ -141,6 +141,54 @@ async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
     assert!(!cold.search_ready());
 }
 
+/// The names a search finds, best first.
+fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
+    catalog.search(query, 10).unwrap().into_iter().map(|h| h.name).collect()
+}
+
+#[tokio::test]
+async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let memory = memory_library();
+    let backend = Counting::new(memory.clone());
+    answers(&catalog(backend.clone(), Some(&cache))).await;
+    backend.take();
+
+    // A warm start whose index comes whole from the cache (its words files unread),
+    // then an edit of one skill's instructions.
+    let warm = catalog(backend.clone(), Some(&cache));
+    warm.ensure_loaded().await;
+    warm.prepare_search().await;
+    assert!(warm.search_ready());
+    assert_eq!(backend.take(), 0);
+    memory
+        .insert(
+            "/skills/web/SKILL.md",
+            "---\nname: web\ndescription: Search the web for pages\n---\nZeppelins over the harbour.\n",
+        )
+        .unwrap();
+    warm.reload().await;
+    warm.prepare_search().await;
+    assert_eq!(found(&warm, "zeppelins"), ["web"]);
+    assert_eq!(found(&warm, "fjords"), ["twin"], "the other skills keep their words");
+    assert_eq!(
+        backend.take(),
+        2,
+        "the edited file, once for discovery and once for its words"
+    );
+    drop(warm);
+
+    // Every other skill's words are still kept: a start whose index is not in the cache
+    // reads the edited file only (the words a reload reads are not kept), and its
+    // discovery nothing.
+    let next = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&next).await, answers(&catalog(memory.clone(), None)).await);
+    assert_eq!(found(&next, "zeppelins"), ["web"]);
+    assert_eq!(next.stats().files_read, 0);
+    assert_eq!(backend.take(), 1);
+}
+
 #[tokio::test]
 async fn only_what_changed_is_read_again() {
     let dir = tempfile::tempdir().unwrap();

@@ -112,6 +112,18 @@ impl SkillCatalog {
 
     /// Gives the index the words the caches hold for skills it lacks the instructions of.
     async fn fill_cached_words(&self) {
+        // An index from the persistent cache holds every skill's words: the words files
+        // (tens of MiB at 40,000 skills) are read when a reload needs them.
+        let complete = self
+            .search
+            .index
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .is_some_and(SkillIndex::all_instructions_read);
+        if complete {
+            return;
+        }
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
         if let Some(persist) = self.persistent_cache() {

@@ -1,7 +1,7 @@
 //! One field of the index (a skill's name, its description, the opening of its
 //! instructions): BM25 weights in postings lists.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use bm25::{Embedder, EmbedderBuilder};
 
@@ -66,7 +66,7 @@ impl Field {
                 .b(LENGTH_NORMALIZATION)
                 .k1(K1)
                 .build(),
-            postings: HashMap::new(),
+            postings: HashMap::default(),
             tokens: Vec::new(),
         }
     }
@@ -96,7 +96,7 @@ impl Field {
         for _ in 0..count {
             let token = input.u32()?;
             let len = input.count(4)?;
-            let list = (0..len).map(|_| input.u32().map(Posting)).collect::<Option<Vec<_>>>()?;
+            let list = input.u32s_of(len)?.into_iter().map(Posting).collect();
             field.postings.insert(token, list);
         }
         let count = input.count(4)?;

@@ -34,8 +34,8 @@ mod stored;
 mod text;
 mod vocabulary;
 
+use rustc_hash::FxHashMap as HashMap;
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bm25::TokenEmbedder;
@@ -201,10 +201,10 @@ impl SkillIndex {
             descriptions: Field::new(all_words, skills.len()),
             instructions: Field::new(INSTRUCTIONS_AVERAGE_WORDS, 1),
             words,
-            slots: HashMap::with_capacity(skills.len()),
+            slots: HashMap::with_capacity_and_hasher(skills.len(), Default::default()),
             skills: Vec::with_capacity(skills.len()),
             free: Vec::new(),
-            first_words: HashMap::new(),
+            first_words: HashMap::default(),
             vocabulary: Vocabulary::default(),
             unread: 0,
         };
@@ -310,7 +310,7 @@ impl SkillIndex {
         // Each request word counts twice: as written and as its stem, or twice as
         // written when it is its own stem (a word like `wmi` would count half as much
         // as `moving` otherwise).
-        let mut weights: HashMap<u32, f32> = HashMap::new();
+        let mut weights: HashMap<u32, f32> = HashMap::default();
         let mut forms = self.words.forms(query);
         forms.sort_unstable();
         forms.dedup();

@@ -2,7 +2,7 @@
 //! the library as the last process left it instead of building it again (most of a first
 //! search's wait on a large library: tens of microseconds per skill).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::bytes::{In, Out};
 use super::field::Field;
@@ -45,7 +45,7 @@ impl SkillIndex {
         let mut input = In(bytes);
         let count = input.count(4)?;
         let mut skills = Vec::with_capacity(count);
-        let mut slots = HashMap::with_capacity(count);
+        let mut slots = HashMap::with_capacity_and_hasher(count, Default::default());
         let mut unread = 0;
         for slot in 0..count {
             let skill = match input.u32()? {
@@ -71,7 +71,7 @@ impl SkillIndex {
         }
         let free = input.u32s()?;
         let count = input.count(8)?;
-        let mut first_words = HashMap::with_capacity(count);
+        let mut first_words = HashMap::with_capacity_and_hasher(count, Default::default());
         for _ in 0..count {
             let word = input.string()?;
             first_words.insert(word, input.u32s()?);

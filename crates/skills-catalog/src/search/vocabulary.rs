@@ -1,6 +1,6 @@
 //! The words a library knows, for reading a request's words as known ones.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::bytes::{In, Out};
 use super::text::{similarity, trigrams};
@@ -149,7 +149,7 @@ impl Vocabulary {
             return None;
         }
         let grams = trigrams(word);
-        let mut shared: HashMap<u32, usize> = HashMap::new();
+        let mut shared: HashMap<u32, usize> = HashMap::default();
         for gram in &grams {
             for &id in self.grams.get(gram).into_iter().flatten() {
                 *shared.entry(id).or_default() += 1;
