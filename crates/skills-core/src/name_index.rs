@@ -1,7 +1,9 @@
 //! [`NameIndex`]: finding a skill by name in a list of skills without a copy of every
 //! name.
 
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
+
+use foldhash::fast::RandomState;
 
 use hashbrown::HashTable;
 
@@ -31,7 +33,7 @@ impl NameIndex {
     pub fn with_capacity(capacity: usize) -> Self {
         Self {
             table: HashTable::with_capacity(capacity),
-            state: RandomState::new(),
+            state: RandomState::default(),
         }
     }
 

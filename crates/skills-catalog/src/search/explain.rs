@@ -56,7 +56,7 @@ impl SkillIndex {
     ) -> Result<Vec<Explanation>, SearchError> {
         let hits = self.search_where(query, limit, keep)?;
         let query = clipped(query);
-        let mut words = rustc_hash::FxHashMap::default();
+        let mut words = foldhash::HashMap::default();
         let terms = self.query_terms(query, Some(&mut words));
         let skills = self.slots.len();
         let request = plain(query);

@@ -1,7 +1,7 @@
 //! One field of the index (a skill's name, its description, the opening of its
 //! instructions): BM25 weights in postings lists.
 
-use rustc_hash::FxHashMap as HashMap;
+use super::HashMap;
 
 use bm25::{Embedder, EmbedderBuilder};
 

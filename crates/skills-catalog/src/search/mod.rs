@@ -34,7 +34,7 @@ mod stored;
 mod text;
 mod vocabulary;
 
-use rustc_hash::FxHashMap as HashMap;
+use foldhash::HashMap;
 use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -2,7 +2,7 @@
 //! the library as the last process left it instead of building it again (most of a first
 //! search's wait on a large library: tens of microseconds per skill).
 
-use rustc_hash::FxHashMap as HashMap;
+use super::HashMap;
 
 use super::bytes::{In, Out};
 use super::field::Field;

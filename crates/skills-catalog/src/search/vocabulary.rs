@@ -1,6 +1,6 @@
 //! The words a library knows, for reading a request's words as known ones.
 
-use rustc_hash::FxHashMap as HashMap;
+use super::HashMap;
 
 use super::bytes::{In, Out};
 use super::text::{similarity, trigrams};
