@@ -141,6 +141,18 @@ async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
     assert!(!cold.search_ready());
 }
 
+/// A cache folder after one start of the memory library: the folder (deleted when
+/// dropped), its cache, the library, and the backend that counts its reads (at zero).
+async fn started_once() -> (tempfile::TempDir, PersistentCache, Arc<MemoryBackend>, Arc<Counting>) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let memory = memory_library();
+    let backend = Counting::new(memory.clone());
+    answers(&catalog(backend.clone(), Some(&cache))).await;
+    backend.take();
+    (dir, cache, memory, backend)
+}
+
 /// The names a search finds, best first.
 fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
     catalog.search(query, 10).unwrap().into_iter().map(|h| h.name).collect()
@@ -148,12 +160,7 @@ fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path());
-    let memory = memory_library();
-    let backend = Counting::new(memory.clone());
-    answers(&catalog(backend.clone(), Some(&cache))).await;
-    backend.take();
+    let (_dir, cache, memory, backend) = started_once().await;
 
     // A warm start whose index comes whole from the cache (its words files unread),
     // then an edit of one skill's instructions.
@@ -191,12 +198,7 @@ async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
 
 #[tokio::test]
 async fn only_what_changed_is_read_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path());
-    let memory = memory_library();
-    let backend = Counting::new(memory.clone());
-    answers(&catalog(backend.clone(), Some(&cache))).await;
-    backend.take();
+    let (_dir, cache, memory, backend) = started_once().await;
 
     memory
         .insert(
