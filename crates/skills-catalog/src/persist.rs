@@ -258,11 +258,15 @@ fn prune_to(dir: &Path, kept: &Path, max_files: usize, max_bytes: u64) {
 }
 
 impl PersistentCache {
-    /// [`load`](Self::load) of each of `sources`, off the async threads.
-    pub(crate) async fn load_all(&self, sources: &[SkillSource], limits: DiscoveryLimits) -> Vec<ParseCache> {
+    /// Starts the [`load`](Self::load) of each of `sources` on the blocking pool, to be
+    /// awaited when the caches are needed.
+    pub(crate) fn start_loading(
+        &self,
+        sources: &[SkillSource],
+        limits: DiscoveryLimits,
+    ) -> tokio::task::JoinHandle<Vec<ParseCache>> {
         let (cache, sources) = (self.clone(), sources.to_vec());
-        let load = move || sources.iter().map(|s| cache.load(s, &limits)).collect::<Vec<_>>();
-        tokio::task::spawn_blocking(load).await.unwrap_or_default()
+        tokio::task::spawn_blocking(move || sources.iter().map(|s| cache.load(s, &limits)).collect())
     }
 
     /// Gives `cache` the search words kept for `source`, off the async threads; `cache`

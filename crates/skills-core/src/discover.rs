@@ -171,8 +171,31 @@ impl<'a> Discovery<'a> {
         self
     }
 
-    /// Runs the discovery. Fails only when the source itself cannot be listed.
+    /// Runs the discovery: [`walk`](Self::walk), then [`read`](Walked::read). Fails only
+    /// when the source itself cannot be listed.
     pub async fn run(self) -> Result<SkillListing, SourceError> {
+        self.walk().await?.read().await
+    }
+
+    /// The first half of [`run`](Self::run): lists the source (one `stat` per
+    /// `SKILL.md` on disk, the listing remotely) and reads no file. A caller can do other
+    /// work before the [`read`](Walked::read), such as loading the parse cache to give it
+    /// ([`Walked::cache`]). Fails only when the source itself cannot be listed.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// use skills_core::{Discovery, MemoryBackend, ParseCache};
+    /// let backend = MemoryBackend::new();
+    /// backend.insert("/skills/web/SKILL.md", "---\nname: web\ndescription: Browse\n---\n").unwrap();
+    /// let walked = Discovery::new(&backend, "/skills").walk().await.unwrap();
+    /// assert_eq!(walked.skill_files()[0].path, "/skills/web/SKILL.md");
+    /// let mut cache = ParseCache::new();
+    /// let listing = walked.cache(&mut cache).read().await.unwrap();
+    /// assert_eq!(listing.skills[0].name, "web");
+    /// assert_eq!(cache.files_read(), 1);
+    /// # });
+    /// ```
+    pub async fn walk(self) -> Result<Walked<'a>, SourceError> {
         let failed = |e| SourceError::from_backend(self.source, e);
         let root = path::normalize(self.source).map_err(failed)?;
         let mut walk = if self.resources {
@@ -186,18 +209,67 @@ impl<'a> Discovery<'a> {
         let cut = cap_directories(&mut walk, self.limits.max_dir_entries());
         // Without resources, the rest of the walk (its directories: half of a large
         // source's walk) is let go here, before the files are read.
+        let files = skill_files(&mut walk.entries, &root, self.depth, self.resources);
+        Ok(Walked {
+            discovery: self,
+            root,
+            walk,
+            files,
+            cut,
+        })
+    }
+}
+
+/// What the [`walk`](Discovery::walk) of a [`Discovery`] found, before any `SKILL.md`
+/// is read; [`read`](Self::read) finishes the discovery.
+#[derive(Debug)]
+pub struct Walked<'a> {
+    discovery: Discovery<'a>,
+    root: String,
+    /// What is left of the walk: its errors, and its entries when resources are listed.
+    walk: Walk,
+    files: Vec<FileInfo>,
+    cut: Vec<Diagnostic>,
+}
+
+impl<'a> Walked<'a> {
+    /// The `SKILL.md` files of skill folders the walk found, in path order, with the
+    /// etags that say whether a cached parse still holds.
+    pub fn skill_files(&self) -> &[FileInfo] {
+        &self.files
+    }
+
+    /// Reuses the parses of unchanged files from `cache`, as [`Discovery::cache`] does
+    /// (replacing a cache the discovery was given).
+    pub fn cache(mut self, cache: &'a mut ParseCache) -> Self {
+        self.discovery.cache = Some(cache);
+        self
+    }
+
+    /// Reads and parses the `SKILL.md` files the walk found (those whose etag the cache
+    /// does not hold), and lists resources when asked: the second half of
+    /// [`Discovery::run`].
+    pub async fn read(self) -> Result<SkillListing, SourceError> {
+        let Self {
+            discovery,
+            root,
+            walk,
+            files,
+            cut,
+        } = self;
         let found = Found {
-            files: skill_files(&mut walk.entries, &root, self.depth, self.resources),
+            files,
             errors: &walk.errors,
             looked_at: None,
         };
-        let mut listing = read_skills(self.backend, &root, found, &self.limits, self.cache, cut).await;
-        if listing.folders == 0 && self.depth < PROBE_DEPTH {
+        let backend = discovery.backend;
+        let mut listing = read_skills(backend, &root, found, &discovery.limits, discovery.cache, cut).await;
+        if listing.folders == 0 && discovery.depth < PROBE_DEPTH {
             listing
                 .diagnostics
-                .extend(deeper_skills(self.backend, &root, self.depth).await);
+                .extend(deeper_skills(backend, &root, discovery.depth).await);
         }
-        if self.resources {
+        if discovery.resources {
             add_resources(&mut listing, &walk.entries);
         }
         Ok(listing)

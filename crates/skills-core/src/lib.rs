@@ -79,7 +79,7 @@ mod yaml_simple;
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
-pub use discover::{Discovery, SourceError, list_skills};
+pub use discover::{Discovery, SourceError, Walked, list_skills};
 pub use error::BackendError;
 pub use extensions::{
     HookAction, HookEvent, McpServerDependency, MissingTools, SkillContext, SkillDependencies, SkillExtensions,
