@@ -30,6 +30,9 @@ pub(crate) struct SourceWork {
     pub(crate) error: Option<(Diagnostic, SourceError)>,
     /// Whether the search words the persistent cache keeps were given to `cache`.
     pub(crate) words_loaded: bool,
+    /// Where to keep the listing a first discovery read, and the write under way.
+    pub(crate) keep_listing: Option<crate::kept_listing::ListingFile>,
+    pub(crate) keeping: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from
@@ -65,7 +68,7 @@ pub struct SkillCatalog {
     pub(crate) limits: DiscoveryLimits,
     pub(crate) resources: bool,
     /// Resources are listed when needed, not at discovery.
-    lazy: bool,
+    pub(crate) lazy: bool,
     pub(crate) incremental: bool,
     pub(crate) current: Current,
     pub(crate) work: Mutex<Option<Vec<SourceWork>>>,
@@ -282,10 +285,7 @@ impl SkillCatalog {
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
             let (result, read) = if let Some(walked) = walked.get_mut(i).and_then(Option::take) {
-                let result = match walked {
-                    Ok(walked) => walked.cache(&mut state.cache).read().await,
-                    Err(error) => Err(error),
-                };
+                let result = self.read_walked(i, walked, state).await;
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
                 let result = discovery.cache(&mut state.cache).run().await;
@@ -303,6 +303,7 @@ impl SkillCatalog {
                 None => result,
             };
             apply_discovery(state, result);
+            self.start_keeping_listing(state);
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
         let quiet = first && !want_event && self.events.receiver_count() == 0;
@@ -327,6 +328,9 @@ impl SkillCatalog {
         for &i in which {
             if let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) {
                 persist.save_now(source, self.limits, &mut state.cache).await;
+                if let Some(keeping) = state.keeping.take() {
+                    let _ = keeping.await;
+                }
             }
         }
     }

@@ -54,6 +54,7 @@ mod catalog;
 mod depends;
 mod escape;
 mod frozen;
+mod kept_listing;
 mod listing;
 mod load;
 pub mod lock;

@@ -84,6 +84,11 @@ impl PersistentCache {
         &self.dir
     }
 
+    /// How recently a file may have changed for what was read of it to be kept.
+    pub(crate) fn racy_window(&self) -> Duration {
+        self.racy_window
+    }
+
     /// The file and key of `source`'s cache under `limits`, when it has a spec.
     pub(crate) fn file_of(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(PathBuf, String)> {
         let spec = source.spec()?;
@@ -236,7 +241,10 @@ fn prune_to(dir: &Path, kept: &Path, max_files: usize, max_bytes: u64) {
             {
                 let _ = std::fs::remove_file(&path);
             }
-        } else if [".cache", ".index", ".words"].iter().any(|e| name.ends_with(e)) {
+        } else if [".cache", ".index", ".words", ".listing"]
+            .iter()
+            .any(|e| name.ends_with(e))
+        {
             total = total.saturating_add(size);
             if path != kept {
                 caches.push((modified, size, path));

@@ -49,9 +49,11 @@ fn memory_library() -> Arc<MemoryBackend> {
     backend
 }
 
+/// A catalog of the library, listing resources when a skill needs them (as the command
+/// line and the MCP server do: only then is a source's whole listing kept).
 fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache>) -> SkillCatalog {
     let source = SkillSource::new(backend, "/skills").with_spec("test-library");
-    let catalog = SkillCatalog::new(vec![source]);
+    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
     match cache {
         Some(cache) => catalog.with_persistent_cache(cache.clone()),
         None => catalog,
@@ -116,6 +118,10 @@ async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
         "a warm start reads no SKILL.md, for discovery or search"
     );
     assert_eq!(warm.stats().files_read, 0);
+    // Resources listed at discovery: the parses alone answer (no listing is kept).
+    let listing = catalog(backend.clone(), Some(&cache)).with_lazy_resources(false);
+    assert_eq!(answers(&listing).await, plain);
+    assert_eq!(backend.take(), 0);
 
     // The search index itself is kept: the first search of a warm start answers from
     // an index that already holds every skill's instructions.
@@ -194,6 +200,49 @@ async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
     assert_eq!(found(&next, "zeppelins"), ["web"]);
     assert_eq!(next.stats().files_read, 0);
     assert_eq!(backend.take(), 1);
+}
+
+/// The cache folder's file with extension `ext` (one source: one such file).
+fn file_with(dir: &Path, ext: &str) -> std::path::PathBuf {
+    let all: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
+    let found: Vec<_> = all.iter().filter(|f| f.extension().is_some_and(|e| e == ext)).collect();
+    assert_eq!(found.len(), 1, "{all:?}");
+    found[0].clone()
+}
+
+#[tokio::test]
+async fn a_kept_listing_answers_as_the_files_do_and_a_damaged_one_costs_time_only() {
+    let (dir, cache, memory, backend) = started_once().await;
+    let plain = answers(&catalog(memory.clone(), None)).await;
+    let listing = file_with(dir.path(), "listing");
+    let written = std::fs::read(&listing).unwrap();
+
+    let warm = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&warm).await, plain);
+    assert_eq!(backend.take(), 0);
+
+    // Damaged, or cut short: ignored (the parses answer) and written again.
+    for damaged in [
+        b"agent-skills cache\n1\ngarbage".to_vec(),
+        written[..written.len() / 2].to_vec(),
+    ] {
+        std::fs::write(&listing, damaged).unwrap();
+        let warm = catalog(backend.clone(), Some(&cache));
+        assert_eq!(answers(&warm).await, plain);
+        assert_eq!(backend.take(), 0);
+        assert_eq!(std::fs::read(&listing).unwrap(), written);
+    }
+
+    // Without its parse cache, a listing is not taken: the files are read again, and
+    // the parses kept again for the reloads and the search index that need them.
+    std::fs::remove_file(file_with(dir.path(), "cache")).unwrap();
+    let warm = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&warm).await, plain);
+    assert_eq!(warm.stats().files_read, SKILLS.len() as u64);
+    backend.take();
+    let again = catalog(backend.clone(), Some(&cache));
+    assert_eq!(answers(&again).await, plain);
+    assert_eq!(backend.take(), 0);
 }
 
 #[tokio::test]

@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::parse::ParseOutcome;
-use crate::skill::{FrontmatterValue, SkillMetadata};
+use crate::skill::{FrontmatterValue, SkillListing, SkillMetadata};
 
 /// How deep decoded frontmatter values may nest.
 const MAX_VALUE_DEPTH: usize = 128;
@@ -40,42 +40,97 @@ impl Blob {
 
 /// Appends the encoding of `outcome`, the parse of the file at `path`, to `out`.
 pub(crate) fn encode(outcome: &ParseOutcome, path: &str, out: &mut Vec<u8>) {
-    let own = |p: &str| p == path;
     match &outcome.skill {
         Some(skill) => {
             out.push(1);
-            put_opt(out, (!own(&skill.path)).then_some(&skill.path));
-            put_str(out, &skill.name);
-            put_str(out, &skill.description);
-            put_opt(out, skill.license.as_deref());
-            put_opt(out, skill.compatibility.as_deref());
-            put_len(out, skill.metadata.len());
-            for (key, value) in &skill.metadata {
-                put_str(out, key);
-                put_str(out, value);
-            }
-            put_len(out, skill.allowed_tools.len());
-            for tool in &skill.allowed_tools {
-                put_str(out, tool);
-            }
-            put_len(out, skill.extra.len());
-            for (key, value) in &skill.extra {
-                put_str(out, key);
-                put_value(out, value);
-            }
-            let extensions = skill.extensions.as_ref().map(json);
-            put_opt(out, extensions.as_deref());
+            put_skill(out, skill, path);
         }
         None => out.push(0),
     }
     put_len(out, outcome.diagnostics.len());
     for diagnostic in &outcome.diagnostics {
-        put_opt(out, (!own(&diagnostic.path)).then_some(&diagnostic.path));
-        put_str(out, diagnostic.kind.as_str());
-        put_str(out, &diagnostic.message);
-        let cut = diagnostic.cut.as_ref().map(json);
-        put_opt(out, cut.as_deref());
+        put_diagnostic(out, diagnostic, path);
     }
+}
+
+/// A skill, its path left out when it is `own`.
+fn put_skill(out: &mut Vec<u8>, skill: &SkillMetadata, own: &str) {
+    put_opt(out, (skill.path != own).then_some(&skill.path));
+    put_str(out, &skill.name);
+    put_str(out, &skill.description);
+    put_opt(out, skill.license.as_deref());
+    put_opt(out, skill.compatibility.as_deref());
+    put_len(out, skill.metadata.len());
+    for (key, value) in &skill.metadata {
+        put_str(out, key);
+        put_str(out, value);
+    }
+    put_len(out, skill.allowed_tools.len());
+    for tool in &skill.allowed_tools {
+        put_str(out, tool);
+    }
+    put_len(out, skill.extra.len());
+    for (key, value) in &skill.extra {
+        put_str(out, key);
+        put_value(out, value);
+    }
+    let extensions = skill.extensions.as_ref().map(json);
+    put_opt(out, extensions.as_deref());
+}
+
+/// A diagnostic, its path left out when it is `own`.
+fn put_diagnostic(out: &mut Vec<u8>, diagnostic: &Diagnostic, own: &str) {
+    put_opt(out, (diagnostic.path != own).then_some(&diagnostic.path));
+    put_str(out, diagnostic.kind.as_str());
+    put_str(out, &diagnostic.message);
+    let cut = diagnostic.cut.as_ref().map(json);
+    put_opt(out, cut.as_deref());
+}
+
+/// Gives `sink` the encoding of a source's listing, part by part (its resources left
+/// out): `u32 folders, u32 count skill*, u32 count diagnostic*`, every path written.
+pub(crate) fn encode_listing<S: std::borrow::Borrow<SkillMetadata>>(
+    folders: usize,
+    skills: &[S],
+    diagnostics: &[Diagnostic],
+    sink: &mut dyn FnMut(&[u8]),
+) {
+    let mut part = Vec::new();
+    put_len(&mut part, folders);
+    put_len(&mut part, skills.len());
+    for skill in skills {
+        put_skill(&mut part, skill.borrow(), "");
+        sink(&part);
+        part.clear();
+    }
+    put_len(&mut part, diagnostics.len());
+    for diagnostic in diagnostics {
+        put_diagnostic(&mut part, diagnostic, "");
+    }
+    sink(&part);
+}
+
+/// The listing [`encode_listing`] wrote to `bytes` (without resources); `None` unless
+/// `bytes` is such an encoding, whole.
+pub(crate) fn decode_listing(bytes: &[u8]) -> Option<SkillListing> {
+    let mut reader = Reader { bytes };
+    let folders = reader.len()?;
+    let count = reader.count(20)?;
+    let mut skills = Vec::with_capacity(count);
+    for _ in 0..count {
+        skills.push(reader.skill("")?);
+    }
+    let count = reader.count(10)?;
+    let mut diagnostics = Vec::with_capacity(count);
+    for _ in 0..count {
+        diagnostics.push(reader.diagnostic("")?);
+    }
+    reader.bytes.is_empty().then(|| SkillListing {
+        skills,
+        diagnostics,
+        folders,
+        resources: Default::default(),
+    })
 }
 
 /// The outcome [`encode`] wrote to `bytes` for the file at `path`; `None` if `bytes` is
@@ -197,21 +252,25 @@ impl<'a> Reader<'a> {
         let count = self.count(10)?;
         let mut diagnostics = Vec::with_capacity(count);
         for _ in 0..count {
-            let path = self.path(own)?;
-            let kind = DiagnosticKind::from_name(self.str()?)?;
-            let message = self.string()?;
-            let cut = match self.opt()? {
-                Some(cut) => Some(serde_json::from_str(cut).ok()?),
-                None => None,
-            };
-            diagnostics.push(Diagnostic {
-                path,
-                kind,
-                message,
-                cut,
-            });
+            diagnostics.push(self.diagnostic(own)?);
         }
         Some(ParseOutcome { skill, diagnostics })
+    }
+
+    fn diagnostic(&mut self, own: &str) -> Option<Diagnostic> {
+        let path = self.path(own)?;
+        let kind = DiagnosticKind::from_name(self.str()?)?;
+        let message = self.string()?;
+        let cut = match self.opt()? {
+            Some(cut) => Some(serde_json::from_str(cut).ok()?),
+            None => None,
+        };
+        Some(Diagnostic {
+            path,
+            kind,
+            message,
+            cut,
+        })
     }
 
     /// A value [`put_value`] wrote, `depth` levels inside another (a damaged file cannot

@@ -239,6 +239,12 @@ impl<'a> Walked<'a> {
         &self.files
     }
 
+    /// Whether the walk listed every directory it met and cut none for a limit: only
+    /// then do [`skill_files`](Self::skill_files) say all the source holds.
+    pub fn is_complete(&self) -> bool {
+        self.walk.errors.is_empty() && self.cut.is_empty()
+    }
+
     /// Reuses the parses of unchanged files from `cache`, as [`Discovery::cache`] does
     /// (replacing a cache the discovery was given).
     pub fn cache(mut self, cache: &'a mut ParseCache) -> Self {

@@ -60,3 +60,45 @@ async fn the_parses_left_after_a_removal_are_still_found() {
     let names: Vec<_> = again.skills.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, ["b", "c"]);
 }
+
+#[tokio::test]
+async fn a_listing_reads_back_whole_and_a_damaged_one_not_at_all() {
+    let backend = MemoryBackend::new();
+    let files = [
+        (
+            "a",
+            "---\nname: a\ndescription: First\nlicense: MIT\nmetadata:\n  team: infra\nallowed-tools: Read Grep\n\
+             owners:\n  - ana\n  - {name: bo, at: [x, ~]}\n---\nBody.\n",
+        ),
+        ("b", "---\nname: a\ndescription: The same name, later\n---\n"),
+        ("c", "no frontmatter\n"),
+        ("d", "---\nname: Not A Slug\ndescription: [unclosed\n---\n"),
+    ];
+    for (folder, text) in files {
+        backend.insert(&format!("/s/{folder}/SKILL.md"), text).unwrap();
+    }
+    let listing = skills_core::Discovery::new(&backend, "/s")
+        .limits(skills_core::DiscoveryLimits::default().with_max_skills(10))
+        .run()
+        .await
+        .unwrap();
+    assert!(listing.diagnostics.len() >= 3, "{:?}", listing.diagnostics);
+    let bytes = listing.to_bytes();
+    let back = SkillListing::from_bytes(&bytes).unwrap();
+    assert_eq!(back, listing);
+
+    // Streamed part by part, the same bytes.
+    let mut streamed = Vec::new();
+    SkillListing::write_bytes(listing.folders, &listing.skills, &listing.diagnostics, &mut |part| {
+        streamed.extend_from_slice(part)
+    });
+    assert_eq!(streamed, bytes);
+
+    // Any cut, and anything after the end, is refused.
+    for end in 0..bytes.len() {
+        assert!(SkillListing::from_bytes(&bytes[..end]).is_none(), "cut at {end}");
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(SkillListing::from_bytes(&longer).is_none());
+}

@@ -1,0 +1,187 @@
+//! A source's whole listing kept between processes, under the list of its `SKILL.md`
+//! files with their etags: a first discovery whose walk finds the very files the last
+//! process listed decodes that listing in one pass, instead of looking up each file's
+//! parse in the source's cache, decoding it, and listing the source again (duplicate
+//! names, limits, diagnostics in path order). The per-file cache still serves every
+//! start whose files changed, and every reload.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use skills_core::{Diagnostic, DiagnosticKind, DiscoveryLimits, SkillListing, SourceError, Walked};
+
+use crate::cache_file::{read_cache_file, write_cache_file_with};
+use crate::catalog::{SkillCatalog, SourceWork};
+use crate::persist::{PersistentCache, prune};
+use crate::source::SkillSource;
+
+/// Where a source's listing is kept, and the key that says for which files.
+#[derive(Debug)]
+pub(crate) struct ListingFile {
+    file: PathBuf,
+    key: String,
+}
+
+impl PersistentCache {
+    /// The listing file of `source` for the files `walked` found, under a key that
+    /// digests each file's path and etag after the source's own key (spec, path, depth,
+    /// limits, program). `None` when the walk cannot vouch for a listing: a directory it
+    /// could not list or cut for a limit, no skill folder (the listing would then say
+    /// what lies deeper), a file without an etag or changed within the racy window
+    /// before `now`.
+    pub(crate) fn listing_file(
+        &self,
+        source: &SkillSource,
+        limits: &DiscoveryLimits,
+        walked: &Walked<'_>,
+        now: SystemTime,
+    ) -> Option<ListingFile> {
+        if !walked.is_complete() || walked.skill_files().is_empty() {
+            return None;
+        }
+        let (file, key) = self.file_of(source, limits)?;
+        let mut digest = xxhash_rust::xxh3::Xxh3::new();
+        for found in walked.skill_files() {
+            let etag = found.etag.as_deref()?;
+            if found.changed_at.is_some_and(|at| at + self.racy_window() > now) {
+                return None;
+            }
+            for part in [found.path.as_bytes(), etag.as_bytes()] {
+                digest.update(&(part.len() as u64).to_le_bytes());
+                digest.update(part);
+            }
+        }
+        Some(ListingFile {
+            file: file.with_extension("listing"),
+            key: format!("{key}\nlisting of {:032x}", digest.digest128()),
+        })
+    }
+}
+
+impl ListingFile {
+    /// The listing kept for these files, if the file holds it whole.
+    async fn load(&self) -> Option<SkillListing> {
+        let (file, key) = (self.file.clone(), self.key.clone());
+        let read = move || SkillListing::from_bytes(&read_cache_file(&file, &key).ok()?);
+        tokio::task::spawn_blocking(read).await.ok().flatten()
+    }
+}
+
+/// Whether a listing says only what its files say: none of its diagnostics tells of a
+/// read that failed, of the backend's state, of a lock, or of anything outside the
+/// files the walk found.
+fn keepable(diagnostics: &[Diagnostic]) -> bool {
+    !diagnostics.iter().any(|d| {
+        matches!(
+            d.kind,
+            DiagnosticKind::ReadFailed
+                | DiagnosticKind::ResourcesUnlisted
+                | DiagnosticKind::LockMismatch
+                | DiagnosticKind::KeptLastGood
+                | DiagnosticKind::SourceStale
+                | DiagnosticKind::Withheld
+                | DiagnosticKind::DeeperSkills
+                | DiagnosticKind::SourceIsASkill
+                | DiagnosticKind::LowercaseSkillFile
+                | DiagnosticKind::SourceNotFound
+                | DiagnosticKind::SourceNotADirectory
+                | DiagnosticKind::SourceUnreadable
+                | DiagnosticKind::ListingFailed
+                | DiagnosticKind::NoSkills
+        )
+    })
+}
+
+impl SkillCatalog {
+    /// The listing of the `i`th source from what its first discovery's walk found: the
+    /// kept listing when one was kept for these files, else read through the source's
+    /// parse cache (and kept once published: [`keep_listing`](Self::keep_listing)).
+    pub(crate) async fn read_walked(
+        &self,
+        i: usize,
+        walked: Result<Walked<'_>, SourceError>,
+        state: &mut SourceWork,
+    ) -> Result<SkillListing, SourceError> {
+        let walked = walked?;
+        // Not when resources are listed at discovery (a kept listing has none), nor when
+        // the source's parse cache is not whole (pruned, damaged): reloads and the search
+        // index's key need its etags, and reading through it makes it whole again.
+        let whole = state.cache.len() == walked.skill_files().len();
+        let kept = match (self.persistent_cache(), self.sources().get(i)) {
+            (Some(persist), Some(source)) if !self.resources || self.lazy => {
+                persist.listing_file(source, &self.limits, &walked, SystemTime::now())
+            }
+            _ => None,
+        };
+        if let Some(kept) = kept {
+            if whole {
+                if let Some(listing) = kept.load().await {
+                    return Ok(listing);
+                }
+            }
+            state.keep_listing = Some(kept);
+        }
+        walked.cache(&mut state.cache).read().await
+    }
+
+    /// Starts writing the listing a first discovery read for `state`'s source, on the
+    /// blocking pool while the snapshot is built, when it says only what its files say
+    /// ([`keep_caches`](Self::keep_caches) waits for it). The skills are shared, and the
+    /// file is streamed: the write holds no copy of the listing.
+    pub(crate) fn start_keeping_listing(&self, state: &mut SourceWork) {
+        let (Some(kept), Some(last), Some(persist)) = (state.keep_listing.take(), &state.last, self.persistent_cache())
+        else {
+            return;
+        };
+        if last.folders == 0 || !keepable(&last.diagnostics) {
+            return;
+        }
+        let (folders, skills, diagnostics) = (last.folders, last.skills.clone(), last.diagnostics.clone());
+        let dir = persist.dir().to_owned();
+        state.keeping = Some(tokio::task::spawn_blocking(move || {
+            let produce = |sink: &mut dyn FnMut(&[u8])| {
+                SkillListing::write_bytes::<Arc<_>>(folders, &skills, &diagnostics, sink);
+            };
+            // A failure costs the next start its shortcut only.
+            if write_cache_file_with(&kept.file, &kept.key, &produce).is_ok() {
+                prune(&dir, &kept.file);
+            }
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use skills_core::{Diagnostic, DiagnosticKind};
+
+    use super::keepable;
+
+    #[test]
+    fn only_what_the_files_say_is_kept() {
+        let said = |kind| {
+            vec![
+                Diagnostic::new("/s/a/SKILL.md", DiagnosticKind::NameMismatch, "m"),
+                Diagnostic::new("/s/b/SKILL.md", kind, "m"),
+            ]
+        };
+        for kind in [
+            DiagnosticKind::InvalidYaml,
+            DiagnosticKind::DuplicateName,
+            DiagnosticKind::LimitExceeded,
+        ] {
+            assert!(keepable(&said(kind)), "{kind:?}");
+        }
+        // A read that failed may not fail next time; a stale or withheld listing, a
+        // lock, a last good version: none of it is the files'.
+        for kind in [
+            DiagnosticKind::ReadFailed,
+            DiagnosticKind::SourceStale,
+            DiagnosticKind::Withheld,
+            DiagnosticKind::LockMismatch,
+            DiagnosticKind::KeptLastGood,
+        ] {
+            assert!(!keepable(&said(kind)), "{kind:?}");
+        }
+    }
+}
