@@ -30,9 +30,8 @@ pub(crate) struct SourceWork {
     pub(crate) error: Option<(Diagnostic, SourceError)>,
     /// Whether the search words the persistent cache keeps were given to `cache`.
     pub(crate) words_loaded: bool,
-    /// Where to keep the listing a first discovery read, and the write under way.
+    /// Where to keep the listing a first discovery read.
     pub(crate) keep_listing: Option<crate::kept_listing::ListingFile>,
-    pub(crate) keeping: Option<tokio::task::JoinHandle<()>>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from
@@ -243,28 +242,20 @@ impl SkillCatalog {
         if !first && which.is_empty() {
             return None;
         }
-        // A first discovery walks the sources while their parse caches load on the
-        // blocking pool: a walk needs no cache, and the load (65 MB at 40,304 skills)
-        // took a quarter of the walk's time before it.
+        // With a persistent cache, a first discovery walks every source before it reads
+        // anything: a source whose walk finds the files of its kept listing takes that
+        // (`read_walked`), and each source's parse cache is loaded as it is read.
         let mut walked = Vec::new();
         if first {
-            let loading = self
-                .persistent_cache()
-                .map(|persist| persist.start_loading(&self.sources, self.limits));
-            if loading.is_some() {
+            if self.persistent_cache().is_some() {
                 for source in self.sources.iter() {
                     walked.push(Some(self.discovery(source).walk().await));
                 }
             }
-            let mut loaded = match loading {
-                Some(loading) => loading.await.unwrap_or_default(),
-                None => Vec::new(),
-            }
-            .into_iter();
             let work = self.sources.iter().map(|_| SourceWork {
                 // What a reload read again tells the search index whose instructions to
                 // read again.
-                cache: loaded.next().unwrap_or_default().with_change_tracking(),
+                cache: ParseCache::tracking_changes(),
                 ..SourceWork::default()
             });
             *guard = Some(work.collect());
@@ -303,7 +294,7 @@ impl SkillCatalog {
                 None => result,
             };
             apply_discovery(state, result);
-            self.start_keeping_listing(state);
+            self.keep_listing(state).await;
         }
         self.reloads.fetch_add(1, Ordering::Relaxed);
         let quiet = first && !want_event && self.events.receiver_count() == 0;
@@ -328,9 +319,6 @@ impl SkillCatalog {
         for &i in which {
             if let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) {
                 persist.save_now(source, self.limits, &mut state.cache).await;
-                if let Some(keeping) = state.keeping.take() {
-                    let _ = keeping.await;
-                }
             }
         }
     }

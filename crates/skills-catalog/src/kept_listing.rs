@@ -104,50 +104,61 @@ impl SkillCatalog {
         state: &mut SourceWork,
     ) -> Result<SkillListing, SourceError> {
         let walked = walked?;
-        // Not when resources are listed at discovery (a kept listing has none), nor when
-        // the source's parse cache is not whole (pruned, damaged): reloads and the search
-        // index's key need its etags, and reading through it makes it whole again.
-        let whole = state.cache.len() == walked.skill_files().len();
-        let kept = match (self.persistent_cache(), self.sources().get(i)) {
-            (Some(persist), Some(source)) if !self.resources || self.lazy => {
-                persist.listing_file(source, &self.limits, &walked, SystemTime::now())
-            }
-            _ => None,
+        let (Some(persist), Some(source)) = (self.persistent_cache(), self.sources().get(i)) else {
+            return walked.cache(&mut state.cache).read().await;
         };
-        if let Some(kept) = kept {
-            if whole {
-                if let Some(listing) = kept.load().await {
-                    return Ok(listing);
-                }
-            }
-            state.keep_listing = Some(kept);
+        // Not when resources are listed at discovery: a kept listing has none.
+        let kept = (!self.resources || self.lazy)
+            .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
+            .flatten();
+        // The listing is decoded (and its file's bytes let go) before the parses load,
+        // so that the two files are not in memory at once.
+        let listing = match &kept {
+            Some(kept) => kept.load().await,
+            None => None,
+        };
+        state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
+        // Reloads and the search index's key need the parses' etags: a listing is taken
+        // only with its whole parse cache (not pruned or damaged); reading through what
+        // is left of it writes it whole again.
+        if let Some(listing) = listing.filter(|_| state.cache.len() == walked.skill_files().len()) {
+            return Ok(listing);
         }
+        state.keep_listing = kept;
         walked.cache(&mut state.cache).read().await
     }
 
-    /// Starts writing the listing a first discovery read for `state`'s source, on the
-    /// blocking pool while the snapshot is built, when it says only what its files say
-    /// ([`keep_caches`](Self::keep_caches) waits for it). The skills are shared, and the
-    /// file is streamed: the write holds no copy of the listing.
-    pub(crate) fn start_keeping_listing(&self, state: &mut SourceWork) {
-        let (Some(kept), Some(last), Some(persist)) = (state.keep_listing.take(), &state.last, self.persistent_cache())
+    /// Writes the listing a first discovery read for `state`'s source when it says only
+    /// what its files say, before the snapshot is built: the listing moves to the blocking
+    /// pool and back (it is not copied: a large library's diagnostics alone take tens of
+    /// MiB), and the file is streamed. A failure costs the next start its shortcut only.
+    pub(crate) async fn keep_listing(&self, state: &mut SourceWork) {
+        let (Some(kept), Some(persist)) = (state.keep_listing.take(), self.persistent_cache()) else {
+            return;
+        };
+        let Some(last) = state
+            .last
+            .take_if(|last| last.folders > 0 && keepable(&last.diagnostics))
         else {
             return;
         };
-        if last.folders == 0 || !keepable(&last.diagnostics) {
-            return;
-        }
-        let (folders, skills, diagnostics) = (last.folders, last.skills.clone(), last.diagnostics.clone());
         let dir = persist.dir().to_owned();
-        state.keeping = Some(tokio::task::spawn_blocking(move || {
+        let write = move || {
             let produce = |sink: &mut dyn FnMut(&[u8])| {
-                SkillListing::write_bytes::<Arc<_>>(folders, &skills, &diagnostics, sink);
+                SkillListing::write_bytes::<Arc<_>>(last.folders, &last.skills, &last.diagnostics, sink);
             };
-            // A failure costs the next start its shortcut only.
-            if write_cache_file_with(&kept.file, &kept.key, &produce).is_ok() {
+            // The listing comes back whatever the write does.
+            let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                write_cache_file_with(&kept.file, &kept.key, &produce)
+            }));
+            if matches!(written, Ok(Ok(()))) {
                 prune(&dir, &kept.file);
             }
-        }));
+            last
+        };
+        if let Ok(last) = tokio::task::spawn_blocking(write).await {
+            state.last = Some(last);
+        }
     }
 }
 

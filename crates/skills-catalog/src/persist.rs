@@ -266,15 +266,11 @@ fn prune_to(dir: &Path, kept: &Path, max_files: usize, max_bytes: u64) {
 }
 
 impl PersistentCache {
-    /// Starts the [`load`](Self::load) of each of `sources` on the blocking pool, to be
-    /// awaited when the caches are needed.
-    pub(crate) fn start_loading(
-        &self,
-        sources: &[SkillSource],
-        limits: DiscoveryLimits,
-    ) -> tokio::task::JoinHandle<Vec<ParseCache>> {
-        let (cache, sources) = (self.clone(), sources.to_vec());
-        tokio::task::spawn_blocking(move || sources.iter().map(|s| cache.load(s, &limits)).collect())
+    /// [`load`](Self::load), off the async threads.
+    pub(crate) async fn load_now(&self, source: &SkillSource, limits: DiscoveryLimits) -> ParseCache {
+        let (persist, source) = (self.clone(), source.clone());
+        let load = move || persist.load(&source, &limits);
+        tokio::task::spawn_blocking(load).await.unwrap_or_default()
     }
 
     /// Gives `cache` the search words kept for `source`, off the async threads; `cache`
