@@ -31,7 +31,7 @@ pub(crate) struct SourceWork {
     /// Whether the search words the persistent cache keeps were given to `cache`.
     pub(crate) words_loaded: bool,
     /// Where to keep the listing a first discovery read.
-    pub(crate) keep_listing: Option<crate::kept_listing::ListingFile>,
+    pub(crate) keep_listing: Option<crate::persist::ListingFile>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from

@@ -5,68 +5,14 @@
 //! names, limits, diagnostics in path order). The per-file cache still serves every
 //! start whose files changed, and every reload.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use skills_core::{Diagnostic, DiagnosticKind, DiscoveryLimits, SkillListing, SourceError, Walked};
+use skills_core::{Diagnostic, DiagnosticKind, SkillListing, SourceError, Walked};
 
-use crate::cache_file::{read_cache_file, write_cache_file_with};
+use crate::cache_file::write_cache_file_with;
 use crate::catalog::{SkillCatalog, SourceWork};
-use crate::persist::{PersistentCache, prune};
-use crate::source::SkillSource;
-
-/// Where a source's listing is kept, and the key that says for which files.
-#[derive(Debug)]
-pub(crate) struct ListingFile {
-    file: PathBuf,
-    key: String,
-}
-
-impl PersistentCache {
-    /// The listing file of `source` for the files `walked` found, under a key that
-    /// digests each file's path and etag after the source's own key (spec, path, depth,
-    /// limits, program). `None` when the walk cannot vouch for a listing: a directory it
-    /// could not list or cut for a limit, no skill folder (the listing would then say
-    /// what lies deeper), a file without an etag or changed within the racy window
-    /// before `now`.
-    pub(crate) fn listing_file(
-        &self,
-        source: &SkillSource,
-        limits: &DiscoveryLimits,
-        walked: &Walked<'_>,
-        now: SystemTime,
-    ) -> Option<ListingFile> {
-        if !walked.is_complete() || walked.skill_files().is_empty() {
-            return None;
-        }
-        let (file, key) = self.file_of(source, limits)?;
-        let mut digest = xxhash_rust::xxh3::Xxh3::new();
-        for found in walked.skill_files() {
-            let etag = found.etag.as_deref()?;
-            if found.changed_at.is_some_and(|at| at + self.racy_window() > now) {
-                return None;
-            }
-            for part in [found.path.as_bytes(), etag.as_bytes()] {
-                digest.update(&(part.len() as u64).to_le_bytes());
-                digest.update(part);
-            }
-        }
-        Some(ListingFile {
-            file: file.with_extension("listing"),
-            key: format!("{key}\nlisting of {:032x}", digest.digest128()),
-        })
-    }
-}
-
-impl ListingFile {
-    /// The listing kept for these files, if the file holds it whole.
-    async fn load(&self) -> Option<SkillListing> {
-        let (file, key) = (self.file.clone(), self.key.clone());
-        let read = move || SkillListing::from_bytes(&read_cache_file(&file, &key).ok()?);
-        tokio::task::spawn_blocking(read).await.ok().flatten()
-    }
-}
+use crate::persist::prune;
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the

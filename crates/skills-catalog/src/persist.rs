@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest as _, Sha256};
-use skills_core::{DiscoveryLimits, ParseCache};
+use skills_core::{DiscoveryLimits, ParseCache, SkillListing, Walked};
 use tracing::debug;
 
 use crate::cache_file::{CacheFileError, read_cache_file, write_cache_file, write_cache_file_with};
@@ -174,6 +174,58 @@ impl PersistentCache {
             }
             Err(error) => debug!(file = %file.display(), %error, "skills cache not written"),
         }
+    }
+}
+
+/// Where a source's listing is kept, and the key that says for which files.
+#[derive(Debug)]
+pub(crate) struct ListingFile {
+    pub(crate) file: PathBuf,
+    pub(crate) key: String,
+}
+
+impl PersistentCache {
+    /// The listing file of `source` for the files `walked` found, under a key that
+    /// digests each file's path and etag after the source's own key (spec, path, depth,
+    /// limits, program). `None` when the walk cannot vouch for a listing: a directory it
+    /// could not list or cut for a limit, no skill folder (the listing would then say
+    /// what lies deeper), a file without an etag or changed within the racy window
+    /// before `now`.
+    pub(crate) fn listing_file(
+        &self,
+        source: &SkillSource,
+        limits: &DiscoveryLimits,
+        walked: &Walked<'_>,
+        now: SystemTime,
+    ) -> Option<ListingFile> {
+        if !walked.is_complete() || walked.skill_files().is_empty() {
+            return None;
+        }
+        let (file, key) = self.file_of(source, limits)?;
+        let mut digest = xxhash_rust::xxh3::Xxh3::new();
+        for found in walked.skill_files() {
+            let etag = found.etag.as_deref()?;
+            if found.changed_at.is_some_and(|at| at + self.racy_window() > now) {
+                return None;
+            }
+            for part in [found.path.as_bytes(), etag.as_bytes()] {
+                digest.update(&(part.len() as u64).to_le_bytes());
+                digest.update(part);
+            }
+        }
+        Some(ListingFile {
+            file: file.with_extension("listing"),
+            key: format!("{key}\nlisting of {:032x}", digest.digest128()),
+        })
+    }
+}
+
+impl ListingFile {
+    /// The listing kept for these files, if the file holds it whole.
+    pub(crate) async fn load(&self) -> Option<SkillListing> {
+        let (file, key) = (self.file.clone(), self.key.clone());
+        let read = move || SkillListing::from_bytes(&read_cache_file(&file, &key).ok()?);
+        tokio::task::spawn_blocking(read).await.ok().flatten()
     }
 }
 

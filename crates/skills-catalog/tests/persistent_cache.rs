@@ -89,11 +89,12 @@ fn cold_reads(catalog: &SkillCatalog) -> usize {
     SKILLS.len() + searchable
 }
 
-fn cache_files(dir: &Path) -> Vec<std::path::PathBuf> {
+/// The cache folder's files with extension `ext`.
+fn cache_files(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "cache"));
+    files.retain(|p| p.extension().is_some_and(|e| e == ext));
     files
 }
 
@@ -108,7 +109,7 @@ async fn a_warm_catalog_reads_no_file_and_answers_as_one_without_the_cache() {
     assert_eq!(answers(&cold).await, plain);
     // Discovery read every file once, and the search index each kept skill once more.
     assert_eq!(backend.take(), cold_reads(&cold));
-    assert_eq!(cache_files(dir.path()).len(), 1);
+    assert_eq!(cache_files(dir.path(), "cache").len(), 1);
 
     let warm = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&warm).await, plain);
@@ -202,19 +203,11 @@ async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
     assert_eq!(backend.take(), 1);
 }
 
-/// The cache folder's file with extension `ext` (one source: one such file).
-fn file_with(dir: &Path, ext: &str) -> std::path::PathBuf {
-    let all: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()).collect();
-    let found: Vec<_> = all.iter().filter(|f| f.extension().is_some_and(|e| e == ext)).collect();
-    assert_eq!(found.len(), 1, "{all:?}");
-    found[0].clone()
-}
-
 #[tokio::test]
 async fn a_kept_listing_answers_as_the_files_do_and_a_damaged_one_costs_time_only() {
     let (dir, cache, memory, backend) = started_once().await;
     let plain = answers(&catalog(memory.clone(), None)).await;
-    let listing = file_with(dir.path(), "listing");
+    let listing = cache_files(dir.path(), "listing").pop().unwrap();
     let written = std::fs::read(&listing).unwrap();
 
     let warm = catalog(backend.clone(), Some(&cache));
@@ -235,7 +228,7 @@ async fn a_kept_listing_answers_as_the_files_do_and_a_damaged_one_costs_time_onl
 
     // Without its parse cache, a listing is not taken: the files are read again, and
     // the parses kept again for the reloads and the search index that need them.
-    std::fs::remove_file(file_with(dir.path(), "cache")).unwrap();
+    std::fs::remove_file(cache_files(dir.path(), "cache").pop().unwrap()).unwrap();
     let warm = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&warm).await, plain);
     assert_eq!(warm.stats().files_read, SKILLS.len() as u64);
@@ -280,7 +273,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     let plain = answers(&catalog(memory_library(), None)).await;
     answers(&catalog(backend.clone(), Some(&cache))).await;
     backend.take();
-    let file = cache_files(dir.path()).pop().unwrap();
+    let file = cache_files(dir.path(), "cache").pop().unwrap();
     let good = std::fs::read(&file).unwrap();
 
     let mut flipped = good.clone();
@@ -336,7 +329,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     .with_persistent_cache(cache.clone());
     deeper.ensure_loaded().await;
     assert_eq!(deeper.stats().files_read, SKILLS.len() as u64);
-    let files = cache_files(dir.path());
+    let files = cache_files(dir.path(), "cache");
     assert_eq!(files.len(), 2, "{files:?}");
     let other = files.into_iter().find(|f| *f != file).unwrap();
     std::fs::copy(&other, &file).unwrap();
@@ -352,7 +345,7 @@ async fn a_source_without_a_spec_is_not_cached() {
     let cache = PersistentCache::new(dir.path());
     let catalog = SkillCatalog::new(vec![SkillSource::new(memory_library(), "/skills")]).with_persistent_cache(cache);
     catalog.ensure_loaded().await;
-    assert!(cache_files(dir.path()).is_empty());
+    assert!(cache_files(dir.path(), "cache").is_empty());
 }
 
 /// A folder of skills on disk, written more than `window` ago.

@@ -87,6 +87,48 @@ fn put_diagnostic(out: &mut Vec<u8>, diagnostic: &Diagnostic, own: &str) {
     put_opt(out, cut.as_deref());
 }
 
+impl SkillListing {
+    /// The listing in a compact binary form, for a cache kept between processes
+    /// ([`from_bytes`](Self::from_bytes)); resources are left out.
+    ///
+    /// ```
+    /// use skills_core::{SkillListing, SkillMetadata};
+    /// let listing = SkillListing {
+    ///     skills: vec![SkillMetadata::new("web", "Browse", "/s/web/SKILL.md")],
+    ///     folders: 1,
+    ///     ..SkillListing::default()
+    /// };
+    /// let back = SkillListing::from_bytes(&listing.to_bytes()).unwrap();
+    /// assert_eq!(back.skills, listing.skills);
+    /// assert_eq!(back.folders, 1);
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        Self::write_bytes(self.folders, &self.skills, &self.diagnostics, &mut |part| {
+            out.extend_from_slice(part)
+        });
+        out
+    }
+
+    /// [`to_bytes`](Self::to_bytes) of a listing held as its parts (skills shared
+    /// behind `Arc`s, say), given to `sink` part by part instead of gathered: what a cache
+    /// file is streamed from.
+    pub fn write_bytes<S: std::borrow::Borrow<SkillMetadata>>(
+        folders: usize,
+        skills: &[S],
+        diagnostics: &[Diagnostic],
+        sink: &mut dyn FnMut(&[u8]),
+    ) {
+        encode_listing(folders, skills, diagnostics, sink);
+    }
+
+    /// The listing [`to_bytes`](Self::to_bytes) wrote (without resources); `None` unless
+    /// `bytes` is such a listing, whole.
+    pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
+        decode_listing(bytes)
+    }
+}
+
 /// Gives `sink` the encoding of a source's listing, part by part (its resources left
 /// out): `u32 folders, u32 count skill*, u32 count diagnostic*`, every path written.
 pub(crate) fn encode_listing<S: std::borrow::Borrow<SkillMetadata>>(
