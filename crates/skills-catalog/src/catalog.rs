@@ -67,7 +67,7 @@ pub struct SkillCatalog {
     pub(crate) limits: DiscoveryLimits,
     pub(crate) resources: bool,
     /// Resources are listed when needed, not at discovery.
-    pub(crate) lazy: bool,
+    lazy: bool,
     pub(crate) incremental: bool,
     pub(crate) current: Current,
     pub(crate) work: Mutex<Option<Vec<SourceWork>>>,
@@ -271,7 +271,6 @@ impl SkillCatalog {
                 continue;
             };
             let before = state.cache.files_read();
-            let discovery = self.discovery(source);
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
@@ -279,11 +278,11 @@ impl SkillCatalog {
                 let result = self.read_walked(i, walked, state).await;
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
-                let result = discovery.cache(&mut state.cache).run().await;
+                let result = self.discovery(source).cache(&mut state.cache).run().await;
                 (result, state.cache.files_read() - before)
             } else {
                 // No cache: it would hold a second copy of every parse.
-                let result = discovery.run().await;
+                let result = self.discovery(source).run().await;
                 // Every file was read; the skipped ones are not counted.
                 let read = result.as_ref().map_or(0, |l| l.skills.len() as u64);
                 (result, read)
@@ -308,7 +307,7 @@ impl SkillCatalog {
         Discovery::new(&**source.backend(), source.path())
             .limits(self.limits)
             .depth(source.depth())
-            .resources(self.resources && !self.lazy)
+            .resources(self.discovers_resources())
     }
 
     /// Writes the persistent cache of each source of `which` whose parses changed: after

@@ -54,7 +54,7 @@ impl SkillCatalog {
             return walked.cache(&mut state.cache).read().await;
         };
         // Not when resources are listed at discovery: a kept listing has none.
-        let kept = (!self.resources || self.lazy)
+        let kept = (!self.discovers_resources())
             .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
             .flatten();
         // The listing is decoded (and its file's bytes let go) before the parses load,
