@@ -84,11 +84,6 @@ impl PersistentCache {
         &self.dir
     }
 
-    /// How recently a file may have changed for what was read of it to be kept.
-    pub(crate) fn racy_window(&self) -> Duration {
-        self.racy_window
-    }
-
     /// The file and key of `source`'s cache under `limits`, when it has a spec.
     pub(crate) fn file_of(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(PathBuf, String)> {
         let spec = source.spec()?;
@@ -129,10 +124,7 @@ impl PersistentCache {
         for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
             let etag = caches.get(source)?.etag(&skill.path)?;
             digest.update(&(source as u64).to_le_bytes());
-            for part in [skill.path.as_bytes(), etag.as_bytes()] {
-                digest.update(&(part.len() as u64).to_le_bytes());
-                digest.update(part);
-            }
+            digest_path_and_etag(&mut digest, &skill.path, etag);
         }
         let key = format!("{:032x}", digest.digest128());
         Some((self.dir.join(format!("{}.index", &key[..24])), key))
@@ -177,6 +169,15 @@ impl PersistentCache {
     }
 }
 
+/// Adds a file's path and etag to a key's digest, each with its length (so no two pairs
+/// digest alike by where one ends and the next begins).
+fn digest_path_and_etag(digest: &mut xxhash_rust::xxh3::Xxh3, path: &str, etag: &str) {
+    for part in [path.as_bytes(), etag.as_bytes()] {
+        digest.update(&(part.len() as u64).to_le_bytes());
+        digest.update(part);
+    }
+}
+
 /// Where a source's listing is kept, and the key that says for which files.
 #[derive(Debug)]
 pub(crate) struct ListingFile {
@@ -205,13 +206,10 @@ impl PersistentCache {
         let mut digest = xxhash_rust::xxh3::Xxh3::new();
         for found in walked.skill_files() {
             let etag = found.etag.as_deref()?;
-            if found.changed_at.is_some_and(|at| at + self.racy_window() > now) {
+            if found.changed_at.is_some_and(|at| at + self.racy_window > now) {
                 return None;
             }
-            for part in [found.path.as_bytes(), etag.as_bytes()] {
-                digest.update(&(part.len() as u64).to_le_bytes());
-                digest.update(part);
-            }
+            digest_path_and_etag(&mut digest, &found.path, etag);
         }
         Some(ListingFile {
             file: file.with_extension("listing"),
