@@ -108,13 +108,6 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
 /// length and the checksum hold; an error for anything else (missing, unreadable, over
 /// [`MAX_CACHE_FILE_BYTES`], another format or key, truncated or corrupt).
 pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError> {
-    let mut bytes = read_bounded(file)?;
-    let at = payload_at(&bytes, key)?;
-    bytes.drain(..at);
-    Ok(bytes)
-}
-
-fn read_bounded(file: &Path) -> Result<Vec<u8>, CacheFileError> {
     let opened = match std::fs::File::open(file) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheFileError::Missing),
@@ -125,38 +118,66 @@ fn read_bounded(file: &Path) -> Result<Vec<u8>, CacheFileError> {
         return Err(CacheFileError::TooLarge);
     }
     let mut bytes = Vec::with_capacity(len as usize);
-    opened.take(MAX_CACHE_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    let mut opened = opened.take(MAX_CACHE_FILE_BYTES + 1);
+    // The header first: a file of another format or for another key (the listing of
+    // other files, say: 40 MB at 40,000 skills) is refused before its payload is read.
+    (&mut opened).take(HEADER_BYTES).read_to_end(&mut bytes)?;
+    let mut head = bytes.as_slice();
+    match check_header(&mut head, key) {
+        // A header longer than the first read is decided with the rest.
+        Err(CacheFileError::Damaged(_)) if bytes.len() as u64 == HEADER_BYTES => {}
+        Err(error) => return Err(error),
+        Ok(()) => {}
+    }
+    opened.read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_CACHE_FILE_BYTES {
         return Err(CacheFileError::TooLarge);
     }
+    let at = payload_at(&bytes, key)?;
+    bytes.drain(..at);
     Ok(bytes)
+}
+
+/// How much of a cache file is read to check its header before the rest.
+const HEADER_BYTES: u64 = 64 * 1024;
+
+fn damaged(what: &str) -> CacheFileError {
+    CacheFileError::Damaged(what.to_owned())
+}
+
+/// The next line of a header, `rest` moved past it.
+fn header_line<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], CacheFileError> {
+    let end = rest
+        .iter()
+        .position(|&b| b == b'\n')
+        .ok_or_else(|| damaged("truncated header"))?;
+    let (line, after) = rest.split_at(end);
+    *rest = &after[1..];
+    Ok(line)
+}
+
+/// Checks the first lines of a header (the format, its version, the key), `rest` moved
+/// past them.
+fn check_header(rest: &mut &[u8], key: &str) -> Result<(), CacheFileError> {
+    if header_line(rest)? != MAGIC.as_bytes() {
+        return Err(damaged("not a skills cache"));
+    }
+    if header_line(rest)? != FORMAT_VERSION.to_string().as_bytes() {
+        return Err(CacheFileError::Other);
+    }
+    let stored_key: String = serde_json::from_slice(header_line(rest)?).map_err(|_| damaged("bad key line"))?;
+    if stored_key != key {
+        return Err(CacheFileError::Other);
+    }
+    Ok(())
 }
 
 /// Where the payload of a cache file for `key` starts, once its header, length and
 /// checksum hold.
 fn payload_at(bytes: &[u8], key: &str) -> Result<usize, CacheFileError> {
-    let damaged = |what: &str| CacheFileError::Damaged(what.to_owned());
     let mut rest = bytes;
-    let mut line = || -> Result<&[u8], CacheFileError> {
-        let end = rest
-            .iter()
-            .position(|&b| b == b'\n')
-            .ok_or_else(|| damaged("truncated header"))?;
-        let (line, after) = rest.split_at(end);
-        rest = &after[1..];
-        Ok(line)
-    };
-    if line()? != MAGIC.as_bytes() {
-        return Err(damaged("not a skills cache"));
-    }
-    if line()? != FORMAT_VERSION.to_string().as_bytes() {
-        return Err(CacheFileError::Other);
-    }
-    let stored_key: String = serde_json::from_slice(line()?).map_err(|_| damaged("bad key line"))?;
-    if stored_key != key {
-        return Err(CacheFileError::Other);
-    }
-    let sums = std::str::from_utf8(line()?).map_err(|_| damaged("bad length line"))?;
+    check_header(&mut rest, key)?;
+    let sums = std::str::from_utf8(header_line(&mut rest)?).map_err(|_| damaged("bad length line"))?;
     let (len, sum) = sums.split_once(' ').ok_or_else(|| damaged("bad length line"))?;
     if len.parse::<usize>().ok() != Some(rest.len()) {
         return Err(damaged("truncated payload"));
@@ -205,4 +226,34 @@ fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(0);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CacheFileError, HEADER_BYTES, read_cache_file, write_cache_file};
+
+    #[test]
+    fn the_header_is_checked_first_and_a_long_key_still_reads() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("one.cache");
+        write_cache_file(&file, "files abc", b"payload").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_cache_file(&file, "files abc").ok(), Some(b"payload".to_vec()));
+        assert!(matches!(
+            read_cache_file(&file, "files abd"),
+            Err(CacheFileError::Other)
+        ));
+
+        // A key longer than the first read: the header is decided with the rest.
+        let long = "k".repeat(HEADER_BYTES as usize + 10);
+        write_cache_file(&file, &long, b"payload").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_cache_file(&file, &long).ok(), Some(b"payload".to_vec()));
+        assert!(matches!(read_cache_file(&file, "short"), Err(CacheFileError::Other)));
+
+        // A header cut short in a small file is damaged, as before.
+        std::fs::write(&file, b"agent-skills cache\n2\n").unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            read_cache_file(&file, "files abc"),
+            Err(CacheFileError::Damaged(_))
+        ));
+    }
 }
