@@ -1,0 +1,64 @@
+//! A source's kept listing: what a warm start whose walk finds the same files serves,
+//! and what it does not serve once a file changed.
+
+#![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+use std::sync::Arc;
+
+use skills_catalog::{PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
+use skills_core::{MemoryBackend, SkillListing};
+
+fn catalog(backend: Arc<MemoryBackend>, cache: &PersistentCache) -> SkillCatalog {
+    let source = SkillSource::new(backend, "/skills").with_spec("kept-listing");
+    SkillCatalog::new(vec![source])
+        .with_lazy_resources(true)
+        .with_persistent_cache(cache.clone())
+}
+
+async fn description(catalog: &SkillCatalog, name: &str) -> String {
+    catalog.ensure_loaded().await.get(name).unwrap().description.clone()
+}
+
+#[tokio::test]
+async fn a_warm_start_serves_the_kept_listing_until_a_file_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Arc::new(MemoryBackend::new());
+    for name in ["web", "pdf"] {
+        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
+        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+    }
+    assert_eq!(
+        description(&catalog(backend.clone(), &cache), "web").await,
+        "The web skill"
+    );
+
+    // Change the kept listing behind the catalog's back, under its own key: a warm
+    // start serves what the listing says, not a parse of the files.
+    let file = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "listing"))
+        .unwrap();
+    let text = std::fs::read(&file).unwrap();
+    let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
+    let key: String = serde_json::from_slice(key_line).unwrap();
+    let mut listing = SkillListing::from_bytes(&read_cache_file(&file, &key).unwrap()).unwrap();
+    let web = listing.skills.iter_mut().find(|s| s.name == "web").unwrap();
+    web.description = "From the kept listing".to_owned();
+    write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
+    assert_eq!(
+        description(&catalog(backend.clone(), &cache), "web").await,
+        "From the kept listing"
+    );
+
+    // Any file's change (here another skill's) makes the listing another's: the files
+    // are read through the parse cache again.
+    backend
+        .insert("/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Edited\n---\n")
+        .unwrap();
+    let warm = catalog(backend.clone(), &cache);
+    assert_eq!(description(&warm, "web").await, "The web skill");
+    assert_eq!(description(&warm, "pdf").await, "Edited");
+}
