@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly.
 
+mod common;
+
 use std::sync::Arc;
 
 use skills_catalog::{PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
@@ -35,12 +37,7 @@ async fn a_warm_start_serves_the_kept_listing_until_a_file_changes() {
 
     // Change the kept listing behind the catalog's back, under its own key: a warm
     // start serves what the listing says, not a parse of the files.
-    let file = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "listing"))
-        .unwrap();
+    let file = common::cache_files(dir.path(), "listing").pop().unwrap();
     let text = std::fs::read(&file).unwrap();
     let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
     let key: String = serde_json::from_slice(key_line).unwrap();

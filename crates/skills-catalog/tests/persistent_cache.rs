@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use common::Counting;
+use common::{Counting, cache_files};
 use skills_backend_fs::FilesystemBackend;
 use skills_catalog::{CacheFileError, PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
 use skills_core::{BackendProtocol, MemoryBackend, ParseCache};
@@ -87,15 +87,6 @@ fn cold_reads(catalog: &SkillCatalog) -> usize {
         .filter(|s| s.model_invocable())
         .count();
     SKILLS.len() + searchable
-}
-
-/// The cache folder's files with extension `ext`.
-fn cache_files(dir: &Path, ext: &str) -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == ext));
-    files
 }
 
 #[tokio::test]
@@ -302,12 +293,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     }
 
     // A damaged search index is built again, and answers the same.
-    let index = std::fs::read_dir(dir.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "index"))
-        .unwrap();
+    let index = cache_files(dir.path(), "index").pop().unwrap();
     let mut damaged = std::fs::read(&index).unwrap();
     let middle = damaged.len() / 2;
     damaged[middle] ^= 1;

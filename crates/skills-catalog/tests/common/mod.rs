@@ -59,3 +59,13 @@ impl BackendProtocol for Counting {
         self.inner.read_skill_files(paths).await
     }
 }
+
+/// The files of the cache folder `dir` with the extension `ext` (`cache`, `listing`,
+/// `index`, `words`).
+pub fn cache_files(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == ext));
+    files
+}
