@@ -32,6 +32,14 @@ pub(crate) struct SourceWork {
     pub(crate) words_loaded: bool,
     /// Where to keep the listing a first discovery read.
     pub(crate) keep_listing: Option<crate::persist::ListingFile>,
+    /// The source's parses are still in their cache file, not in `cache`: its first
+    /// discovery took a kept listing and nothing has needed them since (see
+    /// [`SkillCatalog::load_parses`]).
+    pub(crate) parses_unloaded: bool,
+    /// The digest of the `SKILL.md` files (paths and etags) the first discovery found,
+    /// when its listing says only what those files say: the search index's key takes it
+    /// in place of each skill's etag. Gone at the first reload.
+    pub(crate) files_digest: Option<u128>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from
@@ -261,6 +269,9 @@ impl SkillCatalog {
             *guard = Some(work.collect());
         }
         let work = guard.as_mut()?;
+        if !first {
+            self.load_parses(work).await;
+        }
         let which: Vec<usize> = if first || !self.incremental {
             (0..self.sources.len()).collect()
         } else {
@@ -270,6 +281,7 @@ impl SkillCatalog {
             let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) else {
                 continue;
             };
+            state.files_digest = None;
             let before = state.cache.files_read();
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and

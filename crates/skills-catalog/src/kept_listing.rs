@@ -57,21 +57,33 @@ impl SkillCatalog {
         let kept = (!self.discovers_resources())
             .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
             .flatten();
-        // The listing is decoded (and its file's bytes let go) before the parses load,
-        // so that the two files are not in memory at once.
         let listing = match &kept {
             Some(kept) => kept.load().await,
             None => None,
         };
-        state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
-        // Reloads and the search index's key need the parses' etags: a listing is taken
-        // only with its whole parse cache (not pruned or damaged); reading through what
-        // is left of it writes it whole again.
-        if let Some(listing) = listing.filter(|_| state.cache.len() == walked.skill_files().len()) {
+        if let (Some(listing), Some(kept)) = (listing, &kept) {
+            // The parses stay in their file until a reload or the search's words need
+            // them: a command that only lists never reads them.
+            state.parses_unloaded = true;
+            state.files_digest = Some(kept.digest);
             return Ok(listing);
         }
+        state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = kept;
         walked.cache(&mut state.cache).read().await
+    }
+
+    /// Loads the parse cache of each source whose first discovery took a kept listing
+    /// and left it in its file (a reload reads only what changed against it, and the
+    /// search index takes its words from it). A cache file damaged or pruned since the
+    /// listing was kept costs the next reload a read of each file it lacks.
+    pub(crate) async fn load_parses(&self, work: &mut [SourceWork]) {
+        let Some(persist) = self.persistent_cache() else { return };
+        for (source, state) in self.sources().iter().zip(work.iter_mut()) {
+            if std::mem::take(&mut state.parses_unloaded) {
+                state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
+            }
+        }
     }
 
     /// Writes the listing a first discovery read for `state`'s source when it says only
@@ -102,6 +114,8 @@ impl SkillCatalog {
             }
             last
         };
+        // The listing says only what the files say: the files' digest stands for it.
+        state.files_digest = Some(kept.digest);
         if let Ok(last) = tokio::task::spawn_blocking(write).await {
             state.last = Some(last);
         }

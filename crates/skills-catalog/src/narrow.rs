@@ -124,8 +124,10 @@ impl SkillCatalog {
             return None;
         }
         let work = guard.as_mut()?;
+        self.load_parses(work).await;
         let spec = &self.sources()[source];
         let state = &mut work[source];
+        state.files_digest = None;
         let dirs: Vec<String> = dirs.into_iter().collect();
         let before = state.cache.files_read();
         let found = Discovery::new(&**spec.backend(), &root)

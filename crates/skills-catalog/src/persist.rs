@@ -110,19 +110,25 @@ impl PersistentCache {
         sources: &[SkillSource],
         limits: &DiscoveryLimits,
         snapshot: &CatalogSnapshot,
-        caches: &[&ParseCache],
+        files: &[SourceFiles<'_>],
         instructions: bool,
     ) -> Option<(PathBuf, String)> {
         // A digest that finds change, not tampering (like the files' checksums): xxh3
         // takes 3 ms over 40,000 skills where SHA-256 of their formatted lines took 40.
         let mut digest = xxhash_rust::xxh3::Xxh3::new();
         digest.update(format!("search index\ninstructions {instructions}\n").as_bytes());
-        for source in sources {
+        for (source, files) in sources.iter().zip(files) {
             digest.update(self.file_of(source, limits)?.1.as_bytes());
             digest.update(&[0]);
+            if let SourceFiles::Digest(files) = files {
+                digest.update(&files.to_le_bytes());
+            }
         }
         for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
-            let etag = caches.get(source)?.etag(&skill.path)?;
+            let etag = match files.get(source)? {
+                SourceFiles::Digest(_) => "",
+                SourceFiles::Parses(cache) => cache.etag(&skill.path)?,
+            };
             digest.update(&(source as u64).to_le_bytes());
             digest_path_and_etag(&mut digest, &skill.path, etag);
         }
@@ -178,11 +184,22 @@ fn digest_path_and_etag(digest: &mut xxhash_rust::xxh3::Xxh3, path: &str, etag: 
     }
 }
 
+/// What vouches for the files of one source's skills in the search index's key.
+pub(crate) enum SourceFiles<'a> {
+    /// The digest of every `SKILL.md`'s path and etag, taken when the source's listing
+    /// says only what its files say (see [`PersistentCache::listing_file`]).
+    Digest(u128),
+    /// The source's parses, each with its file's etag.
+    Parses(&'a ParseCache),
+}
+
 /// Where a source's listing is kept, and the key that says for which files.
 #[derive(Debug)]
 pub(crate) struct ListingFile {
     pub(crate) file: PathBuf,
     pub(crate) key: String,
+    /// The digest of the files' paths and etags the key ends with.
+    pub(crate) digest: u128,
 }
 
 impl PersistentCache {
@@ -211,9 +228,11 @@ impl PersistentCache {
             }
             digest_path_and_etag(&mut digest, &found.path, etag);
         }
+        let digest = digest.digest128();
         Some(ListingFile {
             file: file.with_extension("listing"),
-            key: format!("{key}\nlisting of {:032x}", digest.digest128()),
+            key: format!("{key}\nlisting of {digest:032x}"),
+            digest,
         })
     }
 }

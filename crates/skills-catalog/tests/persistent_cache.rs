@@ -151,6 +151,13 @@ async fn started_once() -> (tempfile::TempDir, PersistentCache, Arc<MemoryBacken
     (dir, cache, memory, backend)
 }
 
+/// Removes the kept listings of the cache folder `dir`.
+fn forget_listings(dir: &Path) {
+    for listing in cache_files(dir, "listing") {
+        std::fs::remove_file(listing).unwrap();
+    }
+}
+
 /// The names a search finds, best first.
 fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
     catalog.search(query, 10).unwrap().into_iter().map(|h| h.name).collect()
@@ -217,15 +224,22 @@ async fn a_kept_listing_answers_as_the_files_do_and_a_damaged_one_costs_time_onl
         assert_eq!(std::fs::read(&listing).unwrap(), written);
     }
 
-    // Without its parse cache, a listing is not taken: the files are read again, and
-    // the parses kept again for the reloads and the search index that need them.
+    // Without its parse cache, the listing still answers and nothing is read: the
+    // parses are looked for only when a reload needs them. That reload finds none and
+    // reads every file once, and keeps the parses again for the next one.
     std::fs::remove_file(cache_files(dir.path(), "cache").pop().unwrap()).unwrap();
     let warm = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&warm).await, plain);
+    assert_eq!(backend.take(), 0);
+    assert!(cache_files(dir.path(), "cache").is_empty(), "a start that only lists writes no parses");
+    warm.reload().await;
     assert_eq!(warm.stats().files_read, SKILLS.len() as u64);
+    assert_eq!(cache_files(dir.path(), "cache").len(), 1);
     backend.take();
     let again = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&again).await, plain);
+    again.reload().await;
+    assert_eq!(again.stats().files_read, 0);
     assert_eq!(backend.take(), 0);
 }
 
@@ -281,6 +295,9 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
         ("empty", Vec::new()),
     ];
     for (what, bytes) in damages {
+        // The kept listing would answer without the parses: only a reload would read
+        // them (see the kept listing's own test).
+        forget_listings(dir.path());
         std::fs::write(&file, &bytes).unwrap();
         let catalog = catalog(backend.clone(), Some(&cache));
         assert_eq!(answers(&catalog).await, plain, "{what}");
@@ -319,6 +336,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     assert_eq!(files.len(), 2, "{files:?}");
     let other = files.into_iter().find(|f| *f != file).unwrap();
     std::fs::copy(&other, &file).unwrap();
+    forget_listings(dir.path());
     backend.take();
     let catalog = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&catalog).await, plain);

@@ -7,6 +7,7 @@ use std::sync::PoisonError;
 use super::SkillIndex;
 use super::state::{ReadWords, StoredIndex};
 use crate::catalog::SkillCatalog;
+use crate::persist::SourceFiles;
 
 impl SkillCatalog {
     /// Gives the index every skill's instructions: first the words the persistent cache
@@ -47,11 +48,16 @@ impl SkillCatalog {
         if snapshot.version() != 1 || noted {
             return;
         }
-        let caches: Vec<&skills_core::ParseCache> = work.iter().map(|w| &w.cache).collect();
-        let caches = caches.as_slice();
+        let files: Vec<SourceFiles<'_>> = work
+            .iter()
+            .map(|w| match w.files_digest {
+                Some(digest) => SourceFiles::Digest(digest),
+                None => SourceFiles::Parses(&w.cache),
+            })
+            .collect();
         let instructions = self.search.reads_instructions();
         let stored = persist
-            .index_file(self.sources(), &self.limits, &snapshot, caches, instructions)
+            .index_file(self.sources(), &self.limits, &snapshot, &files, instructions)
             .map(|(file, key)| StoredIndex {
                 file,
                 key,
@@ -126,6 +132,7 @@ impl SkillCatalog {
         }
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
+        self.load_parses(work).await;
         if let Some(persist) = self.persistent_cache() {
             for (source, state) in self.sources().iter().zip(work.iter_mut()) {
                 if !std::mem::replace(&mut state.words_loaded, true) {
@@ -152,6 +159,7 @@ impl SkillCatalog {
     async fn keep_words(&self, read: Vec<ReadWords>) {
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
+        self.load_parses(work).await;
         for (source, path, words) in read {
             if let Some(state) = work.get_mut(source) {
                 state.cache.set_words(&path, words);
