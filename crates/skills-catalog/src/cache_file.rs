@@ -108,6 +108,18 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
 /// length and the checksum hold; an error for anything else (missing, unreadable, over
 /// [`MAX_CACHE_FILE_BYTES`], another format or key, truncated or corrupt).
 pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError> {
+    let (mut bytes, at, _) = read_checked(file, &|stored| stored == key)?;
+    bytes.drain(..at);
+    Ok(bytes)
+}
+
+/// The cache file `file` whole, once its header, length and checksum hold and `accept`
+/// takes the key it was written for: its bytes, where the payload starts in them, and
+/// the key.
+pub(crate) fn read_checked(
+    file: &Path,
+    accept: &dyn Fn(&str) -> bool,
+) -> Result<(Vec<u8>, usize, String), CacheFileError> {
     let opened = match std::fs::File::open(file) {
         Ok(opened) => opened,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheFileError::Missing),
@@ -123,19 +135,18 @@ pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError
     // other files, say: 40 MB at 40,000 skills) is refused before its payload is read.
     (&mut opened).take(HEADER_BYTES).read_to_end(&mut bytes)?;
     let mut head = bytes.as_slice();
-    match check_header(&mut head, key) {
+    match check_header(&mut head, accept) {
         // A header longer than the first read is decided with the rest.
         Err(CacheFileError::Damaged(_)) if bytes.len() as u64 == HEADER_BYTES => {}
         Err(error) => return Err(error),
-        Ok(()) => {}
+        Ok(_) => {}
     }
     opened.read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_CACHE_FILE_BYTES {
         return Err(CacheFileError::TooLarge);
     }
-    let at = payload_at(&bytes, key)?;
-    bytes.drain(..at);
-    Ok(bytes)
+    let (at, key) = payload_at(&bytes, accept)?;
+    Ok((bytes, at, key))
 }
 
 /// How much of a cache file is read to check its header before the rest.
@@ -156,9 +167,9 @@ fn header_line<'a>(rest: &mut &'a [u8]) -> Result<&'a [u8], CacheFileError> {
     Ok(line)
 }
 
-/// Checks the first lines of a header (the format, its version, the key), `rest` moved
-/// past them.
-fn check_header(rest: &mut &[u8], key: &str) -> Result<(), CacheFileError> {
+/// Checks the first lines of a header (the format, its version, a key `accept` takes),
+/// `rest` moved past them; the key.
+fn check_header(rest: &mut &[u8], accept: &dyn Fn(&str) -> bool) -> Result<String, CacheFileError> {
     if header_line(rest)? != MAGIC.as_bytes() {
         return Err(damaged("not a skills cache"));
     }
@@ -166,17 +177,17 @@ fn check_header(rest: &mut &[u8], key: &str) -> Result<(), CacheFileError> {
         return Err(CacheFileError::Other);
     }
     let stored_key: String = serde_json::from_slice(header_line(rest)?).map_err(|_| damaged("bad key line"))?;
-    if stored_key != key {
+    if !accept(&stored_key) {
         return Err(CacheFileError::Other);
     }
-    Ok(())
+    Ok(stored_key)
 }
 
-/// Where the payload of a cache file for `key` starts, once its header, length and
-/// checksum hold.
-fn payload_at(bytes: &[u8], key: &str) -> Result<usize, CacheFileError> {
+/// Where the payload of a cache file for a key `accept` takes starts, once its header,
+/// length and checksum hold; and the key.
+fn payload_at(bytes: &[u8], accept: &dyn Fn(&str) -> bool) -> Result<(usize, String), CacheFileError> {
     let mut rest = bytes;
-    check_header(&mut rest, key)?;
+    let key = check_header(&mut rest, accept)?;
     let sums = std::str::from_utf8(header_line(&mut rest)?).map_err(|_| damaged("bad length line"))?;
     let (len, sum) = sums.split_once(' ').ok_or_else(|| damaged("bad length line"))?;
     if len.parse::<usize>().ok() != Some(rest.len()) {
@@ -185,7 +196,7 @@ fn payload_at(bytes: &[u8], key: &str) -> Result<usize, CacheFileError> {
     if checksum(rest) != sum {
         return Err(damaged("checksum mismatch"));
     }
-    Ok(bytes.len() - rest.len())
+    Ok((bytes.len() - rest.len(), key))
 }
 
 /// The payload's checksum, as hex.

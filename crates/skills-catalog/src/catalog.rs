@@ -251,13 +251,15 @@ impl SkillCatalog {
             return None;
         }
         // With a persistent cache, a first discovery walks every source before it reads
-        // anything: a source whose walk finds the files of its kept listing takes that
-        // (`read_walked`), and each source's parse cache is loaded as it is read.
+        // anything, each source's kept listing read meanwhile: a source whose walk finds
+        // the files of its kept listing takes that (`read_walked`), and the parse cache
+        // of any other is loaded as it is read.
         let mut walked = Vec::new();
         if first {
             if self.persistent_cache().is_some() {
-                for source in self.sources.iter() {
-                    walked.push(Some(self.discovery(source).walk().await));
+                let kept: Vec<_> = self.sources.iter().map(|s| self.read_kept_listing(s)).collect();
+                for (source, kept) in self.sources.iter().zip(kept) {
+                    walked.push(Some((self.discovery(source).walk().await, kept)));
                 }
             }
             let work = self.sources.iter().map(|_| SourceWork {
@@ -286,8 +288,8 @@ impl SkillCatalog {
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
-            let (result, read) = if let Some(walked) = walked.get_mut(i).and_then(Option::take) {
-                let result = self.read_walked(i, walked, state).await;
+            let (result, read) = if let Some((walked, kept)) = walked.get_mut(i).and_then(Option::take) {
+                let result = self.read_walked(i, walked, kept, state).await;
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
                 let result = self.discovery(source).cache(&mut state.cache).run().await;

@@ -9,10 +9,15 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use skills_core::{Diagnostic, DiagnosticKind, SkillListing, SourceError, Walked};
+use tokio::task::JoinHandle;
 
 use crate::cache_file::write_cache_file_with;
 use crate::catalog::{SkillCatalog, SourceWork};
 use crate::persist::prune;
+use crate::source::SkillSource;
+
+/// A kept listing being read: the digest of the files it was kept for, and the listing.
+pub(crate) type KeptListing = JoinHandle<Option<(u128, SkillListing)>>;
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the
@@ -40,36 +45,52 @@ fn keepable(diagnostics: &[Diagnostic]) -> bool {
 }
 
 impl SkillCatalog {
+    /// Starts reading the listing kept for `source` on the blocking pool, to be decoded
+    /// while the sources are walked ([`read_walked`](Self::read_walked) takes it if the
+    /// walk finds its files). `None` without a persistent cache, or when resources are
+    /// listed at discovery (a kept listing has none).
+    pub(crate) fn read_kept_listing(&self, source: &SkillSource) -> Option<KeptListing> {
+        let persist = self.persistent_cache()?.clone();
+        if self.discovers_resources() {
+            return None;
+        }
+        let (source, limits) = (source.clone(), self.limits);
+        Some(tokio::task::spawn_blocking(move || persist.read_listing(&source, &limits)))
+    }
+
     /// The listing of the `i`th source from what its first discovery's walk found: the
-    /// kept listing when one was kept for these files, else read through the source's
-    /// parse cache (and kept once published: [`keep_listing`](Self::keep_listing)).
+    /// kept listing `kept` when it was kept for these files, else read through the
+    /// source's parse cache (and kept once published: [`keep_listing`](Self::keep_listing)).
     pub(crate) async fn read_walked(
         &self,
         i: usize,
         walked: Result<Walked<'_>, SourceError>,
+        kept: Option<KeptListing>,
         state: &mut SourceWork,
     ) -> Result<SkillListing, SourceError> {
         let walked = walked?;
         let (Some(persist), Some(source)) = (self.persistent_cache(), self.sources().get(i)) else {
             return walked.cache(&mut state.cache).read().await;
         };
-        // Not when resources are listed at discovery: a kept listing has none.
-        let kept = (!self.discovers_resources())
+        let file = kept
+            .is_some()
             .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
             .flatten();
-        let listing = match &kept {
-            Some(kept) => kept.load().await,
+        let read = match kept {
+            Some(kept) => kept.await.ok().flatten(),
             None => None,
         };
-        if let (Some(listing), Some(kept)) = (listing, &kept) {
-            // The parses stay in their file until a reload or the search's words need
-            // them: a command that only lists never reads them.
-            state.parses_unloaded = true;
-            state.files_digest = Some(kept.digest);
-            return Ok(listing);
+        if let (Some(file), Some((digest, listing))) = (&file, read) {
+            if digest == file.digest {
+                // The parses stay in their file until a reload or the search's words
+                // need them: a command that only lists never reads them.
+                state.parses_unloaded = true;
+                state.files_digest = Some(digest);
+                return Ok(listing);
+            }
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
-        state.keep_listing = kept;
+        state.keep_listing = file;
         walked.cache(&mut state.cache).read().await
     }
 

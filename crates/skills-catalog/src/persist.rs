@@ -9,7 +9,7 @@ use sha2::{Digest as _, Sha256};
 use skills_core::{DiscoveryLimits, ParseCache, SkillListing, Walked};
 use tracing::debug;
 
-use crate::cache_file::{CacheFileError, read_cache_file, write_cache_file, write_cache_file_with};
+use crate::cache_file::{CacheFileError, read_cache_file, read_checked, write_cache_file, write_cache_file_with};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -237,12 +237,18 @@ impl PersistentCache {
     }
 }
 
-impl ListingFile {
-    /// The listing kept for these files, if the file holds it whole.
-    pub(crate) async fn load(&self) -> Option<SkillListing> {
-        let (file, key) = (self.file.clone(), self.key.clone());
-        let read = move || SkillListing::from_bytes(&read_cache_file(&file, &key).ok()?);
-        tokio::task::spawn_blocking(read).await.ok().flatten()
+impl PersistentCache {
+    /// The listing kept for `source`, whichever files it was kept for: the digest of
+    /// those files (see [`listing_file`](Self::listing_file)) and the listing, if the
+    /// file holds it whole. Read while the source is walked, and taken only when the walk
+    /// finds those very files.
+    pub(crate) fn read_listing(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(u128, SkillListing)> {
+        let (file, key) = self.file_of(source, limits)?;
+        let prefix = format!("{key}\nlisting of ");
+        let accept = |stored: &str| stored.len() == prefix.len() + 32 && stored.starts_with(&prefix);
+        let (bytes, at, stored) = read_checked(&file.with_extension("listing"), &accept).ok()?;
+        let digest = u128::from_str_radix(&stored[prefix.len()..], 16).ok()?;
+        Some((digest, SkillListing::from_bytes(&bytes[at..])?))
     }
 }
 
