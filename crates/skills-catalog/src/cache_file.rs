@@ -120,11 +120,24 @@ pub(crate) fn read_checked(
     file: &Path,
     accept: &dyn Fn(&str) -> bool,
 ) -> Result<(Vec<u8>, usize, String), CacheFileError> {
-    let opened = match std::fs::File::open(file) {
-        Ok(opened) => opened,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(CacheFileError::Missing),
-        Err(e) => return Err(e.into()),
-    };
+    read_opened(open_cache_file(file)?, accept)
+}
+
+/// The cache file at `file`, opened for [`read_opened`].
+pub(crate) fn open_cache_file(file: &Path) -> Result<std::fs::File, CacheFileError> {
+    match std::fs::File::open(file) {
+        Ok(opened) => Ok(opened),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CacheFileError::Missing),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// [`read_checked`] of a cache file opened before (it is read as it was then, whatever
+/// happens to its path since).
+pub(crate) fn read_opened(
+    opened: std::fs::File,
+    accept: &dyn Fn(&str) -> bool,
+) -> Result<(Vec<u8>, usize, String), CacheFileError> {
     let len = opened.metadata()?.len();
     if len > MAX_CACHE_FILE_BYTES {
         return Err(CacheFileError::TooLarge);

@@ -261,6 +261,7 @@ impl SkillCatalog {
                 for (source, kept) in self.sources.iter().zip(kept) {
                     walked.push(Some((self.discovery(source).walk().await, kept)));
                 }
+                self.prefetch_index();
             }
             let work = self.sources.iter().map(|_| SourceWork {
                 // What a reload read again tells the search index whose instructions to

@@ -55,7 +55,9 @@ impl SkillCatalog {
             return None;
         }
         let (source, limits) = (source.clone(), self.limits);
-        Some(tokio::task::spawn_blocking(move || persist.read_listing(&source, &limits)))
+        Some(tokio::task::spawn_blocking(move || {
+            persist.read_listing(&source, &limits)
+        }))
     }
 
     /// The listing of the `i`th source from what its first discovery's walk found: the

@@ -133,7 +133,29 @@ impl PersistentCache {
             digest_path_and_etag(&mut digest, &skill.path, etag);
         }
         let key = format!("{:032x}", digest.digest128());
-        Some((self.dir.join(format!("{}.index", &key[..24])), key))
+        let by_digest = files.iter().all(|f| matches!(f, SourceFiles::Digest(_)));
+        Some((self.index_file_of(sources, limits, instructions, by_digest)?, key))
+    }
+
+    /// The file the search index of `sources` is kept in, whatever skills it holds (its
+    /// key says which): one per list of sources and settings, so that it can be read
+    /// before the skills are known; `by_digest` when every source's files are vouched
+    /// for by their digest (a start that took kept listings: see [`SourceFiles`]), so
+    /// that a catalog which lists resources at discovery (keyed by etags) keeps its own.
+    pub(crate) fn index_file_of(
+        &self,
+        sources: &[SkillSource],
+        limits: &DiscoveryLimits,
+        instructions: bool,
+        by_digest: bool,
+    ) -> Option<PathBuf> {
+        let mut digest = xxhash_rust::xxh3::Xxh3::new();
+        digest.update(format!("search index\ninstructions {instructions}\nby digest {by_digest}\n").as_bytes());
+        for source in sources {
+            digest.update(self.file_of(source, limits)?.1.as_bytes());
+            digest.update(&[0]);
+        }
+        Some(self.dir.join(format!("{:024x}.index", digest.digest128() >> 32)))
     }
 
     /// The cache of `source` as the last process left it, or an empty one.

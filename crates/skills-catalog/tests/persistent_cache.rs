@@ -231,7 +231,10 @@ async fn a_kept_listing_answers_as_the_files_do_and_a_damaged_one_costs_time_onl
     let warm = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&warm).await, plain);
     assert_eq!(backend.take(), 0);
-    assert!(cache_files(dir.path(), "cache").is_empty(), "a start that only lists writes no parses");
+    assert!(
+        cache_files(dir.path(), "cache").is_empty(),
+        "a start that only lists writes no parses"
+    );
     warm.reload().await;
     assert_eq!(warm.stats().files_read, SKILLS.len() as u64);
     assert_eq!(cache_files(dir.path(), "cache").len(), 1);

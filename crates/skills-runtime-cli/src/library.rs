@@ -217,7 +217,9 @@ async fn load(
         // listed when needed, not the whole library's.
         .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
         // A one-shot command holds one copy of the skills, not three.
-        .with_incremental_reload(matches!(need, Need::Live | Need::Serve));
+        .with_incremental_reload(matches!(need, Need::Live | Need::Serve))
+        // A server's first search should find the kept index ready.
+        .with_search_prefetch(need == Need::Serve);
     if let Some(lock) = lock {
         catalog = catalog.with_lock(lock);
     }

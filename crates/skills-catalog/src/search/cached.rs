@@ -66,13 +66,58 @@ impl SkillCatalog {
         *self.search.stored.lock().unwrap_or_else(PoisonError::into_inner) = stored;
     }
 
+    /// Starts reading the index the persistent cache keeps for the catalog's sources on
+    /// the blocking pool, whatever skills it was kept for, when the catalog prefetches
+    /// ([`with_search_prefetch`](SkillCatalog::with_search_prefetch)): during the first
+    /// discovery, which then says whether it holds.
+    pub(crate) fn prefetch_index(&self) {
+        let Some(persist) = self.persistent_cache() else { return };
+        if !self.search.prefetch.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let instructions = self.search.reads_instructions();
+        let (Some(file), Ok(runtime)) = (
+            // As a start whose walks find the files of their kept listings keeps it.
+            persist.index_file_of(self.sources(), &self.limits, instructions, true),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        // Opened now: read as it is at discovery, whatever happens to it meanwhile.
+        let Ok(opened) = crate::cache_file::open_cache_file(&file) else {
+            return;
+        };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        runtime.spawn_blocking(move || {
+            let read = crate::cache_file::read_opened(opened, &|_| true).ok();
+            let read = read.and_then(|(bytes, at, key)| Some((key, SkillIndex::decode(bytes.get(at..)?)?)));
+            // Nobody waits for it any more when the first snapshot changed meanwhile.
+            let _ = sender.send(read);
+        });
+        *self.search.prefetched.lock().unwrap_or_else(PoisonError::into_inner) = Some(receiver);
+    }
+
     /// The index the last process kept for the snapshot served now, if there is one.
     pub(super) fn stored_index(&self) -> Option<SkillIndex> {
         self.note_index_file();
+        let prefetched = self
+            .search
+            .prefetched
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
         let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = stored.as_mut()?;
-        let bytes = crate::cache_file::read_cache_file(&stored.file, &stored.key).ok()?;
-        let index = SkillIndex::decode(&bytes)?;
+        let index = match prefetched {
+            Some(prefetched) => {
+                let (key, index) = prefetched.recv().ok().flatten()?;
+                (key == stored.key).then_some(index)?
+            }
+            None => {
+                let (bytes, at, _) = crate::cache_file::read_checked(&stored.file, &|key| key == stored.key).ok()?;
+                SkillIndex::decode(bytes.get(at..)?)?
+            }
+        };
         stored.complete = index.all_instructions_read();
         Some(index)
     }

@@ -175,6 +175,18 @@ impl SkillCatalog {
         self.search.set_instructions(read);
         self
     }
+
+    /// Whether, with a [persistent cache](Self::with_persistent_cache), the search index
+    /// the last process kept is read while the first discovery runs (default: no), so
+    /// that the first search finds it ready: for a server whose clients search soon. It
+    /// is used only if it was kept for the very skills discovered; otherwise the read
+    /// cost time and nothing else.
+    pub fn with_search_prefetch(self, prefetch: bool) -> Self {
+        self.search
+            .prefetch
+            .store(prefetch, std::sync::atomic::Ordering::Relaxed);
+        self
+    }
 }
 
 /// Whether a skill of `snapshot` is offered: by `selection`, or every skill without one.

@@ -39,6 +39,10 @@ pub(crate) struct StoredIndex {
     pub(crate) complete: bool,
 }
 
+/// A kept index being read: the key it was kept under, and the index (`None` when the
+/// file held none whole).
+pub(crate) type Prefetched = std::sync::mpsc::Receiver<Option<(String, SkillIndex)>>;
+
 /// A catalog's search index, and the one reader of instructions at a time.
 #[derive(Default)]
 pub(crate) struct SearchState {
@@ -50,6 +54,11 @@ pub(crate) struct SearchState {
     /// The index reads no instructions
     /// ([`SkillCatalog::with_search_instructions`](crate::SkillCatalog::with_search_instructions)).
     without_instructions: AtomicBool,
+    /// The kept index is read during the first discovery
+    /// ([`SkillCatalog::with_search_prefetch`](crate::SkillCatalog::with_search_prefetch)).
+    pub(crate) prefetch: AtomicBool,
+    /// The kept index being read meanwhile.
+    pub(crate) prefetched: std::sync::Mutex<Option<Prefetched>>,
 }
 
 impl std::fmt::Debug for SearchState {
