@@ -165,13 +165,17 @@ pub(crate) fn skill_files(entries: &mut Vec<FileInfo>, root: &str, depth: usize,
     if keep {
         return positions.into_iter().map(|i| entries[i].clone()).collect();
     }
+    // In place: the walk's vector (twice as many entries, at 61,000 folders) is kept
+    // rather than a second one filled.
     let mut positions = positions.into_iter().peekable();
-    std::mem::take(entries)
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| positions.next_if_eq(i).is_some())
-        .map(|(_, entry)| entry)
-        .collect()
+    let mut files = std::mem::take(entries);
+    let mut i = 0;
+    files.retain(|_| {
+        let kept = positions.next_if_eq(&i).is_some();
+        i += 1;
+        kept
+    });
+    files
 }
 
 /// Where in a path-sorted walk the `SKILL.md` files of skill folders are, in order. A
