@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use common::{Counting, cache_files};
+use common::{Counting, cache_files, remove_cache_files};
 use skills_backend_fs::FilesystemBackend;
 use skills_catalog::{CacheFileError, PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
 use skills_core::{BackendProtocol, MemoryBackend, ParseCache};
@@ -149,13 +149,6 @@ async fn started_once() -> (tempfile::TempDir, PersistentCache, Arc<MemoryBacken
     answers(&catalog(backend.clone(), Some(&cache))).await;
     backend.take();
     (dir, cache, memory, backend)
-}
-
-/// Removes the kept listings of the cache folder `dir`.
-fn forget_listings(dir: &Path) {
-    for listing in cache_files(dir, "listing") {
-        std::fs::remove_file(listing).unwrap();
-    }
 }
 
 /// The names a search finds, best first.
@@ -300,7 +293,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     for (what, bytes) in damages {
         // The kept listing would answer without the parses: only a reload would read
         // them (see the kept listing's own test).
-        forget_listings(dir.path());
+        remove_cache_files(dir.path(), &["listing"]);
         std::fs::write(&file, &bytes).unwrap();
         let catalog = catalog(backend.clone(), Some(&cache));
         assert_eq!(answers(&catalog).await, plain, "{what}");
@@ -339,7 +332,7 @@ async fn damaged_or_foreign_caches_cost_a_cold_start_and_are_replaced() {
     assert_eq!(files.len(), 2, "{files:?}");
     let other = files.into_iter().find(|f| *f != file).unwrap();
     std::fs::copy(&other, &file).unwrap();
-    forget_listings(dir.path());
+    remove_cache_files(dir.path(), &["listing"]);
     backend.take();
     let catalog = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&catalog).await, plain);

@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Counting, cache_files};
+use common::{Counting, cache_files, remove_cache_files};
 use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
 use skills_core::{BackendProtocol, MemoryBackend};
 
@@ -25,13 +25,6 @@ async fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
     catalog.ensure_loaded().await;
     catalog.prepare_search().await;
     catalog.search(query, 10).unwrap().into_iter().map(|h| h.name).collect()
-}
-
-/// Removes the kept search index and the kept words it could be built from again.
-fn remove_indexes(dir: &std::path::Path) {
-    for file in cache_files(dir, "index").into_iter().chain(cache_files(dir, "words")) {
-        std::fs::remove_file(file).unwrap();
-    }
 }
 
 #[tokio::test]
@@ -57,7 +50,7 @@ async fn a_prefetched_index_is_the_one_kept_for_these_skills_and_no_other() {
     let warm = catalog(backend.clone(), &cache, true);
     warm.ensure_loaded().await;
     assert!(!cache_files(dir.path(), "words").is_empty());
-    remove_indexes(dir.path());
+    remove_cache_files(dir.path(), &["index", "words"]);
     assert_eq!(found(&warm, "glaciers").await, ["pdf"]);
     assert!(warm.search_ready());
     assert_eq!(backend.take(), 0);
@@ -66,7 +59,7 @@ async fn a_prefetched_index_is_the_one_kept_for_these_skills_and_no_other() {
     // instructions.
     let unfetched = catalog(backend.clone(), &cache, false);
     unfetched.ensure_loaded().await;
-    remove_indexes(dir.path());
+    remove_cache_files(dir.path(), &["index", "words"]);
     assert_eq!(found(&unfetched, "glaciers").await, ["pdf"]);
     assert_eq!(backend.take(), 3);
     assert_eq!(cache_files(dir.path(), "index").len(), 1, "kept again");

@@ -69,3 +69,10 @@ pub fn cache_files(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> 
     files.retain(|p| p.extension().is_some_and(|e| e == ext));
     files
 }
+
+/// Removes the files of the cache folder `dir` with each extension of `exts`.
+pub fn remove_cache_files(dir: &std::path::Path, exts: &[&str]) {
+    for file in exts.iter().flat_map(|ext| cache_files(dir, ext)) {
+        std::fs::remove_file(file).unwrap();
+    }
+}
