@@ -185,13 +185,13 @@ async fn an_index_from_the_cache_then_an_edit_keeps_every_skills_words() {
     drop(warm);
 
     // Every other skill's words are still kept: a start whose index is not in the cache
-    // reads the edited file only (the words a reload reads are not kept), and its
-    // discovery nothing.
+    // reads at most the edited file (whose new words are kept only when the search's
+    // own reader, not the reload's, read them first), and its discovery nothing.
     let next = catalog(backend.clone(), Some(&cache));
     assert_eq!(answers(&next).await, answers(&catalog(memory.clone(), None)).await);
     assert_eq!(found(&next, "zeppelins"), ["web"]);
     assert_eq!(next.stats().files_read, 0);
-    assert_eq!(backend.take(), 1);
+    assert!(backend.take() <= 1);
 }
 
 #[tokio::test]
