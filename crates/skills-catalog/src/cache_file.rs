@@ -201,15 +201,88 @@ fn check_header(rest: &mut &[u8], accept: &dyn Fn(&str) -> bool) -> Result<Strin
 fn payload_at(bytes: &[u8], accept: &dyn Fn(&str) -> bool) -> Result<(usize, String), CacheFileError> {
     let mut rest = bytes;
     let key = check_header(&mut rest, accept)?;
-    let sums = std::str::from_utf8(header_line(&mut rest)?).map_err(|_| damaged("bad length line"))?;
-    let (len, sum) = sums.split_once(' ').ok_or_else(|| damaged("bad length line"))?;
-    if len.parse::<usize>().ok() != Some(rest.len()) {
+    let (len, sum) = length_line(&mut rest)?;
+    if len != rest.len() as u64 {
         return Err(damaged("truncated payload"));
     }
     if checksum(rest) != sum {
         return Err(damaged("checksum mismatch"));
     }
     Ok((bytes.len() - rest.len(), key))
+}
+
+/// The header's last line: the payload's length and checksum, `rest` moved past it.
+fn length_line<'a>(rest: &mut &'a [u8]) -> Result<(u64, &'a str), CacheFileError> {
+    let sums = std::str::from_utf8(header_line(rest)?).map_err(|_| damaged("bad length line"))?;
+    let (len, sum) = sums.split_once(' ').ok_or_else(|| damaged("bad length line"))?;
+    let len = len.parse::<u64>().map_err(|_| damaged("bad length line"))?;
+    Ok((len, sum))
+}
+
+/// The payload of a cache file, read as a stream (what the header's first read took of
+/// it, then the rest of the file), every byte added to a checksum that
+/// [`verify`](Self::verify) compares with the header's.
+pub(crate) struct Payload {
+    head: std::io::Cursor<Vec<u8>>,
+    file: std::fs::File,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    read: u64,
+    /// The payload's length.
+    pub(crate) len: u64,
+    sum: String,
+    /// The key the file was written for.
+    pub(crate) key: String,
+}
+
+impl std::io::Read for Payload {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = if (self.head.position() as usize) < self.head.get_ref().len() {
+            self.head.read(buf)?
+        } else {
+            self.file.read(buf)?
+        };
+        self.hasher.update(&buf[..n]);
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+impl Payload {
+    /// Whether the whole payload was read and its checksum is the header's: only then
+    /// may what was decoded from it be used.
+    pub(crate) fn verify(&self) -> bool {
+        self.read == self.len && format!("{:032x}", self.hasher.digest128()) == self.sum
+    }
+}
+
+/// The payload of the cache file `file` as a stream, once its header holds and `accept`
+/// takes its key, and the file is exactly as long as the header says (its checksum is
+/// checked as it is read: see [`Payload::verify`]).
+pub(crate) fn open_payload(file: &Path, accept: &dyn Fn(&str) -> bool) -> Result<Payload, CacheFileError> {
+    let mut opened = open_cache_file(file)?;
+    let size = opened.metadata()?.len();
+    if size > MAX_CACHE_FILE_BYTES {
+        return Err(CacheFileError::TooLarge);
+    }
+    let mut head = Vec::new();
+    (&mut opened).take(HEADER_BYTES).read_to_end(&mut head)?;
+    let mut rest = head.as_slice();
+    let key = check_header(&mut rest, accept)?;
+    let (len, sum) = length_line(&mut rest)?;
+    let (sum, at) = (sum.to_owned(), head.len() - rest.len());
+    if size != at as u64 + len {
+        return Err(damaged("truncated payload"));
+    }
+    head.drain(..at);
+    Ok(Payload {
+        head: std::io::Cursor::new(head),
+        file: opened,
+        hasher: xxhash_rust::xxh3::Xxh3::new(),
+        read: 0,
+        len,
+        sum,
+        key,
+    })
 }
 
 /// The payload's checksum, as hex.
@@ -254,7 +327,43 @@ fn unique() -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{CacheFileError, HEADER_BYTES, read_cache_file, write_cache_file};
+    use std::io::Read as _;
+
+    use super::{CacheFileError, HEADER_BYTES, open_payload, read_cache_file, write_cache_file};
+
+    #[test]
+    fn a_streamed_payload_is_whole_only_when_its_checksum_holds() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("one.listing");
+        let payload: Vec<u8> = (0..300_000u32).flat_map(u32::to_le_bytes).collect();
+        write_cache_file(&file, "key", &payload).unwrap_or_else(|e| panic!("{e}"));
+        let read_all = |accept: &dyn Fn(&str) -> bool| {
+            let mut stream = open_payload(&file, accept)?;
+            let mut read = Vec::new();
+            stream.read_to_end(&mut read)?;
+            Ok::<_, CacheFileError>((read, stream.verify()))
+        };
+        let (read, whole) = read_all(&|key| key == "key").unwrap_or_else(|e| panic!("{e}"));
+        assert!(whole);
+        assert_eq!(read, payload);
+        assert!(matches!(read_all(&|key| key == "other"), Err(CacheFileError::Other)));
+
+        // A changed byte reads to the end and does not verify; a shorter or longer file
+        // is refused before its payload is read.
+        let written = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}"));
+        let mut flipped = written.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        std::fs::write(&file, &flipped).unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(read_all(&|_| true), Ok((_, false))));
+        for damaged in [
+            written[..written.len() - 1].to_vec(),
+            [written.as_slice(), b"x"].concat(),
+        ] {
+            std::fs::write(&file, &damaged).unwrap_or_else(|e| panic!("{e}"));
+            assert!(matches!(read_all(&|_| true), Err(CacheFileError::Damaged(_))));
+        }
+    }
 
     #[test]
     fn the_header_is_checked_first_and_a_long_key_still_reads() {

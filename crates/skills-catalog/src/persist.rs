@@ -9,7 +9,7 @@ use sha2::{Digest as _, Sha256};
 use skills_core::{DiscoveryLimits, ParseCache, SkillListing, Walked};
 use tracing::debug;
 
-use crate::cache_file::{CacheFileError, read_cache_file, read_checked, write_cache_file, write_cache_file_with};
+use crate::cache_file::{CacheFileError, open_payload, read_cache_file, write_cache_file, write_cache_file_with};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -268,9 +268,13 @@ impl PersistentCache {
         let (file, key) = self.file_of(source, limits)?;
         let prefix = format!("{key}\nlisting of ");
         let accept = |stored: &str| stored.len() == prefix.len() + 32 && stored.starts_with(&prefix);
-        let (bytes, at, stored) = read_checked(&file.with_extension("listing"), &accept).ok()?;
-        let digest = u128::from_str_radix(&stored[prefix.len()..], 16).ok()?;
-        Some((digest, SkillListing::from_bytes(&bytes[at..])?))
+        // Decoded as it is read: the file's bytes (40 MB at 40,000 skills) are never
+        // held whole.
+        let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
+        let digest = u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?;
+        let len = payload.len;
+        let listing = SkillListing::read_from(&mut payload, len)?;
+        payload.verify().then_some((digest, listing))
     }
 }
 

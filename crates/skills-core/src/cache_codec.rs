@@ -127,6 +127,13 @@ impl SkillListing {
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
         decode_listing(bytes)
     }
+
+    /// [`from_bytes`](Self::from_bytes) of the next `len` bytes of `source`, read
+    /// through a window of a few hundred KiB instead of held whole. `None` unless they
+    /// hold a listing whole (whatever is left in `source` after them is not read).
+    pub fn read_from(source: &mut dyn std::io::Read, len: u64) -> Option<Self> {
+        crate::cache_window::read_listing(source, len)
+    }
 }
 
 /// Gives `sink` the encoding of a source's listing, part by part (its resources left
@@ -299,7 +306,7 @@ impl<'a> Reader<'a> {
         Some(ParseOutcome { skill, diagnostics })
     }
 
-    fn diagnostic(&mut self, own: &str) -> Option<Diagnostic> {
+    pub(crate) fn diagnostic(&mut self, own: &str) -> Option<Diagnostic> {
         let path = self.path(own)?;
         let kind = DiagnosticKind::from_name(self.str()?)?;
         let message = self.string()?;
@@ -344,7 +351,7 @@ impl<'a> Reader<'a> {
         })
     }
 
-    fn skill(&mut self, own: &str) -> Option<SkillMetadata> {
+    pub(crate) fn skill(&mut self, own: &str) -> Option<SkillMetadata> {
         let path = self.path(own)?;
         let name = self.string()?;
         let description = self.string()?;

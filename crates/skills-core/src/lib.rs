@@ -43,6 +43,7 @@ pub mod blocking;
 mod cache_base;
 mod cache_bytes;
 mod cache_codec;
+mod cache_window;
 mod diagnostic;
 pub mod digest;
 mod discover;
