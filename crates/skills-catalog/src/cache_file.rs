@@ -132,9 +132,8 @@ pub(crate) fn open_cache_file(file: &Path) -> Result<std::fs::File, CacheFileErr
     }
 }
 
-/// [`read_checked`] of a cache file opened before (it is read as it was then, whatever
-/// happens to its path since).
-pub(crate) fn read_opened(
+/// [`read_checked`] of an opened cache file.
+fn read_opened(
     opened: std::fs::File,
     accept: &dyn Fn(&str) -> bool,
 ) -> Result<(Vec<u8>, usize, String), CacheFileError> {
@@ -259,7 +258,12 @@ impl Payload {
 /// takes its key, and the file is exactly as long as the header says (its checksum is
 /// checked as it is read: see [`Payload::verify`]).
 pub(crate) fn open_payload(file: &Path, accept: &dyn Fn(&str) -> bool) -> Result<Payload, CacheFileError> {
-    let mut opened = open_cache_file(file)?;
+    payload_of(open_cache_file(file)?, accept)
+}
+
+/// [`open_payload`] of a cache file opened before (it is read as it was then, whatever
+/// happens to its path since).
+pub(crate) fn payload_of(mut opened: std::fs::File, accept: &dyn Fn(&str) -> bool) -> Result<Payload, CacheFileError> {
     let size = opened.metadata()?.len();
     if size > MAX_CACHE_FILE_BYTES {
         return Err(CacheFileError::TooLarge);

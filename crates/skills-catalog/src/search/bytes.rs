@@ -31,16 +31,55 @@ impl Out {
     }
 }
 
-/// Reads what [`Out`] wrote; `None` for anything short or malformed.
-pub(super) struct In<'a>(pub(super) &'a [u8]);
+/// How much of its source an [`In`] reads at a time (more for a longer value).
+const CHUNK: usize = 256 * 1024;
 
-impl In<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        if self.0.len() < n {
-            return None;
+/// Reads what [`Out`] wrote from a source, through a window of a few hundred KiB (a kept
+/// index is 45 MB at 40,000 skills: it is never held whole); `None` for anything short
+/// or malformed.
+pub(super) struct In<'a> {
+    source: &'a mut dyn std::io::Read,
+    /// Bytes read and not yet taken: `window[at..]`.
+    window: Vec<u8>,
+    at: usize,
+    /// Bytes of the encoding still in the source.
+    unread: u64,
+}
+
+impl<'a> In<'a> {
+    /// The encoding in the next `len` bytes of `source`.
+    pub(super) fn new(source: &'a mut dyn std::io::Read, len: u64) -> Self {
+        Self {
+            source,
+            window: Vec::new(),
+            at: 0,
+            unread: len,
         }
-        let (taken, rest) = self.0.split_at(n);
-        self.0 = rest;
+    }
+
+    /// Bytes of the encoding not yet taken.
+    pub(super) fn left(&self) -> u64 {
+        (self.window.len() - self.at) as u64 + self.unread
+    }
+
+    fn take(&mut self, n: usize) -> Option<&[u8]> {
+        let held = self.window.len() - self.at;
+        if held < n {
+            let missing = n - held;
+            if missing as u64 > self.unread {
+                return None;
+            }
+            self.window.drain(..self.at);
+            self.at = 0;
+            let want = missing
+                .max(CHUNK)
+                .min(usize::try_from(self.unread).unwrap_or(usize::MAX));
+            self.window.resize(held + want, 0);
+            self.source.read_exact(&mut self.window[held..]).ok()?;
+            self.unread -= want as u64;
+        }
+        let taken = &self.window[self.at..self.at + n];
+        self.at += n;
         Some(taken)
     }
 
@@ -52,7 +91,7 @@ impl In<'_> {
     /// could hold, so a damaged count cannot reserve a huge vector.
     pub(super) fn count(&mut self, min_bytes: usize) -> Option<usize> {
         let count = self.u32()? as usize;
-        (count.saturating_mul(min_bytes) <= self.0.len()).then_some(count)
+        ((count as u64).saturating_mul(min_bytes as u64) <= self.left()).then_some(count)
     }
 
     pub(super) fn f32(&mut self) -> Option<f32> {
@@ -86,23 +125,56 @@ impl In<'_> {
 mod tests {
     use super::{In, Out};
 
+    /// Reads `bytes` with an [`In`].
+    fn read<T>(bytes: &[u8], decode: impl FnOnce(&mut In<'_>) -> T) -> T {
+        let mut source = bytes;
+        decode(&mut In::new(&mut source, bytes.len() as u64))
+    }
+
     #[test]
     fn numbers_read_back_as_written_and_a_short_list_is_refused() {
         let mut out = Out::default();
         out.u32s(&[7, u32::MAX, 0, 1 << 31]);
         out.u32(42);
-        let mut input = In(&out.0);
-        assert_eq!(input.u32s(), Some(vec![7, u32::MAX, 0, 1 << 31]));
-        assert_eq!(input.u32(), Some(42));
-        assert!(input.0.is_empty());
+        read(&out.0, |input| {
+            assert_eq!(input.u32s(), Some(vec![7, u32::MAX, 0, 1 << 31]));
+            assert_eq!(input.u32(), Some(42));
+            assert_eq!(input.left(), 0);
+        });
 
         // A count the bytes cannot hold, or one that overflows, reads nothing.
         let mut out = Out::default();
         out.len(3);
         out.u32(1);
         out.u32(2);
-        assert_eq!(In(&out.0).u32s(), None);
-        assert_eq!(In(&[1, 0, 0, 0]).u32s_of(usize::MAX), None);
-        assert_eq!(In(&[1, 0, 0, 0, 2, 0, 0, 0]).u32s_of(2), Some(vec![1, 2]));
+        assert_eq!(read(&out.0, |input| input.u32s()), None);
+        assert_eq!(read(&[1, 0, 0, 0], |input| input.u32s_of(usize::MAX)), None);
+        assert_eq!(
+            read(&[1, 0, 0, 0, 2, 0, 0, 0], |input| input.u32s_of(2)),
+            Some(vec![1, 2])
+        );
+    }
+
+    #[test]
+    fn values_longer_than_the_window_and_across_its_edges_read_back() {
+        let mut out = Out::default();
+        let long: Vec<u32> = (0..100_000).collect();
+        for i in 0..3_000 {
+            out.str(&"w".repeat(i % 200));
+            out.u32s(&long[..i * 7 % 1_000]);
+        }
+        out.u32s(&long);
+        read(&out.0, |input| {
+            for i in 0..3_000 {
+                assert_eq!(input.string(), Some("w".repeat(i % 200)));
+                assert_eq!(input.u32s().as_deref(), Some(&long[..i * 7 % 1_000]));
+            }
+            assert_eq!(input.u32s(), Some(long.clone()));
+            assert_eq!(input.left(), 0);
+            assert_eq!(input.u32(), None);
+        });
+        // A source shorter than it says reads as far as it goes.
+        let mut short = &out.0[..10];
+        assert_eq!(In::new(&mut short, out.0.len() as u64).u32s_of(3), None);
     }
 }

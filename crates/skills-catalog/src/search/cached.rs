@@ -89,8 +89,13 @@ impl SkillCatalog {
         };
         let (sender, receiver) = std::sync::mpsc::channel();
         runtime.spawn_blocking(move || {
-            let read = crate::cache_file::read_opened(opened, &|_| true).ok();
-            let read = read.and_then(|(bytes, at, key)| Some((key, SkillIndex::decode(bytes.get(at..)?)?)));
+            let read = crate::cache_file::payload_of(opened, &|_| true)
+                .ok()
+                .and_then(|mut payload| {
+                    let len = payload.len;
+                    let index = SkillIndex::decode(&mut payload, len)?;
+                    payload.verify().then(|| (std::mem::take(&mut payload.key), index))
+                });
             // Nobody waits for it any more when the first snapshot changed meanwhile.
             let _ = sender.send(read);
         });
@@ -114,8 +119,10 @@ impl SkillCatalog {
                 (key == stored.key).then_some(index)?
             }
             None => {
-                let (bytes, at, _) = crate::cache_file::read_checked(&stored.file, &|key| key == stored.key).ok()?;
-                SkillIndex::decode(bytes.get(at..)?)?
+                let mut payload = crate::cache_file::open_payload(&stored.file, &|key| key == stored.key).ok()?;
+                let len = payload.len;
+                let index = SkillIndex::decode(&mut payload, len)?;
+                payload.verify().then_some(index)?
             }
         };
         stored.complete = index.all_instructions_read();

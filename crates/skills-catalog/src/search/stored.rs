@@ -39,10 +39,11 @@ impl SkillIndex {
         out.0
     }
 
-    /// The index [`encode`](Self::encode) wrote, each skill with a new generation; `None`
-    /// unless `bytes` is such an index, whole.
-    pub(crate) fn decode(bytes: &[u8]) -> Option<Self> {
-        let mut input = In(bytes);
+    /// The index [`encode`](Self::encode) wrote in the next `len` bytes of `source`, read
+    /// through a window, each skill with a new generation; `None` unless they hold such
+    /// an index, whole.
+    pub(crate) fn decode(source: &mut dyn std::io::Read, len: u64) -> Option<Self> {
+        let mut input = In::new(source, len);
         let count = input.count(4)?;
         let mut skills = Vec::with_capacity(count);
         let mut slots = HashMap::with_capacity_and_hasher(count, Default::default());
@@ -80,7 +81,7 @@ impl SkillIndex {
         let descriptions = Field::decode(&mut input)?;
         let instructions = Field::decode(&mut input)?;
         let vocabulary = Vocabulary::decode(&mut input)?;
-        input.0.is_empty().then(|| Self {
+        (input.left() == 0).then(|| Self {
             words: Words::default(),
             slots,
             skills,
