@@ -127,13 +127,6 @@ impl SkillListing {
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
         decode_listing(bytes)
     }
-
-    /// [`from_bytes`](Self::from_bytes) of the next `len` bytes of `source`, read
-    /// through a window of a few hundred KiB instead of held whole. `None` unless they
-    /// hold a listing whole (whatever is left in `source` after them is not read).
-    pub fn read_from(source: &mut dyn std::io::Read, len: u64) -> Option<Self> {
-        crate::cache_window::read_listing(source, len)
-    }
 }
 
 /// Gives `sink` the encoding of a source's listing, part by part (its resources left

@@ -66,9 +66,18 @@ impl Window<'_> {
     }
 }
 
+impl SkillListing {
+    /// [`from_bytes`](Self::from_bytes) of the next `len` bytes of `source`, read
+    /// through a window of a few hundred KiB instead of held whole. `None` unless they
+    /// hold a listing whole (whatever is left in `source` after them is not read).
+    pub fn read_from(source: &mut dyn Read, len: u64) -> Option<Self> {
+        read_listing(source, len)
+    }
+}
+
 /// The listing encoded in the next `len` bytes of `source` (as
 /// [`SkillListing::to_bytes`] writes it); `None` unless they hold one whole.
-pub(crate) fn read_listing(source: &mut dyn Read, len: u64) -> Option<SkillListing> {
+fn read_listing(source: &mut dyn Read, len: u64) -> Option<SkillListing> {
     let mut window = Window {
         source,
         buf: Vec::new(),
