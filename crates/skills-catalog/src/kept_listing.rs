@@ -6,6 +6,7 @@
 //! start whose files changed, and every reload.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use skills_core::{Diagnostic, DiagnosticKind, SkillListing, SourceError, Walked};
@@ -16,8 +17,30 @@ use crate::catalog::{SkillCatalog, SourceWork};
 use crate::persist::prune;
 use crate::source::SkillSource;
 
-/// A kept listing being read: the digest of the files it was kept for, and the listing.
-pub(crate) type KeptListing = JoinHandle<Option<(u128, SkillListing)>>;
+/// A kept listing being read on the blocking pool: the digest of the files it was kept
+/// for as soon as its header is read, then the listing. Dropped, it stops the read.
+pub(crate) struct KeptListing {
+    digest: tokio::sync::oneshot::Receiver<u128>,
+    listing: JoinHandle<Option<SkillListing>>,
+    wanted: Arc<AtomicBool>,
+}
+
+impl Drop for KeptListing {
+    fn drop(&mut self) {
+        self.wanted.store(false, Ordering::Relaxed);
+    }
+}
+
+impl KeptListing {
+    /// The listing, if it was kept for the files of `digest`: its decoding is waited for
+    /// only then (a start after a change does not wait for a listing it cannot take).
+    async fn take_for(mut self, digest: u128) -> Option<SkillListing> {
+        if (&mut self.digest).await.ok()? != digest {
+            return None;
+        }
+        (&mut self.listing).await.ok().flatten()
+    }
+}
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the
@@ -55,9 +78,23 @@ impl SkillCatalog {
             return None;
         }
         let (source, limits) = (source.clone(), self.limits);
-        Some(tokio::task::spawn_blocking(move || {
-            persist.read_listing(&source, &limits)
-        }))
+        let wanted = Arc::new(AtomicBool::new(true));
+        let (tell, digest) = tokio::sync::oneshot::channel();
+        let still = Arc::clone(&wanted);
+        let listing = tokio::task::spawn_blocking(move || {
+            let mut tell = Some(tell);
+            let mut found = |digest| {
+                if let Some(tell) = tell.take() {
+                    let _ = tell.send(digest);
+                }
+            };
+            persist.read_listing(&source, &limits, &still, &mut found)
+        });
+        Some(KeptListing {
+            digest,
+            listing,
+            wanted,
+        })
     }
 
     /// The listing of the `i`th source from what its first discovery's walk found: the
@@ -78,18 +115,16 @@ impl SkillCatalog {
             .is_some()
             .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
             .flatten();
-        let read = match kept {
-            Some(kept) => kept.await.ok().flatten(),
-            None => None,
+        let listing = match (kept, &file) {
+            (Some(kept), Some(file)) => kept.take_for(file.digest).await,
+            _ => None,
         };
-        if let (Some(file), Some((digest, listing))) = (&file, read) {
-            if digest == file.digest {
-                // The parses stay in their file until a reload or the search's words
-                // need them: a command that only lists never reads them.
-                state.parses_unloaded = true;
-                state.files_digest = Some(digest);
-                return Ok(listing);
-            }
+        if let (Some(listing), Some(file)) = (listing, &file) {
+            // The parses stay in their file until a reload or the search's words need
+            // them: a command that only lists never reads them.
+            state.parses_unloaded = true;
+            state.files_digest = Some(file.digest);
+            return Ok(listing);
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;

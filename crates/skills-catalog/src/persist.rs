@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest as _, Sha256};
@@ -260,21 +261,40 @@ impl PersistentCache {
 }
 
 impl PersistentCache {
-    /// The listing kept for `source`, whichever files it was kept for: the digest of
-    /// those files (see [`listing_file`](Self::listing_file)) and the listing, if the
-    /// file holds it whole. Read while the source is walked, and taken only when the walk
-    /// finds those very files.
-    pub(crate) fn read_listing(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(u128, SkillListing)> {
+    /// The listing kept for `source`, if the file holds it whole, whichever files it was
+    /// kept for: `found` hears the digest of those files (see
+    /// [`listing_file`](Self::listing_file)) as soon as the header is read, and the read
+    /// stops early once `wanted` is false (the walk found other files). Read while the
+    /// source is walked.
+    pub(crate) fn read_listing(
+        &self,
+        source: &SkillSource,
+        limits: &DiscoveryLimits,
+        wanted: &AtomicBool,
+        found: &mut dyn FnMut(u128),
+    ) -> Option<SkillListing> {
         let (file, key) = self.file_of(source, limits)?;
         let prefix = format!("{key}\nlisting of ");
         let accept = |stored: &str| stored.len() == prefix.len() + 32 && stored.starts_with(&prefix);
         // Decoded as it is read: the file's bytes (40 MB at 40,000 skills) are never
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
-        let digest = u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?;
+        found(u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?);
         let len = payload.len;
-        let listing = SkillListing::read_from(&mut payload, len)?;
-        payload.verify().then_some((digest, listing))
+        let listing = SkillListing::read_from(&mut WhileWanted(&mut payload, wanted), len)?;
+        payload.verify().then_some(listing)
+    }
+}
+
+/// A reader that fails once nobody wants what it reads.
+struct WhileWanted<'a, R>(&'a mut R, &'a AtomicBool);
+
+impl<R: std::io::Read> std::io::Read for WhileWanted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.1.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("no longer wanted"));
+        }
+        self.0.read(buf)
     }
 }
 
@@ -407,6 +427,40 @@ impl PersistentCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_listing_tells_its_digest_first_and_stops_when_not_wanted() {
+        let dir = tempfile::tempdir().unwrap();
+        let persist = PersistentCache::new(dir.path());
+        let source = SkillSource::new(std::sync::Arc::new(skills_core::MemoryBackend::new()), "/s").with_spec("s");
+        let limits = DiscoveryLimits::default();
+        let (file, key) = persist.file_of(&source, &limits).unwrap();
+        let listing = SkillListing {
+            diagnostics: (0..20_000)
+                .map(|i| {
+                    skills_core::Diagnostic::new(
+                        format!("/s/{i}/SKILL.md"),
+                        skills_core::DiagnosticKind::NameMismatch,
+                        "m",
+                    )
+                })
+                .collect(),
+            ..SkillListing::default()
+        };
+        let kept = format!("{key}\nlisting of {:032x}", 7u128);
+        write_cache_file(&file.with_extension("listing"), &kept, &listing.to_bytes()).unwrap();
+        let wanted = AtomicBool::new(true);
+        let mut heard = Vec::new();
+        let read = persist.read_listing(&source, &limits, &wanted, &mut |digest| heard.push(digest));
+        assert_eq!(read.unwrap().diagnostics, listing.diagnostics);
+        assert_eq!(heard, [7]);
+        // Not wanted: the digest is still told (before the payload is read), the listing
+        // is not read.
+        wanted.store(false, Ordering::Relaxed);
+        let read = persist.read_listing(&source, &limits, &wanted, &mut |digest| heard.push(digest));
+        assert!(read.is_none());
+        assert_eq!(heard, [7, 7]);
+    }
 
     #[test]
     fn the_folder_keeps_its_newest_files_within_both_bounds() {
