@@ -65,9 +65,13 @@ fn files_of(dir: &Path) -> Option<BTreeMap<String, String>> {
             }
         }
     }
+    // Gone (killed between the two renames): `None`, not a failed walk.
+    if !dir.is_dir() {
+        return None;
+    }
     let mut out = BTreeMap::new();
     walk(dir, dir, &mut out);
-    dir.is_dir().then_some(out)
+    Some(out)
 }
 
 #[test]
