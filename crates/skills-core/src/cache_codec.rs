@@ -125,7 +125,7 @@ impl SkillListing {
     /// The listing [`to_bytes`](Self::to_bytes) wrote (without resources); `None` unless
     /// `bytes` is such a listing, whole.
     pub fn from_bytes(bytes: &[u8]) -> Option<Self> {
-        decode_listing(bytes)
+        Self::read_from(&mut &bytes[..], bytes.len() as u64)
     }
 }
 
@@ -150,29 +150,6 @@ pub(crate) fn encode_listing<S: std::borrow::Borrow<SkillMetadata>>(
         put_diagnostic(&mut part, diagnostic, "");
     }
     sink(&part);
-}
-
-/// The listing [`encode_listing`] wrote to `bytes` (without resources); `None` unless
-/// `bytes` is such an encoding, whole.
-pub(crate) fn decode_listing(bytes: &[u8]) -> Option<SkillListing> {
-    let mut reader = Reader { bytes };
-    let folders = reader.len()?;
-    let count = reader.count(20)?;
-    let mut skills = Vec::with_capacity(count);
-    for _ in 0..count {
-        skills.push(reader.skill("")?);
-    }
-    let count = reader.count(10)?;
-    let mut diagnostics = Vec::with_capacity(count);
-    for _ in 0..count {
-        diagnostics.push(reader.diagnostic("")?);
-    }
-    reader.bytes.is_empty().then(|| SkillListing {
-        skills,
-        diagnostics,
-        folders,
-        resources: Default::default(),
-    })
 }
 
 /// The outcome [`encode`] wrote to `bytes` for the file at `path`; `None` if `bytes` is

@@ -1,68 +1,25 @@
-//! A listing decoded from a reader through a window of a few hundred KiB, instead of
-//! from the whole encoding in memory: a kept listing of 40,000 skills is 40 MB, which a
-//! warm start used to read into fresh pages (and fault them in) only to decode and drop.
+//! A listing decoded from a reader through a [`ReadWindow`], item by item.
 
 use std::io::Read;
 
 use crate::SkillListing;
 use crate::cache_codec::Reader;
+use crate::window::ReadWindow;
 
-/// How much of the source a window reads at a time (more when one item is larger).
-const CHUNK: usize = 256 * 1024;
-
-/// The bytes of the source not yet decoded: those read into `buf` from `start` on, and
-/// `unread` more in the source.
-struct Window<'s> {
-    source: &'s mut dyn Read,
-    buf: Vec<u8>,
-    start: usize,
-    unread: u64,
-}
-
-impl Window<'_> {
-    /// Bytes left to decode, read or not.
-    fn left(&self) -> u64 {
-        (self.buf.len() - self.start) as u64 + self.unread
-    }
-
-    /// The next item `decode` reads, with more of the source read in as long as it
-    /// fails and there is more: an item cut by the window's edge is decoded again whole.
-    /// `None` when it fails on everything left (a damaged encoding, or a read error).
-    fn item<T>(&mut self, decode: impl Fn(&mut Reader<'_>) -> Option<T>) -> Option<T> {
-        loop {
-            let mut reader = Reader {
-                bytes: &self.buf[self.start..],
-            };
-            if let Some(item) = decode(&mut reader) {
-                self.start = self.buf.len() - reader.bytes.len();
-                return Some(item);
-            }
-            if !self.refill() {
-                return None;
-            }
+/// The next item `decode` reads from `window`, with more of the source read in as long as
+/// it fails and there is more: an item cut by the window's edge is decoded again whole.
+/// `None` when it fails on everything left (a damaged encoding, or a read error).
+fn item<T>(window: &mut ReadWindow<'_>, decode: impl Fn(&mut Reader<'_>) -> Option<T>) -> Option<T> {
+    loop {
+        let mut reader = Reader { bytes: window.held() };
+        if let Some(item) = decode(&mut reader) {
+            let used = window.held().len() - reader.bytes.len();
+            window.advance(used);
+            return Some(item);
         }
-    }
-
-    /// Moves what is left to the front and reads at least as much again (a chunk at
-    /// least); `false` at the end of the source or when it cannot be read.
-    fn refill(&mut self) -> bool {
-        if self.unread == 0 {
-            return false;
+        if !window.fill(1) {
+            return None;
         }
-        self.buf.drain(..self.start);
-        self.start = 0;
-        let want = self
-            .buf
-            .len()
-            .max(CHUNK)
-            .min(usize::try_from(self.unread).unwrap_or(usize::MAX));
-        let held = self.buf.len();
-        self.buf.resize(held + want, 0);
-        if self.source.read_exact(&mut self.buf[held..]).is_err() {
-            return false;
-        }
-        self.unread -= want as u64;
-        true
     }
 }
 
@@ -78,28 +35,23 @@ impl SkillListing {
 /// The listing encoded in the next `len` bytes of `source` (as
 /// [`SkillListing::to_bytes`] writes it); `None` unless they hold one whole.
 fn read_listing(source: &mut dyn Read, len: u64) -> Option<SkillListing> {
-    let mut window = Window {
-        source,
-        buf: Vec::new(),
-        start: 0,
-        unread: len,
-    };
-    let (folders, count) = window.item(|r| Some((r.len()?, r.len()?)))?;
+    let mut window = ReadWindow::new(source, len);
+    let (folders, count) = item(&mut window, |r| Some((r.len()?, r.len()?)))?;
     // Each skill takes 20 bytes at least: a damaged count cannot reserve a huge vector.
     if (count as u64).saturating_mul(20) > window.left() {
         return None;
     }
     let mut skills = Vec::with_capacity(count);
     for _ in 0..count {
-        skills.push(window.item(|r| r.skill(""))?);
+        skills.push(item(&mut window, |r| r.skill(""))?);
     }
-    let count = window.item(|r| r.len())?;
+    let count = item(&mut window, |r| r.len())?;
     if (count as u64).saturating_mul(10) > window.left() {
         return None;
     }
     let mut diagnostics = Vec::with_capacity(count);
     for _ in 0..count {
-        diagnostics.push(window.item(|r| r.diagnostic(""))?);
+        diagnostics.push(item(&mut window, |r| r.diagnostic(""))?);
     }
     (window.left() == 0).then(|| SkillListing {
         skills,
@@ -112,6 +64,7 @@ fn read_listing(source: &mut dyn Read, len: u64) -> Option<SkillListing> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::window::CHUNK;
     use crate::{Diagnostic, DiagnosticKind, SkillMetadata};
 
     fn listing(skills: usize) -> SkillListing {
@@ -136,7 +89,7 @@ mod tests {
     }
 
     #[test]
-    fn a_listing_reads_back_through_the_window_as_from_its_bytes() {
+    fn a_listing_reads_back_through_the_window_as_it_was_written() {
         for skills in [0, 1, 500] {
             let bytes = listing(skills).to_bytes();
             let whole = SkillListing::from_bytes(&bytes).unwrap();

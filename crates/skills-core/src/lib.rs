@@ -72,6 +72,7 @@ mod skill_size;
 mod split;
 pub mod url;
 mod watch;
+pub mod window;
 mod yaml;
 mod yaml_flow;
 mod yaml_lines;

@@ -1,6 +1,8 @@
 //! Little-endian numbers and length-prefixed strings: the form a search index takes in
 //! the persistent cache ([`SkillIndex::encode`](super::SkillIndex::encode)).
 
+use skills_core::window::ReadWindow;
+
 /// Appends encoded values to a buffer.
 #[derive(Default)]
 pub(super) struct Out(pub(super) Vec<u8>);
@@ -31,56 +33,23 @@ impl Out {
     }
 }
 
-/// How much of its source an [`In`] reads at a time (more for a longer value).
-const CHUNK: usize = 256 * 1024;
-
-/// Reads what [`Out`] wrote from a source, through a window of a few hundred KiB (a kept
-/// index is 45 MB at 40,000 skills: it is never held whole); `None` for anything short
-/// or malformed.
-pub(super) struct In<'a> {
-    source: &'a mut dyn std::io::Read,
-    /// Bytes read and not yet taken: `window[at..]`.
-    window: Vec<u8>,
-    at: usize,
-    /// Bytes of the encoding still in the source.
-    unread: u64,
-}
+/// Reads what [`Out`] wrote from a source, through a [`ReadWindow`] (a kept index is 45
+/// MB at 40,000 skills: it is never held whole); `None` for anything short or malformed.
+pub(super) struct In<'a>(ReadWindow<'a>);
 
 impl<'a> In<'a> {
     /// The encoding in the next `len` bytes of `source`.
     pub(super) fn new(source: &'a mut dyn std::io::Read, len: u64) -> Self {
-        Self {
-            source,
-            window: Vec::new(),
-            at: 0,
-            unread: len,
-        }
+        Self(ReadWindow::new(source, len))
     }
 
     /// Bytes of the encoding not yet taken.
     pub(super) fn left(&self) -> u64 {
-        (self.window.len() - self.at) as u64 + self.unread
+        self.0.left()
     }
 
     fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let held = self.window.len() - self.at;
-        if held < n {
-            let missing = n - held;
-            if missing as u64 > self.unread {
-                return None;
-            }
-            self.window.drain(..self.at);
-            self.at = 0;
-            let want = missing
-                .max(CHUNK)
-                .min(usize::try_from(self.unread).unwrap_or(usize::MAX));
-            self.window.resize(held + want, 0);
-            self.source.read_exact(&mut self.window[held..]).ok()?;
-            self.unread -= want as u64;
-        }
-        let taken = &self.window[self.at..self.at + n];
-        self.at += n;
-        Some(taken)
+        self.0.take(n)
     }
 
     pub(super) fn u32(&mut self) -> Option<u32> {
