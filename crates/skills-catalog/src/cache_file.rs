@@ -85,7 +85,7 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
     });
     let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
     text.push_str(&serde_json::to_string(key)?);
-    text.push_str(&format!("\n{len} {:032x}\n", hasher.digest128()));
+    text.push_str(&format!("\n{len} {}\n", checksum_of(&hasher)));
     if text.len() as u64 + len > MAX_CACHE_FILE_BYTES {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -108,57 +108,22 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
 /// length and the checksum hold; an error for anything else (missing, unreadable, over
 /// [`MAX_CACHE_FILE_BYTES`], another format or key, truncated or corrupt).
 pub fn read_cache_file(file: &Path, key: &str) -> Result<Vec<u8>, CacheFileError> {
-    let (mut bytes, at, _) = read_checked(file, &|stored| stored == key)?;
-    bytes.drain(..at);
+    let mut payload = open_payload(file, &|stored| stored == key)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(payload.len).unwrap_or(0));
+    payload.read_to_end(&mut bytes)?;
+    if !payload.verify() {
+        return Err(damaged("checksum mismatch"));
+    }
     Ok(bytes)
 }
 
-/// The cache file `file` whole, once its header, length and checksum hold and `accept`
-/// takes the key it was written for: its bytes, where the payload starts in them, and
-/// the key.
-pub(crate) fn read_checked(
-    file: &Path,
-    accept: &dyn Fn(&str) -> bool,
-) -> Result<(Vec<u8>, usize, String), CacheFileError> {
-    read_opened(open_cache_file(file)?, accept)
-}
-
-/// The cache file at `file`, opened for [`read_opened`].
+/// The cache file at `file`, opened for [`payload_of`].
 pub(crate) fn open_cache_file(file: &Path) -> Result<std::fs::File, CacheFileError> {
     match std::fs::File::open(file) {
         Ok(opened) => Ok(opened),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CacheFileError::Missing),
         Err(e) => Err(e.into()),
     }
-}
-
-/// [`read_checked`] of an opened cache file.
-fn read_opened(
-    opened: std::fs::File,
-    accept: &dyn Fn(&str) -> bool,
-) -> Result<(Vec<u8>, usize, String), CacheFileError> {
-    let len = opened.metadata()?.len();
-    if len > MAX_CACHE_FILE_BYTES {
-        return Err(CacheFileError::TooLarge);
-    }
-    let mut bytes = Vec::with_capacity(len as usize);
-    let mut opened = opened.take(MAX_CACHE_FILE_BYTES + 1);
-    // The header first: a file of another format or for another key (the listing of
-    // other files, say: 40 MB at 40,000 skills) is refused before its payload is read.
-    (&mut opened).take(HEADER_BYTES).read_to_end(&mut bytes)?;
-    let mut head = bytes.as_slice();
-    match check_header(&mut head, accept) {
-        // A header longer than the first read is decided with the rest.
-        Err(CacheFileError::Damaged(_)) if bytes.len() as u64 == HEADER_BYTES => {}
-        Err(error) => return Err(error),
-        Ok(_) => {}
-    }
-    opened.read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_CACHE_FILE_BYTES {
-        return Err(CacheFileError::TooLarge);
-    }
-    let (at, key) = payload_at(&bytes, accept)?;
-    Ok((bytes, at, key))
 }
 
 /// How much of a cache file is read to check its header before the rest.
@@ -195,21 +160,6 @@ fn check_header(rest: &mut &[u8], accept: &dyn Fn(&str) -> bool) -> Result<Strin
     Ok(stored_key)
 }
 
-/// Where the payload of a cache file for a key `accept` takes starts, once its header,
-/// length and checksum hold; and the key.
-fn payload_at(bytes: &[u8], accept: &dyn Fn(&str) -> bool) -> Result<(usize, String), CacheFileError> {
-    let mut rest = bytes;
-    let key = check_header(&mut rest, accept)?;
-    let (len, sum) = length_line(&mut rest)?;
-    if len != rest.len() as u64 {
-        return Err(damaged("truncated payload"));
-    }
-    if checksum(rest) != sum {
-        return Err(damaged("checksum mismatch"));
-    }
-    Ok((bytes.len() - rest.len(), key))
-}
-
 /// The header's last line: the payload's length and checksum, `rest` moved past it.
 fn length_line<'a>(rest: &mut &'a [u8]) -> Result<(u64, &'a str), CacheFileError> {
     let sums = std::str::from_utf8(header_line(rest)?).map_err(|_| damaged("bad length line"))?;
@@ -226,8 +176,7 @@ pub(crate) struct Payload {
     file: std::fs::File,
     hasher: xxhash_rust::xxh3::Xxh3,
     read: u64,
-    /// The payload's length.
-    pub(crate) len: u64,
+    len: u64,
     sum: String,
     /// The key the file was written for.
     pub(crate) key: String,
@@ -249,8 +198,16 @@ impl std::io::Read for Payload {
 impl Payload {
     /// Whether the whole payload was read and its checksum is the header's: only then
     /// may what was decoded from it be used.
-    pub(crate) fn verify(&self) -> bool {
-        self.read == self.len && format!("{:032x}", self.hasher.digest128()) == self.sum
+    fn verify(&self) -> bool {
+        self.read == self.len && checksum_of(&self.hasher) == self.sum
+    }
+
+    /// What `decode` reads from the payload (given it and its length), if the whole
+    /// payload was read and verifies.
+    pub(crate) fn decoded<T>(&mut self, decode: impl FnOnce(&mut dyn std::io::Read, u64) -> Option<T>) -> Option<T> {
+        let len = self.len;
+        let value = decode(self, len)?;
+        self.verify().then_some(value)
     }
 }
 
@@ -268,8 +225,14 @@ pub(crate) fn payload_of(mut opened: std::fs::File, accept: &dyn Fn(&str) -> boo
     if size > MAX_CACHE_FILE_BYTES {
         return Err(CacheFileError::TooLarge);
     }
+    // The header first: a file of another format or for another key (the listing of
+    // other files, say: 40 MB at 40,000 skills) is refused before its payload is read.
     let mut head = Vec::new();
     (&mut opened).take(HEADER_BYTES).read_to_end(&mut head)?;
+    if head.len() as u64 == HEADER_BYTES && head.iter().filter(|&&b| b == b'\n').nth(3).is_none() {
+        // A header longer than the first read (a very long key): read on.
+        opened.read_to_end(&mut head)?;
+    }
     let mut rest = head.as_slice();
     let key = check_header(&mut rest, accept)?;
     let (len, sum) = length_line(&mut rest)?;
@@ -290,8 +253,8 @@ pub(crate) fn payload_of(mut opened: std::fs::File, accept: &dyn Fn(&str) -> boo
 }
 
 /// The payload's checksum, as hex.
-fn checksum(payload: &[u8]) -> String {
-    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(payload))
+fn checksum_of(hasher: &xxhash_rust::xxh3::Xxh3) -> String {
+    format!("{:032x}", hasher.digest128())
 }
 
 /// Writes to a new temporary file beside `file` with `write` and renames it over `file`;

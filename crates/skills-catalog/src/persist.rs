@@ -280,16 +280,14 @@ impl PersistentCache {
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
         found(u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?);
-        let len = payload.len;
-        let listing = SkillListing::read_from(&mut WhileWanted(&mut payload, wanted), len)?;
-        payload.verify().then_some(listing)
+        payload.decoded(|source, len| SkillListing::read_from(&mut WhileWanted(source, wanted), len))
     }
 }
 
 /// A reader that fails once nobody wants what it reads.
-struct WhileWanted<'a, R>(&'a mut R, &'a AtomicBool);
+struct WhileWanted<'a, R: ?Sized>(&'a mut R, &'a AtomicBool);
 
-impl<R: std::io::Read> std::io::Read for WhileWanted<'_, R> {
+impl<R: std::io::Read + ?Sized> std::io::Read for WhileWanted<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         if !self.1.load(Ordering::Relaxed) {
             return Err(std::io::Error::other("no longer wanted"));

@@ -92,9 +92,8 @@ impl SkillCatalog {
             let read = crate::cache_file::payload_of(opened, &|_| true)
                 .ok()
                 .and_then(|mut payload| {
-                    let len = payload.len;
-                    let index = SkillIndex::decode(&mut payload, len)?;
-                    payload.verify().then(|| (std::mem::take(&mut payload.key), index))
+                    let index = payload.decoded(SkillIndex::decode)?;
+                    Some((payload.key, index))
                 });
             // Nobody waits for it any more when the first snapshot changed meanwhile.
             let _ = sender.send(read);
@@ -120,9 +119,7 @@ impl SkillCatalog {
             }
             None => {
                 let mut payload = crate::cache_file::open_payload(&stored.file, &|key| key == stored.key).ok()?;
-                let len = payload.len;
-                let index = SkillIndex::decode(&mut payload, len)?;
-                payload.verify().then_some(index)?
+                payload.decoded(SkillIndex::decode)?
             }
         };
         stored.complete = index.all_instructions_read();
