@@ -116,13 +116,15 @@ impl PersistentCache {
     ) -> Option<(PathBuf, String)> {
         // A digest that finds change, not tampering (like the files' checksums): xxh3
         // takes 3 ms over 40,000 skills where SHA-256 of their formatted lines took 40.
+        let by_digest = files.iter().all(|f| matches!(f, SourceFiles::Digest(_)));
+        let file = self.index_file_of(sources, limits, instructions, by_digest)?;
+        // The file's name digests the sources' keys and the settings.
         let mut digest = xxhash_rust::xxh3::Xxh3::new();
-        digest.update(format!("search index\ninstructions {instructions}\n").as_bytes());
-        for (source, files) in sources.iter().zip(files) {
-            digest.update(self.file_of(source, limits)?.1.as_bytes());
-            digest.update(&[0]);
-            if let SourceFiles::Digest(files) = files {
-                digest.update(&files.to_le_bytes());
+        digest.update(file.file_name()?.as_encoded_bytes());
+        for files in files {
+            match files {
+                SourceFiles::Digest(files) => digest.update(&files.to_le_bytes()),
+                SourceFiles::Parses(_) => digest.update(&[0]),
             }
         }
         for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
@@ -133,9 +135,7 @@ impl PersistentCache {
             digest.update(&(source as u64).to_le_bytes());
             digest_path_and_etag(&mut digest, &skill.path, etag);
         }
-        let key = format!("{:032x}", digest.digest128());
-        let by_digest = files.iter().all(|f| matches!(f, SourceFiles::Digest(_)));
-        Some((self.index_file_of(sources, limits, instructions, by_digest)?, key))
+        Some((file, format!("{:032x}", digest.digest128())))
     }
 
     /// The file the search index of `sources` is kept in, whatever skills it holds (its
