@@ -59,3 +59,33 @@ async fn a_warm_start_serves_the_kept_listing_until_a_file_changes() {
     assert_eq!(description(&warm, "web").await, "The web skill");
     assert_eq!(description(&warm, "pdf").await, "Edited");
 }
+
+#[tokio::test]
+async fn a_reload_after_a_kept_listing_keeps_every_parse() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Arc::new(MemoryBackend::new());
+    for name in ["web", "pdf", "sql"] {
+        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
+        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+    }
+    catalog(backend.clone(), &cache).ensure_loaded().await;
+
+    // A warm start takes the kept listing and leaves the parses in their file; a reload
+    // narrowed to the edited folder (as a watch makes) loads them before it keeps them.
+    let warm = catalog(backend.clone(), &cache);
+    warm.ensure_loaded().await;
+    assert_eq!(warm.stats().files_read, 0);
+    backend
+        .insert("/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Edited\n---\n")
+        .unwrap();
+    warm.reload_paths(0, &["/skills/pdf/SKILL.md".to_owned()]).await;
+    assert_eq!(description(&warm, "pdf").await, "Edited");
+    assert_eq!(warm.stats().files_read, 1);
+
+    // The next start finds the listing stale and every parse kept: it reads nothing.
+    let next = catalog(backend.clone(), &cache);
+    assert_eq!(description(&next, "pdf").await, "Edited");
+    assert_eq!(description(&next, "web").await, "The web skill");
+    assert_eq!(next.stats().files_read, 0);
+}

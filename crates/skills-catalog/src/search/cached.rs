@@ -205,10 +205,10 @@ impl SkillCatalog {
     }
 
     /// Keeps the words read in each source's cache, and writes the caches that changed.
+    /// Only after [`fill_cached_words`](Self::fill_cached_words), which loaded the parses.
     async fn keep_words(&self, read: Vec<ReadWords>) {
         let mut work = self.work.lock().await;
         let Some(work) = work.as_mut() else { return };
-        self.load_parses(work).await;
         for (source, path, words) in read {
             if let Some(state) = work.get_mut(source) {
                 state.cache.set_words(&path, words);
