@@ -211,6 +211,19 @@ impl Payload {
     }
 }
 
+/// A reader that fails once nobody wants what it reads: a decoding that is no longer
+/// wanted stops at its next read.
+pub(crate) struct WhileWanted<'a, R: ?Sized>(pub(crate) &'a mut R, pub(crate) &'a std::sync::atomic::AtomicBool);
+
+impl<R: std::io::Read + ?Sized> std::io::Read for WhileWanted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.1.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(std::io::Error::other("no longer wanted"));
+        }
+        self.0.read(buf)
+    }
+}
+
 /// The payload of the cache file `file` as a stream, once its header holds and `accept`
 /// takes its key, and the file is exactly as long as the header says (its checksum is
 /// checked as it is read: see [`Payload::verify`]).

@@ -3,14 +3,16 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest as _, Sha256};
 use skills_core::{DiscoveryLimits, ParseCache, SkillListing, Walked};
 use tracing::debug;
 
-use crate::cache_file::{CacheFileError, open_payload, read_cache_file, write_cache_file, write_cache_file_with};
+use crate::cache_file::{
+    CacheFileError, WhileWanted, open_payload, read_cache_file, write_cache_file, write_cache_file_with,
+};
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -284,18 +286,6 @@ impl PersistentCache {
     }
 }
 
-/// A reader that fails once nobody wants what it reads.
-struct WhileWanted<'a, R: ?Sized>(&'a mut R, &'a AtomicBool);
-
-impl<R: std::io::Read + ?Sized> std::io::Read for WhileWanted<'_, R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if !self.1.load(Ordering::Relaxed) {
-            return Err(std::io::Error::other("no longer wanted"));
-        }
-        self.0.read(buf)
-    }
-}
-
 /// The payload of the cache file `file` for `key`; `None` when there is none or it does
 /// not check out (said in the log: it is then ignored and replaced).
 fn read(file: &Path, key: &str) -> Option<Vec<u8>> {
@@ -454,7 +444,7 @@ mod tests {
         assert_eq!(heard, [7]);
         // Not wanted: the digest is still told (before the payload is read), the listing
         // is not read.
-        wanted.store(false, Ordering::Relaxed);
+        wanted.store(false, std::sync::atomic::Ordering::Relaxed);
         let read = persist.read_listing(&source, &limits, &wanted, &mut |digest| heard.push(digest));
         assert!(read.is_none());
         assert_eq!(heard, [7, 7]);

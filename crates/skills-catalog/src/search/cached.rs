@@ -5,7 +5,8 @@
 use std::sync::PoisonError;
 
 use super::SkillIndex;
-use super::state::{ReadWords, StoredIndex};
+use super::state::{Prefetched, ReadWords, StoredIndex};
+use crate::cache_file::WhileWanted;
 use crate::catalog::SkillCatalog;
 use crate::persist::SourceFiles;
 
@@ -87,18 +88,22 @@ impl SkillCatalog {
         let Ok(opened) = crate::cache_file::open_cache_file(&file) else {
             return;
         };
-        let (sender, receiver) = std::sync::mpsc::channel();
+        let wanted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+        let ((tell_key, key), (tell_index, index)) = (std::sync::mpsc::channel(), std::sync::mpsc::channel());
+        let still = std::sync::Arc::clone(&wanted);
         runtime.spawn_blocking(move || {
-            let read = crate::cache_file::payload_of(opened, &|_| true)
-                .ok()
-                .and_then(|mut payload| {
-                    let index = payload.decoded(SkillIndex::decode)?;
-                    Some((payload.key, index))
-                });
-            // Nobody waits for it any more when the first snapshot changed meanwhile.
-            let _ = sender.send(read);
+            // Without a whole header, the senders go: nothing is waited for.
+            let Ok(mut payload) = crate::cache_file::payload_of(opened, &|_| true) else {
+                return;
+            };
+            // Nobody listens any more once the key was not the one wanted.
+            let _ = tell_key.send(payload.key.clone());
+            let decode =
+                |source: &mut dyn std::io::Read, len| SkillIndex::decode(&mut WhileWanted(source, &still), len);
+            let _ = tell_index.send(payload.decoded(decode));
         });
-        *self.search.prefetched.lock().unwrap_or_else(PoisonError::into_inner) = Some(receiver);
+        let prefetched = Prefetched { key, index, wanted };
+        *self.search.prefetched.lock().unwrap_or_else(PoisonError::into_inner) = Some(prefetched);
     }
 
     /// The index the last process kept for the snapshot served now, if there is one.
@@ -113,10 +118,7 @@ impl SkillCatalog {
         let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = stored.as_mut()?;
         let index = match prefetched {
-            Some(prefetched) => {
-                let (key, index) = prefetched.recv().ok().flatten()?;
-                (key == stored.key).then_some(index)?
-            }
+            Some(prefetched) => prefetched.take_for(&stored.key)?,
             None => {
                 let mut payload = crate::cache_file::open_payload(&stored.file, &|key| key == stored.key).ok()?;
                 payload.decoded(SkillIndex::decode)?

@@ -39,9 +39,31 @@ pub(crate) struct StoredIndex {
     pub(crate) complete: bool,
 }
 
-/// A kept index being read: the key it was kept under, and the index (`None` when the
-/// file held none whole).
-pub(crate) type Prefetched = std::sync::mpsc::Receiver<Option<(String, SkillIndex)>>;
+/// A kept index being read on the blocking pool: the key it was kept under as soon as
+/// the file's header is read, then the index (`None` when the file held none whole).
+/// Dropped, it stops the read.
+pub(crate) struct Prefetched {
+    pub(crate) key: std::sync::mpsc::Receiver<String>,
+    pub(crate) index: std::sync::mpsc::Receiver<Option<SkillIndex>>,
+    pub(crate) wanted: Arc<AtomicBool>,
+}
+
+impl Drop for Prefetched {
+    fn drop(&mut self) {
+        self.wanted.store(false, Ordering::Relaxed);
+    }
+}
+
+impl Prefetched {
+    /// The index, if it was kept under `key`: its decoding is waited for only then (a
+    /// first snapshot that is not the kept one does not wait for an index it cannot take).
+    pub(crate) fn take_for(&self, key: &str) -> Option<SkillIndex> {
+        if self.key.recv().ok()? != key {
+            return None;
+        }
+        self.index.recv().ok().flatten()
+    }
+}
 
 /// A catalog's search index, and the one reader of instructions at a time.
 #[derive(Default)]
@@ -262,5 +284,41 @@ fn update_index(index: &mut SkillIndex, snapshot: &CatalogSnapshot, changes: &[C
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::mpsc::channel;
+
+    use super::{Prefetched, SkillIndex};
+
+    #[test]
+    fn a_prefetched_index_is_waited_for_only_under_its_key_and_stopped_when_dropped() {
+        let wanted = Arc::new(AtomicBool::new(true));
+        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
+        let prefetched = Prefetched {
+            key,
+            index,
+            wanted: Arc::clone(&wanted),
+        };
+        // Another key: answered at once, though the index is still being decoded (its
+        // sender is alive and silent: waiting for it would never end).
+        tell_key.send("kept for other skills".to_owned()).unwrap();
+        assert!(prefetched.take_for("these skills").is_none());
+        drop(prefetched);
+        assert!(!wanted.load(Ordering::Relaxed), "the decoding is told to stop");
+        drop(tell_index);
+
+        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
+        let wanted = Arc::new(AtomicBool::new(true));
+        let prefetched = Prefetched { key, index, wanted };
+        tell_key.send("these skills".to_owned()).unwrap();
+        tell_index
+            .send(Some(SkillIndex::build::<skills_core::SkillMetadata>(&[])))
+            .unwrap();
+        assert!(prefetched.take_for("these skills").is_some());
     }
 }
