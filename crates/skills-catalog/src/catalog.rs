@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError};
 
-use skills_core::{Diagnostic, Discovery, DiscoveryLimits, ParseCache, Severity, SkillListing, SourceError};
+use skills_core::{Diagnostic, Discovery, DiscoveryLimits, ParseCache, Severity, SourceError};
 use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
 
@@ -294,13 +294,13 @@ impl SkillCatalog {
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
                 let result = self.discovery(source).cache(&mut state.cache).run().await;
-                (result, state.cache.files_read() - before)
+                (result.map(Listing::from), state.cache.files_read() - before)
             } else {
                 // No cache: it would hold a second copy of every parse.
                 let result = self.discovery(source).run().await;
                 // Every file was read; the skipped ones are not counted.
                 let read = result.as_ref().map_or(0, |l| l.skills.len() as u64);
-                (result, read)
+                (result.map(Listing::from), read)
             };
             self.files_read.fetch_add(read, Ordering::Relaxed);
             let result = match &self.lock {
@@ -470,7 +470,7 @@ fn retire(snapshot: Arc<CatalogSnapshot>) {
 
 /// Folds one source's new discovery into its memory: missing sources empty out,
 /// unreadable ones keep their last listing, broken edits keep their last good skill.
-pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<SkillListing, SourceError>) {
+pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<Listing, SourceError>) {
     let found = match result {
         Ok(found) => found,
         Err(error @ (SourceError::NotFound { .. } | SourceError::NotADirectory { .. })) => {
@@ -487,5 +487,5 @@ pub(crate) fn apply_discovery(state: &mut SourceWork, result: Result<SkillListin
     };
     state.error = None;
     let last = state.last.take().unwrap_or_default();
-    state.last = Some(keep_last_good(found.into(), &last.skills, &last.resources));
+    state.last = Some(keep_last_good(found, &last.skills, &last.resources));
 }

@@ -3,8 +3,9 @@
 //! withheld with a `lock-mismatch` diagnostic naming the files; a locked skill that is
 //! gone is reported.
 
-use skills_core::{Diagnostic, DiagnosticKind, SkillListing, SourceError};
+use skills_core::{Diagnostic, DiagnosticKind, SourceError};
 
+use crate::listing::Listing;
 use crate::lock::{Drift, Lock};
 use crate::manifest::DigestCache;
 use crate::source::SkillSource;
@@ -15,15 +16,16 @@ pub(crate) async fn verify_listing(
     digests: &DigestCache,
     index: usize,
     source: &SkillSource,
-    result: Result<SkillListing, SourceError>,
-) -> Result<SkillListing, SourceError> {
+    result: Result<Listing, SourceError>,
+) -> Result<Listing, SourceError> {
     let mut listing = result?;
     let label = source.label();
     let mut kept = Vec::with_capacity(listing.skills.len());
     let mut seen = std::collections::HashSet::new();
+    let mut diagnostics = listing.diagnostics.to_vec();
     for skill in std::mem::take(&mut listing.skills) {
         seen.insert(skill.name.clone());
-        let drift = match digests.manifest(source.backend().as_ref(), index, &skill).await {
+        let drift = match digests.manifest(source.backend().as_ref(), index, skill.as_ref()).await {
             Ok(manifest) => lock.check_skill(&skill.name, label, &manifest.files),
             Err(reason) => vec![Drift::Unreadable {
                 skill: skill.name.clone(),
@@ -36,21 +38,18 @@ pub(crate) async fn verify_listing(
         }
         let what: Vec<String> = drift.iter().map(ToString::to_string).collect();
         let message = format!("not served: it differs from skills.lock ({})", what.join("; "));
-        listing
-            .diagnostics
-            .push(Diagnostic::new(&skill.path, DiagnosticKind::LockMismatch, message));
+        diagnostics.push(Diagnostic::new(&skill.path, DiagnosticKind::LockMismatch, message));
         listing.resources.remove(&skill.name);
     }
     for (name, locked) in &lock.skills {
         if locked.source == label && !seen.contains(name) {
             let message = format!("locked skill '{name}' is not in this source any more");
             let path = format!("{}/{name}", source.path().trim_end_matches('/'));
-            listing
-                .diagnostics
-                .push(Diagnostic::new(path, DiagnosticKind::LockMismatch, message));
+            diagnostics.push(Diagnostic::new(path, DiagnosticKind::LockMismatch, message));
         }
     }
     listing.skills = kept;
-    listing.diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    diagnostics.sort_by(|a, b| a.path.cmp(&b.path));
+    listing.diagnostics = diagnostics.into();
     Ok(listing)
 }

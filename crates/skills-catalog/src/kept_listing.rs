@@ -14,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use crate::cache_file::write_cache_file_with;
 use crate::catalog::{SkillCatalog, SourceWork};
+use crate::listing::Listing;
 use crate::persist::prune;
 use crate::source::SkillSource;
 
@@ -21,7 +22,7 @@ use crate::source::SkillSource;
 /// for as soon as its header is read, then the listing. Dropped, it stops the read.
 pub(crate) struct KeptListing {
     digest: tokio::sync::oneshot::Receiver<u128>,
-    listing: JoinHandle<Option<SkillListing>>,
+    listing: JoinHandle<Option<Listing>>,
     wanted: Arc<AtomicBool>,
 }
 
@@ -34,7 +35,7 @@ impl Drop for KeptListing {
 impl KeptListing {
     /// The listing, if it was kept for the files of `digest`: its decoding is waited for
     /// only then (a start after a change does not wait for a listing it cannot take).
-    async fn take_for(mut self, digest: u128) -> Option<SkillListing> {
+    async fn take_for(mut self, digest: u128) -> Option<Listing> {
         if (&mut self.digest).await.ok()? != digest {
             return None;
         }
@@ -88,7 +89,10 @@ impl SkillCatalog {
                     let _ = tell.send(digest);
                 }
             };
-            persist.read_listing(&source, &limits, &still, &mut found)
+            // Each skill goes behind its `Arc` here, beside the walk, not after it.
+            persist
+                .read_listing(&source, &limits, &still, &mut found)
+                .map(Listing::from)
         });
         Some(KeptListing {
             digest,
@@ -106,10 +110,10 @@ impl SkillCatalog {
         walked: Result<Walked<'_>, SourceError>,
         kept: Option<KeptListing>,
         state: &mut SourceWork,
-    ) -> Result<SkillListing, SourceError> {
+    ) -> Result<Listing, SourceError> {
         let walked = walked?;
         let (Some(persist), Some(source)) = (self.persistent_cache(), self.sources().get(i)) else {
-            return walked.cache(&mut state.cache).read().await;
+            return walked.cache(&mut state.cache).read().await.map(Listing::from);
         };
         let file = kept
             .is_some()
@@ -124,11 +128,14 @@ impl SkillCatalog {
             // them: a command that only lists never reads them.
             state.parses_unloaded = true;
             state.files_digest = Some(file.digest);
+            // The walk's entries are freed beside the rest of the discovery.
+            let files = walked.into_skill_files();
+            tokio::task::spawn_blocking(move || drop(files));
             return Ok(listing);
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;
-        walked.cache(&mut state.cache).read().await
+        walked.cache(&mut state.cache).read().await.map(Listing::from)
     }
 
     /// Loads the parse cache of each source whose first discovery took a kept listing

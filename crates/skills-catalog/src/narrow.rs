@@ -214,7 +214,7 @@ fn merge_folders(
     if last.skills.len() - gone_count + found.skills.len() >= max_skills {
         return Err(Some(last));
     }
-    for diagnostic in &last.diagnostics {
+    for diagnostic in last.diagnostics.iter() {
         if let Some(i) = held_in(&diagnostic.path) {
             held[i] = true;
         }
@@ -238,16 +238,21 @@ fn merge_folders(
         names.insert(skill.name.clone());
         gone.skills.push(skill);
     }
-    last.diagnostics.retain(|d| !within(&d.path));
+    // The diagnostics are shared with the snapshot: written anew only when they change.
+    if !found.diagnostics.is_empty() || last.diagnostics.iter().any(|d| within(&d.path)) {
+        let mut diagnostics: Vec<skills_core::Diagnostic> =
+            last.diagnostics.iter().filter(|d| !within(&d.path)).cloned().collect();
+        for diagnostic in found.diagnostics.iter() {
+            let at = diagnostics.partition_point(|d| d.path <= diagnostic.path);
+            diagnostics.insert(at, diagnostic.clone());
+        }
+        last.diagnostics = diagnostics.into();
+    }
     last.folders = last.folders.saturating_sub(held) + found.folders;
     // Each in its place by path, so the listing stays sorted without sorting it again.
     for skill in found.skills {
         let at = last.skills.partition_point(|s| s.path < skill.path);
         last.skills.insert(at, skill);
-    }
-    for diagnostic in found.diagnostics {
-        let at = last.diagnostics.partition_point(|d| d.path <= diagnostic.path);
-        last.diagnostics.insert(at, diagnostic);
     }
     last.resources.extend(found.resources);
     Ok((last, gone, names))

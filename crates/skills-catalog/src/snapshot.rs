@@ -261,16 +261,17 @@ pub(crate) fn build_snapshot(
     listings: Vec<(Option<Listing>, Option<Diagnostic>)>,
     lazy: bool,
 ) -> CatalogSnapshot {
-    let mut diagnostics = Vec::new();
+    let mut said = Vec::with_capacity(listings.len());
     let mut per_source = Vec::with_capacity(listings.len());
     let mut resources = Vec::with_capacity(listings.len());
     for (listing, error) in listings {
         let found = listing.unwrap_or_default();
-        diagnostics.extend(found.diagnostics);
+        said.push(found.diagnostics);
         per_source.push(found.skills);
         resources.push(found.resources);
-        diagnostics.extend(error);
+        said.extend(error.map(|e| Arc::from([e])));
     }
+    let diagnostics = joined(said);
     let merged = merge_last_wins(per_source);
     let mut skills = Vec::with_capacity(merged.len());
     let mut skill_sources = Vec::with_capacity(merged.len());
@@ -303,10 +304,21 @@ pub(crate) fn build_snapshot(
         skill_sources,
         shadowed,
         resources: Arc::new(served_resources),
-        diagnostics: diagnostics.into(),
+        diagnostics,
         lazy,
         fetched: Arc::default(),
         lock: None,
+    }
+}
+
+/// The diagnostics of every source in order, shared as they are when only one source
+/// has any (a large library's, with small ones beside it).
+fn joined(said: Vec<Arc<[Diagnostic]>>) -> Arc<[Diagnostic]> {
+    let mut saying = said.iter().filter(|d| !d.is_empty());
+    match (saying.next(), saying.next()) {
+        (None, _) => Arc::from([]),
+        (Some(only), None) => Arc::clone(only),
+        _ => said.iter().flat_map(|d| d.iter().cloned()).collect(),
     }
 }
 
@@ -444,5 +456,39 @@ mod tests {
         );
         assert_eq!(one.get("web").map(|s| s.path.as_str()), Some("/a/web/SKILL.md"));
         assert_eq!(one.resources.keys().collect::<Vec<_>>(), ["web"]);
+    }
+
+    #[test]
+    fn diagnostics_keep_source_order_and_one_sources_are_shared_as_they_are() {
+        let backend = Arc::new(MemoryBackend::new());
+        let sources: Arc<[SkillSource]> = (0..3).map(|_| SkillSource::new(backend.clone(), "/s")).collect();
+        let said = |path: &str| Diagnostic::new(path, DiagnosticKind::NameMismatch, "m");
+        let with = |paths: &[&str]| Listing {
+            diagnostics: paths.iter().map(|p| said(p)).collect(),
+            ..Listing::default()
+        };
+        let big = with(&["/b/x/SKILL.md", "/b/y/SKILL.md"]);
+        let shared = Arc::clone(&big.diagnostics);
+        let listings = vec![(None, None), (Some(big), None), (Some(with(&[])), None)];
+        // The only source with any: not copied.
+        assert!(Arc::ptr_eq(
+            &build_snapshot(&sources, listings, false).diagnostics,
+            &shared
+        ));
+        let error = Diagnostic::new("/a", DiagnosticKind::ListingFailed, "e");
+        let listings = vec![
+            (Some(with(&["/z/SKILL.md"])), Some(error.clone())),
+            (None, None),
+            (Some(with(&["/a/SKILL.md", "/b/SKILL.md"])), None),
+        ];
+        let snapshot = build_snapshot(&sources, listings, false);
+        let paths: Vec<&str> = snapshot.diagnostics().iter().map(|d| d.path.as_str()).collect();
+        // Each source's, its error after them.
+        assert_eq!(paths, ["/z/SKILL.md", "/a", "/a/SKILL.md", "/b/SKILL.md"]);
+        assert!(
+            build_snapshot(&sources, vec![(None, None)], false)
+                .diagnostics
+                .is_empty()
+        );
     }
 }

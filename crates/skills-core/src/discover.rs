@@ -239,6 +239,12 @@ impl<'a> Walked<'a> {
         &self.files
     }
 
+    /// The `SKILL.md` files of skill folders the walk found, for a caller done with the
+    /// walk (a large one's entries take a while to free: 10 ms at 61,000 files).
+    pub fn into_skill_files(self) -> Vec<FileInfo> {
+        self.files
+    }
+
     /// Whether the walk listed every directory it met and cut none for a limit: only
     /// then do [`skill_files`](Self::skill_files) say all the source holds.
     pub fn is_complete(&self) -> bool {

@@ -63,7 +63,6 @@ pub async fn serve(
     let budget = budget.budget(&library.prompt)?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
-    crate::trim_heap();
     print_diagnostics(snapshot.diagnostics());
     let instructions_budget = instructions_budget.unwrap_or_else(|| library.serve.instructions_budget());
     let view = library.view(view)?;
@@ -72,7 +71,7 @@ pub async fn serve(
         crate::library::warn_view(&selection);
     }
     warm_up_in_background(&server, &catalog);
-    let serving = serving(&snapshot);
+    let serving = serving(&snapshot, &server.unnamed(&snapshot));
     match transport {
         Transport::Stdio => {
             eprintln!("{serving} over MCP on stdio");
@@ -92,14 +91,18 @@ pub async fn serve(
 /// (`initialize` needs the catalog only): the search index with every skill's instructions
 /// (the first `search_skills`; from the persistent cache when warm), the resources the
 /// `list_skills` list's full entries summarize (that tool lists them itself when asked
-/// first), then the watch of the sources, which takes a while on a large library (an
-/// inotify watch per folder: 1.3 s at 61,000 folders). Once the watch is up, one reload
-/// catches what changed since discovery; the task is held until the session ends.
+/// first), the heap's free memory given back, then the watch of the sources, which takes
+/// a while on a large library (an inotify watch per folder: 1.3 s at 61,000 folders).
+/// Once the watch is up, one reload catches what changed since discovery; the task is
+/// held until the session ends.
 fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_runtime::SkillCatalog>) {
     let (server, catalog) = (server.clone(), catalog.clone());
     tokio::spawn(async move {
         catalog.prepare_search_off_thread().await;
         server.keep_list_fresh().await;
+        // What discovery and the index's decoding freed goes back to the system here,
+        // not before `initialize` is answered (10-15 ms at 40,000 skills).
+        let _ = tokio::task::spawn_blocking(crate::trim_heap).await;
         let watching = catalog.clone();
         let watch = match tokio::task::spawn_blocking(move || watching.watch()).await {
             Ok(Ok(watch)) => watch,
@@ -123,20 +126,14 @@ type Body = BoxBody<Bytes, Infallible>;
 /// `serving N skills`, and how many of them only the tools and prompts reach: a
 /// `skill://` URI (the skills extension, resources) needs a name that follows the Agent
 /// Skills naming rules, and titles such as `Daily Log` do not.
-fn serving(snapshot: &skills_runtime::CatalogSnapshot) -> String {
+fn serving(snapshot: &skills_runtime::CatalogSnapshot, unnamed: &[usize]) -> String {
     let count = snapshot.skills().len();
-    let unnamed: Vec<&str> = snapshot
-        .skills()
-        .iter()
-        .filter(|s| !server::servable(s))
-        .map(|s| s.name.as_str())
-        .collect();
     let skills = if count == 1 {
         "1 skill".to_owned()
     } else {
         format!("{count} skills")
     };
-    match unnamed.first() {
+    match unnamed.first().map(|&i| &snapshot.skills()[i].name) {
         None => format!("serving {skills}"),
         Some(first) => format!(
             "serving {skills} ({} of them through tools and prompts only: names that are not valid skill \

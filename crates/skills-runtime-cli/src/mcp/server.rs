@@ -43,6 +43,9 @@ pub(super) struct Inner {
     pub(super) instructions: std::sync::Mutex<(u64, Arc<str>)>,
     /// The most characters of the instructions.
     pub(super) instructions_budget: usize,
+    /// The skills of the newest snapshot whose names no `skill://` URI can hold (by
+    /// index), by its version.
+    unnamed: std::sync::Mutex<(u64, Arc<[usize]>)>,
 }
 
 /// Why a file of a skill cannot be served.
@@ -98,6 +101,7 @@ impl SkillsServer {
                 left_out: dashmap::DashMap::new(),
                 instructions: std::sync::Mutex::new((u64::MAX, Arc::from(""))),
                 instructions_budget,
+                unnamed: std::sync::Mutex::new((u64::MAX, Arc::from([]))),
             }),
         }
     }
@@ -133,10 +137,11 @@ impl SkillsServer {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if cached.0 != snapshot.version() {
-            let tools_only = snapshot
-                .skills()
+            let skills = snapshot.skills();
+            let tools_only = self
+                .unnamed(&snapshot)
                 .iter()
-                .filter(|s| !servable(s) && self.offers(&snapshot, &s.name))
+                .filter(|&&i| self.offers(&snapshot, &skills[i].name))
                 .count();
             let text = super::instructions::render(
                 &snapshot,
@@ -147,6 +152,21 @@ impl SkillsServer {
             *cached = (snapshot.version(), Arc::from(text));
         }
         cached.1.clone()
+    }
+
+    /// The skills of `snapshot` whose names no `skill://` URI can hold, by index: found
+    /// once per catalog version (a pass over a large library's skills takes milliseconds).
+    pub(super) fn unnamed(&self, snapshot: &CatalogSnapshot) -> Arc<[usize]> {
+        let mut cached = self
+            .inner
+            .unnamed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached.0 != snapshot.version() {
+            let unnamed = snapshot.skills().iter().enumerate().filter(|(_, s)| !servable(s));
+            *cached = (snapshot.version(), unnamed.map(|(i, _)| i).collect());
+        }
+        Arc::clone(&cached.1)
     }
 
     pub(super) async fn snapshot(&self) -> Arc<CatalogSnapshot> {
