@@ -164,7 +164,7 @@ pub async fn info(
     for d in diagnostics {
         println!("warning:       {}: {}", d.kind, d.message);
     }
-    Ok(ExitCode::from(library.exit(EXIT_OK)))
+    Ok(ExitCode::from(library.finish(EXIT_OK)))
 }
 
 /// The invocation fields, tool rules and hooks a skill declares, one line each.

@@ -43,7 +43,7 @@ pub async fn load(args: &SourceArgs, name: &str, json: bool, arguments: Vec<Stri
     } else {
         eprintln!("{content}");
     }
-    Ok(ExitCode::from(library.exit(if ok {
+    Ok(ExitCode::from(library.finish(if ok {
         EXIT_OK
     } else {
         EXIT_SOURCE_ERROR

@@ -59,7 +59,7 @@ pub async fn prompt(
     }
     if report {
         print_report(&section, &snapshot, loaded)?;
-        return Ok(ExitCode::from(library.exit(EXIT_OK)));
+        return Ok(ExitCode::from(library.finish(EXIT_OK)));
     }
     let (section, _) = section.render_fetching(&snapshot, loaded).await;
     if json {
@@ -72,7 +72,7 @@ pub async fn prompt(
     } else {
         println!("{section}");
     }
-    Ok(ExitCode::from(library.exit(EXIT_OK)))
+    Ok(ExitCode::from(library.finish(EXIT_OK)))
 }
 
 /// Budgets `--report` compares, in characters.

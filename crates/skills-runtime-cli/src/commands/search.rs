@@ -107,7 +107,7 @@ pub async fn search(
     } else {
         println!("{}", format_search_results(&snapshot, &hits, &[]));
     }
-    Ok(ExitCode::from(library.exit(EXIT_OK)))
+    Ok(ExitCode::from(library.finish(EXIT_OK)))
 }
 
 /// `3.42 = description: pdf 1.20, form 0.80; name: pdf 0.40`: a result's score and the
