@@ -405,7 +405,7 @@ impl SkillCatalog {
                 .collect();
             changes.splice(problems_at..problems_at, more);
         }
-        if !first && changes.is_empty() && old.diagnostics() == next.diagnostics() {
+        if !first && changes.is_empty() && old.same_diagnostics(&next) {
             // A resource may have changed without the skill changing: a lazy snapshot
             // lists the folders the reload looked at again when next asked.
             old.forget_resources(touched);

@@ -176,6 +176,11 @@ impl CatalogSnapshot {
         &self.diagnostics
     }
 
+    /// Whether `other` has the same diagnostics (at once when they share their list).
+    pub(crate) fn same_diagnostics(&self, other: &Self) -> bool {
+        self.diagnostics == other.diagnostics
+    }
+
     /// The snapshot as a thread's [`SkillsState`], with `loaded` as its loaded skills.
     pub fn to_state(&self, loaded: Vec<String>) -> SkillsState {
         SkillsState {
@@ -322,8 +327,12 @@ fn joined(said: Vec<Arc<[Diagnostic]>>) -> Arc<[Diagnostic]> {
     }
 }
 
-/// Diagnostics of `new` that `old` did not have.
+/// Diagnostics of `new` that `old` did not have: none when the two share their list (a
+/// reload that changed no diagnostic of a library's only source that has any).
 pub(crate) fn new_diagnostics<'a>(old: &CatalogSnapshot, new: &'a CatalogSnapshot) -> Vec<&'a Diagnostic> {
+    if Arc::ptr_eq(&old.diagnostics, &new.diagnostics) {
+        return Vec::new();
+    }
     let known: HashSet<&Diagnostic> = old.diagnostics.iter().collect();
     new.diagnostics.iter().filter(|d| !known.contains(d)).collect()
 }
@@ -462,22 +471,22 @@ mod tests {
     fn diagnostics_keep_source_order_and_one_sources_are_shared_as_they_are() {
         let backend = Arc::new(MemoryBackend::new());
         let sources: Arc<[SkillSource]> = (0..3).map(|_| SkillSource::new(backend.clone(), "/s")).collect();
-        let said = |path: &str| Diagnostic::new(path, DiagnosticKind::NameMismatch, "m");
+        let said = |p: &&str| Diagnostic::new(*p, DiagnosticKind::NameMismatch, "m");
         let with = |paths: &[&str]| Listing {
-            diagnostics: paths.iter().map(|p| said(p)).collect(),
+            diagnostics: paths.iter().map(said).collect(),
             ..Listing::default()
         };
         let big = with(&["/b/x/SKILL.md", "/b/y/SKILL.md"]);
-        let shared = Arc::clone(&big.diagnostics);
-        let listings = vec![(None, None), (Some(big), None), (Some(with(&[])), None)];
-        // The only source with any: not copied.
-        assert!(Arc::ptr_eq(
-            &build_snapshot(&sources, listings, false).diagnostics,
-            &shared
-        ));
-        let error = Diagnostic::new("/a", DiagnosticKind::ListingFailed, "e");
+        let listings = |big: &Listing| vec![(None, None), (Some(big.clone()), None), (Some(with(&[])), None)];
+        // The only source with any: not copied; two snapshots sharing it: nothing new.
+        let [one, two] = [0, 1].map(|_| build_snapshot(&sources, listings(&big), false));
+        assert!(Arc::ptr_eq(&one.diagnostics, &big.diagnostics));
+        assert!(one.same_diagnostics(&two) && new_diagnostics(&one, &two).is_empty());
+        let other = build_snapshot(&sources, listings(&with(&["/b/x/SKILL.md"])), false);
+        assert!(!one.same_diagnostics(&other) && new_diagnostics(&other, &one).len() == 1);
+        let error = Some(Diagnostic::new("/a", DiagnosticKind::ListingFailed, "e"));
         let listings = vec![
-            (Some(with(&["/z/SKILL.md"])), Some(error.clone())),
+            (Some(with(&["/z/SKILL.md"])), error),
             (None, None),
             (Some(with(&["/a/SKILL.md", "/b/SKILL.md"])), None),
         ];
@@ -485,10 +494,7 @@ mod tests {
         let paths: Vec<&str> = snapshot.diagnostics().iter().map(|d| d.path.as_str()).collect();
         // Each source's, its error after them.
         assert_eq!(paths, ["/z/SKILL.md", "/a", "/a/SKILL.md", "/b/SKILL.md"]);
-        assert!(
-            build_snapshot(&sources, vec![(None, None)], false)
-                .diagnostics
-                .is_empty()
-        );
+        let none = build_snapshot(&sources, vec![(None, None)], false);
+        assert!(none.diagnostics.is_empty());
     }
 }
