@@ -39,13 +39,28 @@ pub(super) struct Inner {
     /// The skills list the `list_skills` tool answers and `instructions` carry, within
     /// the server's budget.
     pub(super) section: PromptSection,
-    /// The instructions for the newest snapshot, by its version.
-    pub(super) instructions: std::sync::Mutex<(u64, Arc<str>)>,
+    /// The instructions for the newest snapshot.
+    instructions: PerVersion<Arc<str>>,
     /// The most characters of the instructions.
     pub(super) instructions_budget: usize,
     /// The skills of the newest snapshot whose names no `skill://` URI can hold (by
-    /// index), by its version.
-    unnamed: std::sync::Mutex<(u64, Arc<[usize]>)>,
+    /// index).
+    unnamed: PerVersion<Arc<[usize]>>,
+}
+
+/// A value made for one catalog version, kept until another version asks.
+#[derive(Debug, Default)]
+struct PerVersion<T>(std::sync::Mutex<Option<(u64, T)>>);
+
+impl<T: Clone> PerVersion<T> {
+    /// The value for `version`, made by `make` unless it is the one kept.
+    fn get(&self, version: u64, make: impl FnOnce() -> T) -> T {
+        let mut kept = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match kept.as_ref() {
+            Some((at, value)) if *at == version => value.clone(),
+            _ => kept.insert((version, make())).1.clone(),
+        }
+    }
 }
 
 /// Why a file of a skill cannot be served.
@@ -99,9 +114,9 @@ impl SkillsServer {
                 catalog,
                 digests: DigestCache::default(),
                 left_out: dashmap::DashMap::new(),
-                instructions: std::sync::Mutex::new((u64::MAX, Arc::from(""))),
+                instructions: PerVersion::default(),
                 instructions_budget,
-                unnamed: std::sync::Mutex::new((u64::MAX, Arc::from([]))),
+                unnamed: PerVersion::default(),
             }),
         }
     }
@@ -131,42 +146,30 @@ impl SkillsServer {
     /// version): see [`instructions::render`](super::instructions::render).
     pub(super) fn instructions(&self) -> Arc<str> {
         let snapshot = self.inner.catalog.snapshot();
-        let mut cached = self
-            .inner
-            .instructions
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if cached.0 != snapshot.version() {
+        self.inner.instructions.get(snapshot.version(), || {
             let skills = snapshot.skills();
             let tools_only = self
                 .unnamed(&snapshot)
                 .iter()
                 .filter(|&&i| self.offers(&snapshot, &skills[i].name))
                 .count();
-            let text = super::instructions::render(
+            let budget = self.inner.instructions_budget;
+            Arc::from(super::instructions::render(
                 &snapshot,
                 &self.inner.section,
                 tools_only,
-                self.inner.instructions_budget,
-            );
-            *cached = (snapshot.version(), Arc::from(text));
-        }
-        cached.1.clone()
+                budget,
+            ))
+        })
     }
 
     /// The skills of `snapshot` whose names no `skill://` URI can hold, by index: found
     /// once per catalog version (a pass over a large library's skills takes milliseconds).
     pub(super) fn unnamed(&self, snapshot: &CatalogSnapshot) -> Arc<[usize]> {
-        let mut cached = self
-            .inner
-            .unnamed
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if cached.0 != snapshot.version() {
+        self.inner.unnamed.get(snapshot.version(), || {
             let unnamed = snapshot.skills().iter().enumerate().filter(|(_, s)| !servable(s));
-            *cached = (snapshot.version(), unnamed.map(|(i, _)| i).collect());
-        }
-        Arc::clone(&cached.1)
+            unnamed.map(|(i, _)| i).collect()
+        })
     }
 
     pub(super) async fn snapshot(&self) -> Arc<CatalogSnapshot> {
@@ -415,5 +418,17 @@ mod tests {
         for bad in ["26", "-1", "x"] {
             assert!(page(&items, Some(bad), 10).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_value_per_version_is_made_once_for_each_version_asked() {
+        let kept = super::PerVersion::default();
+        let made = std::cell::Cell::new(0);
+        let make = |v: u64| {
+            made.set(made.get() + 1);
+            v * 10
+        };
+        assert_eq!([1, 1, 2, 2, 1].map(|v| kept.get(v, || make(v))), [10, 10, 20, 20, 10]);
+        assert_eq!(made.get(), 3, "made again only when the version changed");
     }
 }
