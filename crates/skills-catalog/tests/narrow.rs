@@ -207,3 +207,31 @@ async fn a_full_reload_after_a_narrowed_one_reads_only_what_changed() {
     catalog.reload().await.unwrap();
     assert_eq!(read(&catalog) - before, 1);
 }
+
+#[tokio::test]
+async fn a_narrowed_reload_keeps_rewrites_and_drops_diagnostics_as_a_full_one_gives_them() {
+    let (backend, catalog) = loaded().await;
+    let said = |catalog: &SkillCatalog| format!("{:?}", catalog.snapshot().diagnostics());
+    let from_scratch = || async {
+        let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+        catalog.ensure_loaded().await;
+        said(&catalog)
+    };
+    let edit = |path: &str, text: String| {
+        backend.insert(path, text).unwrap();
+        vec![path.to_owned()]
+    };
+    // A name that is not its folder's: a warning of that folder.
+    let paths = edit("/s/skill-03/SKILL.md", md("skill-three", "Does task three"));
+    catalog.reload_paths(0, &paths).await.unwrap();
+    assert!(said(&catalog).contains("skill-03"), "{}", said(&catalog));
+    assert_eq!(said(&catalog), from_scratch().await);
+    // Another folder's edit keeps it; the fix drops it.
+    let paths = edit("/s/skill-04/SKILL.md", md("skill-04", "Does task four, better"));
+    catalog.reload_paths(0, &paths).await.unwrap();
+    assert_eq!(said(&catalog), from_scratch().await);
+    let paths = edit("/s/skill-03/SKILL.md", md("skill-03", "Does task three"));
+    catalog.reload_paths(0, &paths).await.unwrap();
+    assert_eq!(said(&catalog), "[]");
+    assert_eq!(said(&catalog), from_scratch().await);
+}
