@@ -5,7 +5,8 @@
 //! update, unchanged, or keep a local edit); [`write`](mod@write) writes a skill atomically (a
 //! staging copy renamed into place, the old version moved aside and removed last, a
 //! killed run recovered by [`write::recover`]); [`link`] makes an installed skill
-//! visible in an agent's own folder by a relative link or a copy.
+//! visible in an agent's own folder by a relative link or a copy; [`lock`] keeps one
+//! installing run at a time per folder (a lock left by a killed run is taken over).
 //!
 //! The design choice a newcomer would not guess: installed skills live once, in the
 //! canonical `.agents/skills` folder that most agents read, and every other agent's
@@ -29,5 +30,6 @@
 
 pub mod agents;
 pub mod link;
+pub mod lock;
 pub mod plan;
 pub mod write;

@@ -69,7 +69,7 @@ pub enum WriteError {
     },
 }
 
-fn io_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
+pub(crate) fn io_error(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
     move |source| WriteError::Io {
         path: path.to_path_buf(),
         source,
@@ -254,102 +254,6 @@ pub fn backup_path(dir: &Path, name: &str) -> PathBuf {
     work_dir(dir).join("backup").join(format!("{name}-{secs}"))
 }
 
-/// How long [`InstallLock::take`] waits for another run to finish.
-pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// One installing run at a time per skills folder: a file in its work folder created
-/// exclusively, holding the process id of the run, removed when the guard is dropped.
-/// A lock whose run is gone (killed) is taken over.
-#[derive(Debug)]
-pub struct InstallLock {
-    path: PathBuf,
-    /// The folders taking the lock created (the work folder, and `.agents` above it):
-    /// removed again when the run leaves them empty.
-    created: Vec<PathBuf>,
-}
-
-impl InstallLock {
-    /// Takes the lock of the skills folder `dir`, waiting up to [`LOCK_WAIT`] for a run
-    /// that holds it (`waiting` is called once with its process id when it starts to
-    /// wait), or says which run holds it.
-    pub fn take(dir: &Path, waiting: impl FnOnce(Option<u32>)) -> Result<Self, WriteError> {
-        Self::take_within(dir, LOCK_WAIT, waiting)
-    }
-
-    /// [`take`](Self::take), waiting at most `wait`.
-    pub fn take_within(
-        dir: &Path,
-        wait: std::time::Duration,
-        waiting: impl FnOnce(Option<u32>),
-    ) -> Result<Self, WriteError> {
-        let work = work_dir(dir);
-        let created: Vec<PathBuf> = work
-            .ancestors()
-            .take(2)
-            .filter(|d| !d.exists())
-            .map(Path::to_path_buf)
-            .collect();
-        std::fs::create_dir_all(&work).map_err(io_error(&work))?;
-        let path = work.join("lock");
-        let started = std::time::Instant::now();
-        let mut waiting = Some(waiting);
-        let mut recreated = 0;
-        loop {
-            match std::fs::OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    use std::io::Write;
-                    file.write_all(std::process::id().to_string().as_bytes())
-                        .map_err(io_error(&path))?;
-                    return Ok(Self { path, created });
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                // The run that held it removed the folder it had created: again.
-                Err(e) if e.kind() == io::ErrorKind::NotFound && recreated < 100 => {
-                    recreated += 1;
-                    std::fs::create_dir_all(&work).map_err(io_error(&work))?;
-                    continue;
-                }
-                Err(source) => return Err(WriteError::Io { path, source }),
-            }
-            let holder = std::fs::read_to_string(&path)
-                .ok()
-                .and_then(|t| t.trim().parse::<u32>().ok());
-            if holder.is_some_and(|pid| !process_alive(pid)) {
-                // Its run was killed: the next pass takes it.
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
-            if started.elapsed() >= wait {
-                return Err(WriteError::Busy(path));
-            }
-            if let Some(waiting) = waiting.take() {
-                waiting(holder);
-            }
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-    }
-}
-
-/// Whether the process `pid` runs (Linux: it has a `/proc` entry; elsewhere every
-/// process is taken to run, so a lock left by a killed run is removed by hand).
-fn process_alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        true
-    }
-}
-
-impl Drop for InstallLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-        // Deepest first; a folder with anything in it stays.
-        for dir in &self.created {
-            let _ = std::fs::remove_dir(dir);
-        }
-    }
-}
-
 /// Skill files from `(path, text)` pairs, for tests.
 #[cfg(test)]
 pub(crate) fn files(pairs: &[(&str, &str)]) -> Vec<SkillFile> {
@@ -413,34 +317,6 @@ mod tests {
         assert_eq!(std::fs::read_to_string(backup.join("old.md")).unwrap(), "o");
         // Nothing is left in the work folder.
         assert_eq!(std::fs::read_dir(work_dir(&skills)).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn one_run_at_a_time_holds_the_folder() {
-        let dir = tempfile::tempdir().unwrap();
-        let skills = dir.path().join(".agents/skills");
-        let first = InstallLock::take(&skills, |_| {}).unwrap();
-        let now = std::time::Duration::ZERO;
-        assert!(matches!(
-            InstallLock::take_within(&skills, now, |_| {}),
-            Err(WriteError::Busy(_))
-        ));
-        drop(first);
-        assert!(InstallLock::take_within(&skills, now, |_| {}).is_ok());
-    }
-
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_lock_of_a_run_that_is_gone_is_taken_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let skills = dir.path().join(".agents/skills");
-        std::fs::create_dir_all(work_dir(&skills)).unwrap();
-        // A process id no process has (above the kernel's largest).
-        std::fs::write(work_dir(&skills).join("lock"), "4194305").unwrap();
-        let lock = InstallLock::take_within(&skills, std::time::Duration::ZERO, |_| {}).unwrap();
-        let pid = std::fs::read_to_string(work_dir(&skills).join("lock")).unwrap();
-        assert_eq!(pid, std::process::id().to_string());
-        drop(lock);
     }
 
     #[test]

@@ -12,7 +12,8 @@ use skills_install::link::{Shown, shown as shown_as, shown_in};
 use skills_install::write::digests_of;
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags};
-use skills_install::write::{InstallLock, backup_path};
+use skills_install::lock::InstallLock;
+use skills_install::write::backup_path;
 
 use crate::commands::add::{installed_digests, read_lock};
 
