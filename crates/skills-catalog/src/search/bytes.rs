@@ -20,6 +20,10 @@ impl Out {
         self.u32(value.to_bits());
     }
 
+    pub(super) fn u64(&mut self, value: u64) {
+        self.0.extend_from_slice(&value.to_le_bytes());
+    }
+
     pub(super) fn str(&mut self, text: &str) {
         self.len(text.len());
         self.0.extend_from_slice(text.as_bytes());
@@ -65,6 +69,10 @@ impl<'a> In<'a> {
 
     pub(super) fn f32(&mut self) -> Option<f32> {
         self.u32().map(f32::from_bits)
+    }
+
+    pub(super) fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
     pub(super) fn string(&mut self) -> Option<String> {

@@ -4,11 +4,14 @@
 
 use std::sync::PoisonError;
 
+use tracing::debug;
+
 use super::SkillIndex;
 use super::state::{Prefetched, ReadWords, StoredIndex};
 use crate::cache_file::WhileWanted;
 use crate::catalog::SkillCatalog;
 use crate::persist::SourceFiles;
+use crate::snapshot::CatalogSnapshot;
 
 impl SkillCatalog {
     /// Gives the index every skill's instructions: first the words the persistent cache
@@ -57,11 +60,14 @@ impl SkillCatalog {
             })
             .collect();
         let instructions = self.search.reads_instructions();
+        let by_digest = files.iter().all(|f| matches!(f, SourceFiles::Digest(_)));
+        let sibling = persist.index_file_of(self.sources(), &self.limits, instructions, !by_digest);
         let stored = persist
             .index_file(self.sources(), &self.limits, &snapshot, &files, instructions)
             .map(|(file, key)| StoredIndex {
                 file,
                 key,
+                sibling,
                 complete: false,
             });
         *self.search.stored.lock().unwrap_or_else(PoisonError::into_inner) = stored;
@@ -102,12 +108,20 @@ impl SkillCatalog {
                 |source: &mut dyn std::io::Read, len| SkillIndex::decode(&mut WhileWanted(source, &still), len);
             let _ = tell_index.send(payload.decoded(decode));
         });
-        let prefetched = Prefetched { key, index, wanted };
+        let prefetched = Prefetched {
+            file,
+            key,
+            index,
+            wanted,
+        };
         *self.search.prefetched.lock().unwrap_or_else(PoisonError::into_inner) = Some(prefetched);
     }
 
-    /// The index the last process kept for the snapshot served now, if there is one.
-    pub(super) fn stored_index(&self) -> Option<SkillIndex> {
+    /// The index the last process kept for `snapshot`, the one served now, if there is
+    /// one: kept for these very skills, or for an earlier version of the library and
+    /// brought to this one ([`SkillIndex::patched`]), which answers as an index built
+    /// from scratch would.
+    pub(super) fn stored_index(&self, snapshot: &CatalogSnapshot) -> Option<SkillIndex> {
         self.note_index_file();
         let prefetched = self
             .search
@@ -117,12 +131,24 @@ impl SkillCatalog {
             .take();
         let mut stored = self.search.stored.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = stored.as_mut()?;
-        let index = match prefetched {
-            Some(prefetched) => prefetched.take_for(&stored.key)?,
-            None => {
-                let mut payload = crate::cache_file::open_payload(&stored.file, &|key| key == stored.key).ok()?;
-                payload.decoded(SkillIndex::decode)?
-            }
+        let (key, index) = match prefetched {
+            Some(prefetched) if prefetched.file == stored.file => prefetched.take()?,
+            // The other file of these sources (see `index_file_of`) has an index of the
+            // same skills, kept under another key: brought to this library below.
+            prefetched => match read_index(&stored.file) {
+                Some(read) => read,
+                None => match prefetched.filter(|p| stored.sibling.as_ref() == Some(&p.file)) {
+                    Some(prefetched) => prefetched.take()?,
+                    None => read_index(stored.sibling.as_ref()?)?,
+                },
+            },
+        };
+        let index = if key == stored.key {
+            index
+        } else {
+            let patched = index.patched(snapshot.skills());
+            debug!(file = %stored.file.display(), patched = patched.is_some(), "kept search index of another library");
+            patched?
         };
         stored.complete = index.all_instructions_read();
         Some(index)
@@ -201,8 +227,7 @@ impl SkillCatalog {
             let Some(words) = work.get(source).and_then(|w| w.cache.words(&skill.path)) else {
                 continue;
             };
-            let words: Vec<String> = words.lines().map(str::to_owned).collect();
-            index.set_instruction_words(&unread.name, unread.generation, &words);
+            index.give_cached_instructions(&unread.name, unread.generation, &words);
         }
     }
 
@@ -218,5 +243,110 @@ impl SkillCatalog {
         }
         let all: Vec<usize> = (0..work.len()).collect();
         self.keep_caches(work, &all).await;
+    }
+}
+
+/// The key and the index of the index file `file`, if it holds one whole.
+fn read_index(file: &std::path::Path) -> Option<(String, SkillIndex)> {
+    let mut payload = crate::cache_file::open_payload(file, &|_| true).ok()?;
+    let key = payload.key.clone();
+    Some((key, payload.decoded(SkillIndex::decode)?))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use skills_core::MemoryBackend;
+
+    use crate::{PersistentCache, SkillCatalog, SkillSource};
+
+    fn catalog(memory: &Arc<MemoryBackend>, cache: &PersistentCache) -> SkillCatalog {
+        let source = SkillSource::new(memory.clone(), "/skills").with_spec("patched");
+        SkillCatalog::new(vec![source])
+            .with_lazy_resources(true)
+            .with_persistent_cache(cache.clone())
+    }
+
+    fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
+        catalog.search(query, 10).unwrap().into_iter().map(|h| h.name).collect()
+    }
+
+    #[tokio::test]
+    async fn an_index_kept_before_an_edit_is_brought_to_the_edited_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = PersistentCache::new(dir.path());
+        let memory = Arc::new(MemoryBackend::new());
+        let write = |name: &str, body: &str| {
+            let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n{body} over the harbour.\n");
+            memory.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+        };
+        for (name, body) in [("web", "Zeppelins"), ("pdf", "Glaciers"), ("sql", "Lanterns")] {
+            write(name, body);
+        }
+        let first = catalog(&memory, &cache);
+        first.ensure_loaded().await;
+        first.prepare_search().await;
+
+        // A body edited, a skill gone, one added: the kept index is taken and brought to
+        // the library, with the instructions of every skill it kept to be given again.
+        write("web", "Airships");
+        assert_eq!(memory.remove("/skills/sql/SKILL.md"), 1);
+        write("csv", "Orchards");
+        let edited = catalog(&memory, &cache);
+        let snapshot = edited.ensure_loaded().await;
+        let patched = edited.stored_index(&snapshot).expect("patched, not built again");
+        assert_eq!(patched.len(), 3);
+        assert_eq!(patched.unread_instructions(usize::MAX).len(), 3);
+        edited.prepare_search().await;
+        assert_eq!(found(&edited, "airships"), ["web"]);
+        assert!(found(&edited, "zeppelins").is_empty());
+        assert!(found(&edited, "lanterns").is_empty());
+        assert_eq!(found(&edited, "orchards"), ["csv"]);
+        assert_eq!(found(&edited, "glaciers"), ["pdf"]);
+
+        // The patched index is kept for the edited library: the next start takes it as
+        // it is, every skill's instructions given.
+        let next = catalog(&memory, &cache);
+        let snapshot = next.ensure_loaded().await;
+        let taken = next.stored_index(&snapshot).expect("kept for these skills");
+        assert!(taken.all_instructions_read());
+    }
+
+    #[tokio::test]
+    async fn a_start_without_its_own_index_file_brings_the_other_one_to_its_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = PersistentCache::new(dir.path());
+        let memory = Arc::new(MemoryBackend::new());
+        for (name, body) in [("web", "Zeppelins"), ("pdf", "Glaciers"), ("sql", "Harbours")] {
+            let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n{body}.\n");
+            memory.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+        }
+        let first = catalog(&memory, &cache);
+        first.ensure_loaded().await;
+        first.prepare_search().await;
+
+        // Only the file kept by starts that vouched for their files the other way holds
+        // an index of these sources, kept before an edit.
+        let text = "---\nname: sql\ndescription: The sql skill\n---\nAbout lanterns.\n";
+        memory.insert("/skills/sql/SKILL.md", text).unwrap();
+        let next = catalog(&memory, &cache);
+        let snapshot = next.ensure_loaded().await;
+        next.note_index_file();
+        let (own, sibling) = {
+            let stored = next.search.stored.lock().unwrap();
+            let stored = stored.as_ref().unwrap();
+            (stored.file.clone(), stored.sibling.clone().unwrap())
+        };
+        std::fs::rename(&own, &sibling).unwrap();
+        let index = next
+            .stored_index(&snapshot)
+            .expect("the other file's index, brought here");
+        assert_eq!(index.len(), 3);
+        next.prepare_search().await;
+        assert_eq!(found(&next, "glaciers"), ["pdf"]);
+        assert_eq!(found(&next, "lanterns"), ["sql"]);
+        assert!(found(&next, "harbours").is_empty());
+        assert!(own.is_file(), "kept under its own name again");
     }
 }

@@ -108,7 +108,7 @@ impl SkillCatalog {
             // Built from the snapshot served now: reloads swap snapshots under this
             // lock, so none is missed between the two.
             let snapshot = self.snapshot();
-            let stored = self.stored_index();
+            let stored = self.stored_index(&snapshot);
             *index = Some(stored.unwrap_or_else(|| SkillIndex::build(snapshot.skills())));
         }
         index

@@ -69,7 +69,7 @@ impl SkillIndex {
     }
 
     /// The slot and the entry of the skill `name`, if indexed.
-    fn indexed(&mut self, name: &str) -> Option<(u32, &mut Indexed)> {
+    pub(super) fn indexed(&mut self, name: &str) -> Option<(u32, &mut Indexed)> {
         let slot = *self.slots.get(name)?;
         Some((slot, self.skills.get_mut(slot as usize)?.as_mut()?))
     }
@@ -92,6 +92,7 @@ impl SkillIndex {
         let Some((slot, skill)) = self.indexed(name).filter(|(_, skill)| skill.generation == generation) else {
             return false;
         };
+        skill.said = super::patch::said(words.iter().map(String::as_str));
         if !std::mem::replace(&mut skill.instructions, true) {
             self.unread -= 1;
         }

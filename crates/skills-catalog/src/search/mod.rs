@@ -29,6 +29,7 @@ mod catalog;
 mod explain;
 mod field;
 mod instructions;
+mod patch;
 pub(crate) mod state;
 mod stored;
 mod text;
@@ -115,6 +116,14 @@ struct Indexed {
     generation: u64,
     /// Whether its instructions were given (and indexed, if they had words).
     instructions: bool,
+    /// A digest of what it was indexed from ([`patch::stamp`]): a kept index keeps the
+    /// skills whose stamp a later library gives again.
+    stamp: u64,
+    /// Its length in words in the name field and in the description field (which
+    /// holds the name too), for the fields' averages.
+    lens: [u32; 2],
+    /// A digest of the instruction words it was given ([`patch::said`]), 0 before.
+    said: u64,
 }
 
 /// The part of a request that counts: a request comes from a model or a client, and
@@ -192,13 +201,17 @@ impl SkillIndex {
     pub fn build<S: Borrow<SkillMetadata>>(skills: &[S]) -> Self {
         let skills: Vec<&SkillMetadata> = skills.iter().map(Borrow::borrow).collect();
         let words = Words::default();
-        // Average lengths in words, for BM25; the skills are split again as they are
-        // added (a copy of every word list would double the peak).
-        let name_words: usize = skills.iter().map(|s| words.words(&s.name).len()).sum();
-        let all_words: usize = skills.iter().map(|s| words.description_words(s).len()).sum::<usize>() + name_words;
+        // Average lengths in words of the skills indexed, for BM25; the skills are split
+        // again as they are added (a copy of every word list would double the peak).
+        let indexed = skills.iter().filter(|s| s.model_invocable());
+        let (name_words, all_words) = indexed.clone().fold((0, 0), |(names, all), s| {
+            let [name, both] = patch::lens(&words, s);
+            (names + name, all + both)
+        });
+        let count = indexed.count();
         let mut index = Self {
-            names: Field::new(name_words, skills.len()),
-            descriptions: Field::new(all_words, skills.len()),
+            names: Field::new(name_words, count),
+            descriptions: Field::new(all_words, count),
             instructions: Field::new(INSTRUCTIONS_AVERAGE_WORDS, 1),
             words,
             slots: HashMap::with_capacity_and_hasher(skills.len(), Default::default()),
@@ -255,6 +268,7 @@ impl SkillIndex {
         let name = self.words.words(&skill.name);
         let mut both = name.clone();
         both.extend(self.words.description_words(skill));
+        let lens = [name.len(), both.len()].map(|len| u32::try_from(len).unwrap_or(u32::MAX));
         self.names.upsert(slot, &name);
         self.descriptions.upsert(slot, &both);
         both.sort_unstable();
@@ -271,6 +285,9 @@ impl SkillIndex {
             words: known,
             generation: next_generation(),
             instructions: false,
+            stamp: patch::stamp(skill),
+            lens,
+            said: 0,
         });
         self.slots.insert(skill.name.clone(), slot);
     }

@@ -35,14 +35,19 @@ pub(crate) enum Swap<'a> {
 pub(crate) struct StoredIndex {
     pub(crate) file: std::path::PathBuf,
     pub(crate) key: String,
+    /// The index file of the same sources kept by starts that vouched for their files
+    /// the other way (by digest, or by each file's etag): a start whose own file is
+    /// missing brings the index in it to its library.
+    pub(crate) sibling: Option<std::path::PathBuf>,
     /// Whether the file holds the index with every skill's instructions.
     pub(crate) complete: bool,
 }
 
-/// A kept index being read on the blocking pool: the key it was kept under as soon as
-/// the file's header is read, then the index (`None` when the file held none whole).
-/// Dropped, it stops the read.
+/// A kept index being read on the blocking pool from `file`: the key it was kept under
+/// as soon as the file's header is read, then the index (`None` when the file held none
+/// whole). Dropped, it stops the read.
 pub(crate) struct Prefetched {
+    pub(crate) file: std::path::PathBuf,
     pub(crate) key: std::sync::mpsc::Receiver<String>,
     pub(crate) index: std::sync::mpsc::Receiver<Option<SkillIndex>>,
     pub(crate) wanted: Arc<AtomicBool>,
@@ -55,13 +60,10 @@ impl Drop for Prefetched {
 }
 
 impl Prefetched {
-    /// The index, if it was kept under `key`: its decoding is waited for only then (a
-    /// first snapshot that is not the kept one does not wait for an index it cannot take).
-    pub(crate) fn take_for(&self, key: &str) -> Option<SkillIndex> {
-        if self.key.recv().ok()? != key {
-            return None;
-        }
-        self.index.recv().ok().flatten()
+    /// The key the index was kept under and the index, once decoded.
+    pub(crate) fn take(&self) -> Option<(String, SkillIndex)> {
+        let key = self.key.recv().ok()?;
+        Some((key, self.index.recv().ok().flatten()?))
     }
 }
 
@@ -296,29 +298,47 @@ mod tests {
     use super::{Prefetched, SkillIndex};
 
     #[test]
-    fn a_prefetched_index_is_waited_for_only_under_its_key_and_stopped_when_dropped() {
+    fn a_prefetched_index_is_taken_with_its_key_and_stopped_when_dropped() {
         let wanted = Arc::new(AtomicBool::new(true));
         let ((tell_key, key), (tell_index, index)) = (channel(), channel());
+        let file = std::path::PathBuf::from("kept.index");
         let prefetched = Prefetched {
+            file: file.clone(),
             key,
             index,
             wanted: Arc::clone(&wanted),
         };
-        // Another key: answered at once, though the index is still being decoded (its
-        // sender is alive and silent: waiting for it would never end).
-        tell_key.send("kept for other skills".to_owned()).unwrap();
-        assert!(prefetched.take_for("these skills").is_none());
+        // Dropped unread (a start that does not search): the decoding is told to stop.
         drop(prefetched);
         assert!(!wanted.load(Ordering::Relaxed), "the decoding is told to stop");
-        drop(tell_index);
+        drop((tell_key, tell_index));
 
         let ((tell_key, key), (tell_index, index)) = (channel(), channel());
         let wanted = Arc::new(AtomicBool::new(true));
-        let prefetched = Prefetched { key, index, wanted };
+        let prefetched = Prefetched {
+            file,
+            key,
+            index,
+            wanted,
+        };
         tell_key.send("these skills".to_owned()).unwrap();
         tell_index
             .send(Some(SkillIndex::build::<skills_core::SkillMetadata>(&[])))
             .unwrap();
-        assert!(prefetched.take_for("these skills").is_some());
+        let (key, taken) = prefetched.take().unwrap();
+        assert_eq!((key.as_str(), taken.len()), ("these skills", 0));
+
+        // A file that held no whole index: nothing is taken.
+        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
+        let wanted = Arc::new(AtomicBool::new(true));
+        let prefetched = Prefetched {
+            file: "damaged.index".into(),
+            key,
+            index,
+            wanted,
+        };
+        tell_key.send("these skills".to_owned()).unwrap();
+        tell_index.send(None).unwrap();
+        assert!(prefetched.take().is_none());
     }
 }

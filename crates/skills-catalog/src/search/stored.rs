@@ -22,6 +22,9 @@ impl SkillIndex {
                     out.str(&skill.name);
                     out.str(&skill.plain);
                     out.u32s(&skill.words);
+                    out.u64(skill.stamp);
+                    out.u32s(&skill.lens);
+                    out.u64(skill.said);
                 }
                 None => out.u32(0),
             }
@@ -55,6 +58,9 @@ impl SkillIndex {
                     let name = input.string()?;
                     let plain = input.string()?;
                     let words = input.u32s()?.into_boxed_slice();
+                    let stamp = input.u64()?;
+                    let lens = input.u32s()?.try_into().ok()?;
+                    let said = input.u64()?;
                     let instructions = state == 2;
                     unread += usize::from(!instructions);
                     slots.insert(name.clone(), slot as u32);
@@ -64,6 +70,9 @@ impl SkillIndex {
                         words,
                         generation: next_generation(),
                         instructions,
+                        stamp,
+                        lens,
+                        said,
                     })
                 }
                 _ => return None,

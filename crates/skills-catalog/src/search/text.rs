@@ -342,7 +342,7 @@ pub(crate) fn plain(text: &str) -> String {
 /// The words a skill's author gave for finding it: `tags` and `keywords`, at the top of
 /// the frontmatter or under `metadata` (lists or text), as one text. Half of a large
 /// real library carries them (3,845 of 8,244 skills of one public collection).
-fn tag_text(skill: &SkillMetadata) -> String {
+pub(super) fn tag_text(skill: &SkillMetadata) -> String {
     fn flatten(value: &FrontmatterValue, out: &mut String) {
         match value {
             FrontmatterValue::Text(text) => {
