@@ -220,14 +220,14 @@ impl SkillCatalog {
         let snapshot = self.snapshot();
         let mut index = self.search.index.write().unwrap_or_else(PoisonError::into_inner);
         let Some(index) = index.as_mut() else { return };
-        for unread in index.unread_instructions(usize::MAX) {
-            let (Some(source), Some(skill)) = (snapshot.source_of(&unread.name), snapshot.get(&unread.name)) else {
+        for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
+            let Some(generation) = index.unread_generation(&skill.name) else {
                 continue;
             };
             let Some(words) = work.get(source).and_then(|w| w.cache.words(&skill.path)) else {
                 continue;
             };
-            index.give_cached_instructions(&unread.name, unread.generation, &words);
+            index.give_cached_instructions(&skill.name, generation, &words);
         }
     }
 

@@ -92,7 +92,7 @@ impl SkillIndex {
         let Some((slot, skill)) = self.indexed(name).filter(|(_, skill)| skill.generation == generation) else {
             return false;
         };
-        skill.said = super::patch::said(words.iter().map(String::as_str));
+        skill.said = super::patch::said(&words.join("\n"));
         if !std::mem::replace(&mut skill.instructions, true) {
             self.unread -= 1;
         }
@@ -113,6 +113,13 @@ impl SkillIndex {
             self.unread += 1;
         }
         true
+    }
+
+    /// The indexing generation of the skill `name` if the index holds it without its
+    /// instructions.
+    pub(crate) fn unread_generation(&self, name: &str) -> Option<u64> {
+        let skill = self.skills.get(*self.slots.get(name)? as usize)?.as_ref()?;
+        (!skill.instructions).then_some(skill.generation)
     }
 
     /// Whether every skill in the index was given its instructions.

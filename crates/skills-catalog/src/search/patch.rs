@@ -23,15 +23,10 @@ pub(super) fn stamp(skill: &SkillMetadata) -> u64 {
     digest.digest()
 }
 
-/// A digest of a skill's instruction words, in order: the index's own list, or the
-/// lines the persistent cache keeps them in.
-pub(super) fn said<'a>(words: impl Iterator<Item = &'a str>) -> u64 {
-    let mut digest = Xxh3::new();
-    for word in words {
-        digest.update(word.as_bytes());
-        digest.update(b"\n");
-    }
-    digest.digest()
+/// A digest of a skill's instruction words, in order, as the persistent cache keeps
+/// them: one per line (words hold no line breaks).
+pub(super) fn said(lines: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(lines.as_bytes())
 }
 
 /// A skill's length in indexed words in the name field and in the description field
@@ -109,7 +104,7 @@ impl SkillIndex {
         let Some((_, skill)) = self.indexed(name).filter(|(_, skill)| skill.generation == generation) else {
             return false;
         };
-        if skill.said != 0 && skill.said == said(cached.lines()) {
+        if skill.said != 0 && skill.said == said(cached) {
             if !std::mem::replace(&mut skill.instructions, true) {
                 self.unread -= 1;
             }
