@@ -1,6 +1,7 @@
 //! The search index a server reads while its first discovery runs
 //! (`SkillCatalog::with_search_prefetch`): taken when it was kept for the very skills
-//! discovered, never when it was kept for others.
+//! discovered, brought to them when it was kept before an edit, never answering from
+//! what the edit replaced.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly.
 
@@ -28,7 +29,7 @@ async fn found(catalog: &SkillCatalog, query: &str) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn a_prefetched_index_is_the_one_kept_for_these_skills_and_no_other() {
+async fn a_prefetched_index_is_the_one_kept_for_these_skills_or_brought_to_them() {
     let dir = tempfile::tempdir().unwrap();
     let cache = PersistentCache::new(dir.path());
     let memory = Arc::new(MemoryBackend::new());
@@ -64,7 +65,8 @@ async fn a_prefetched_index_is_the_one_kept_for_these_skills_and_no_other() {
     assert_eq!(backend.take(), 3);
     assert_eq!(cache_files(dir.path(), "index").len(), 1, "kept again");
 
-    // An index kept for other skills (one edited since) is read and not taken.
+    // An index kept before an edit: the edited skill's old words are gone, its new ones
+    // found, the others' kept.
     memory
         .insert(
             "/skills/web/SKILL.md",

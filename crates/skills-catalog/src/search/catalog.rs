@@ -179,8 +179,9 @@ impl SkillCatalog {
     /// Whether, with a [persistent cache](Self::with_persistent_cache), the search index
     /// the last process kept is read while the first discovery runs (default: no), so
     /// that the first search finds it ready: for a server whose clients search soon. It
-    /// is used only if it was kept for the very skills discovered; otherwise the read
-    /// cost time and nothing else.
+    /// is taken as it is when it was kept for the very skills discovered, and brought to
+    /// them when it was kept before an edit (the changed skills indexed again); an index
+    /// that could not answer exactly as a new one is built again.
     pub fn with_search_prefetch(self, prefetch: bool) -> Self {
         self.search
             .prefetch
