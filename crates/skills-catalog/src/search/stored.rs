@@ -23,7 +23,8 @@ impl SkillIndex {
                     out.str(&skill.plain);
                     out.u32s(&skill.words);
                     out.u64(skill.stamp);
-                    out.u32s(&skill.lens);
+                    out.u32(skill.lens[0]);
+                    out.u32(skill.lens[1]);
                     out.u64(skill.said);
                 }
                 None => out.u32(0),
@@ -59,7 +60,7 @@ impl SkillIndex {
                     let plain = input.string()?;
                     let words = input.u32s()?.into_boxed_slice();
                     let stamp = input.u64()?;
-                    let lens = input.u32s()?.try_into().ok()?;
+                    let lens = [input.u32()?, input.u32()?];
                     let said = input.u64()?;
                     let instructions = state == 2;
                     unread += usize::from(!instructions);
