@@ -1,6 +1,7 @@
 //! The parse cache of the command line: what `skills` prints is the same cold, warm and
 //! without the cache; an edit that keeps a file's size and mtime, a deleted skill and a
-//! damaged cache file are never served stale; `--no-cache` and `[cache] enabled = false`
+//! damaged cache file are never served stale, nor is a search after an edit (the kept
+//! index brought to the edited library); `--no-cache` and `[cache] enabled = false`
 //! keep nothing.
 
 #![allow(clippy::unwrap_used)] // Tests fail loudly.
@@ -142,4 +143,64 @@ fn no_cache_and_a_disabled_cache_keep_nothing() {
     write(root.path(), "skills.toml", "[[source]]\nlocation = \"lib\"\n");
     skills(root.path(), &cache, &["list", "--json"]);
     assert_eq!(cache_files(&cache), 1, "the cache is on by default");
+}
+
+#[test]
+fn a_search_after_each_edit_answers_as_one_without_the_cache() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    let topics = ["glaciers", "harbours", "lanterns", "orchards", "comets", "tunnels"];
+    for (i, topic) in topics.iter().enumerate() {
+        let name = format!("skill-{i}");
+        let text = format!(
+            "---\nname: {name}\ndescription: Plans trips to {topic}\n---\nWalk past the {} first.\n",
+            topics[(i + 1) % topics.len()]
+        );
+        write(root.path(), &format!("lib/{name}/SKILL.md"), &text);
+    }
+    settle();
+    let searches: [&[&str]; 2] = [
+        &["search", "glaciers harbours", "--json", "--explain", "--source", "lib"],
+        &[
+            "search",
+            "plans trips past comets",
+            "--json",
+            "--explain",
+            "--source",
+            "lib",
+        ],
+    ];
+    let run = |args: &[&str]| stdout(&skills(root.path(), &cache, args));
+    let check = |what: &str| {
+        for args in searches {
+            let plain = run(&[args, &["--no-cache"]].concat());
+            assert_eq!(run(args), plain, "{what}: {args:?}");
+        }
+    };
+    check("cold");
+    check("warm");
+    // Each edit leaves the kept index of the library before it: the body of a skill,
+    // a description reworded at the same length, a skill added, one removed.
+    let body = root.path().join("lib/skill-1/SKILL.md");
+    let text = std::fs::read_to_string(&body)
+        .unwrap()
+        .replace("Walk past the lanterns", "Walk past the comets");
+    std::fs::write(&body, text).unwrap();
+    check("a body edited");
+    assert!(run(searches[1]).contains("skill-1"), "the new body is found");
+    let described = root.path().join("lib/skill-2/SKILL.md");
+    let text = std::fs::read_to_string(&described)
+        .unwrap()
+        .replace("to lanterns", "to glaciers");
+    std::fs::write(&described, text).unwrap();
+    check("a description reworded");
+    write(
+        root.path(),
+        "lib/skill-9/SKILL.md",
+        &md("skill-9", "Plans trips to harbours"),
+    );
+    check("a skill added");
+    std::fs::remove_dir_all(root.path().join("lib/skill-0")).unwrap();
+    check("a skill removed");
+    assert!(!run(searches[0]).contains("skill-0"));
 }
