@@ -217,9 +217,10 @@ impl SkillCatalog {
                 }
             }
         }
-        let snapshot = self.snapshot();
         let mut index = self.search.index.write().unwrap_or_else(PoisonError::into_inner);
         let Some(index) = index.as_mut() else { return };
+        // Reloads swap the snapshot under the index's lock: this one is the index's.
+        let snapshot = self.snapshot();
         for (skill, &source) in snapshot.skills().iter().zip(snapshot.skill_sources()) {
             let Some(generation) = index.unread_generation(&skill.name) else {
                 continue;
