@@ -40,14 +40,15 @@ impl InstallLock {
             .filter(|d| !d.exists())
             .map(Path::to_path_buf)
             .collect();
-        std::fs::create_dir_all(&work).map_err(io_error(&work))?;
         let path = work.join("lock");
         let started = std::time::Instant::now();
         let mut waiting = Some(waiting);
+        let draft = Draft::write(&work)?;
         let mut recreated = 0;
         loop {
-            match create_with_pid(&work, &path) {
+            match draft.link_as(&path) {
                 Ok(()) => {
+                    drop(draft);
                     remove_dead_drafts(&work);
                     return Ok(Self { path, created });
                 }
@@ -55,7 +56,7 @@ impl InstallLock {
                 // The run that held it removed the folder it had created: again.
                 Err(e) if e.kind() == io::ErrorKind::NotFound && recreated < 100 => {
                     recreated += 1;
-                    std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+                    draft.rewrite()?;
                     continue;
                 }
                 Err(source) => return Err(WriteError::Io { path, source }),
@@ -95,23 +96,51 @@ const UNNAMED_LOCK_AGE: std::time::Duration = std::time::Duration::from_secs(5);
 /// The name of the draft a run writes its process id into before linking it as the lock.
 const DRAFT: &str = "lock.draft-";
 
-/// Creates the lock `path` holding this process's id, or fails with `AlreadyExists`.
-/// The id is written to a draft first and the draft hard-linked as the lock, so the lock
-/// never exists without it (a run killed in between leaves a draft, not a lock no one
-/// can name); where hard links are refused, the file is created and then written.
-fn create_with_pid(work: &Path, path: &Path) -> io::Result<()> {
-    let pid = std::process::id().to_string();
-    let draft = work.join(format!("{DRAFT}{pid}"));
-    std::fs::write(&draft, &pid)?;
-    let linked = std::fs::hard_link(&draft, path);
-    let _ = std::fs::remove_file(&draft);
-    match linked {
-        Err(e) if e.kind() != io::ErrorKind::AlreadyExists && e.kind() != io::ErrorKind::NotFound => {
-            use std::io::Write;
-            let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(path)?;
-            file.write_all(pid.as_bytes())
+/// This run's process id in a file beside the lock, written once and hard-linked as the
+/// lock to take it: the lock never exists without the id (a run killed in between leaves
+/// a draft, which the next run to take the lock removes). Removed when dropped.
+struct Draft {
+    path: PathBuf,
+    pid: String,
+}
+
+impl Draft {
+    /// Writes the draft in the work folder `work`, creating the folder.
+    fn write(work: &Path) -> Result<Self, WriteError> {
+        let pid = std::process::id().to_string();
+        let draft = Self {
+            path: work.join(format!("{DRAFT}{pid}")),
+            pid,
+        };
+        draft.rewrite()?;
+        Ok(draft)
+    }
+
+    /// Writes the draft again, and its folder if it is gone.
+    fn rewrite(&self) -> Result<(), WriteError> {
+        let work = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(work).map_err(io_error(work))?;
+        std::fs::write(&self.path, &self.pid).map_err(io_error(&self.path))
+    }
+
+    /// Takes the lock `lock`, or fails with `AlreadyExists` while a run holds it (and
+    /// `NotFound` when the folder went); where hard links are refused, the lock is
+    /// created and then written.
+    fn link_as(&self, lock: &Path) -> io::Result<()> {
+        match std::fs::hard_link(&self.path, lock) {
+            Err(e) if e.kind() != io::ErrorKind::AlreadyExists && e.kind() != io::ErrorKind::NotFound => {
+                use std::io::Write;
+                let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(lock)?;
+                file.write_all(self.pid.as_bytes())
+            }
+            linked => linked,
         }
-        linked => linked,
+    }
+}
+
+impl Drop for Draft {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 
@@ -200,6 +229,8 @@ mod tests {
             InstallLock::take_within(&skills, now, |_| {}),
             Err(WriteError::Busy(_))
         ));
+        let mine = work.join(format!("{DRAFT}{}", std::process::id()));
+        assert!(!mine.exists(), "a run that gave up leaves no draft");
         let old = std::time::SystemTime::now() - UNNAMED_LOCK_AGE;
         lock.set_modified(old).unwrap();
         drop(lock);
@@ -207,7 +238,6 @@ mod tests {
         let pid = std::fs::read_to_string(work.join("lock")).unwrap();
         assert_eq!(pid, std::process::id().to_string());
         assert!(!draft.exists());
-        let mine = work.join(format!("{DRAFT}{}", std::process::id()));
         assert!(!mine.exists());
         drop(taken);
         assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
