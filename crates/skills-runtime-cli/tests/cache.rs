@@ -159,40 +159,42 @@ fn a_search_after_each_edit_answers_as_one_without_the_cache() {
         write(root.path(), &format!("lib/{name}/SKILL.md"), &text);
     }
     settle();
-    let searches: [&[&str]; 2] = [
-        &["search", "glaciers harbours", "--json", "--explain", "--source", "lib"],
-        &[
-            "search",
-            "plans trips past comets",
-            "--json",
-            "--explain",
-            "--source",
-            "lib",
-        ],
-    ];
-    let run = |args: &[&str]| stdout(&skills(root.path(), &cache, args));
+    let searches = ["glaciers harbours", "plans trips past comets", "zeppelins", "lanterns"];
+    let run = |query: &str, more: &[&str]| {
+        let args = [&["search", query, "--json", "--explain", "--source", "lib"], more].concat();
+        stdout(&skills(root.path(), &cache, &args))
+    };
     let check = |what: &str| {
-        for args in searches {
-            let plain = run(&[args, &["--no-cache"]].concat());
-            assert_eq!(run(args), plain, "{what}: {args:?}");
+        for query in searches {
+            assert_eq!(run(query, &[]), run(query, &["--no-cache"]), "{what}: {query:?}");
         }
+    };
+    // The names a search finds, best first.
+    let found = |query: &str| -> Vec<String> {
+        let hits: serde_json::Value = serde_json::from_str(&run(query, &[])).unwrap();
+        let hits = hits.as_array().unwrap().iter();
+        hits.map(|h| h["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let edit = |skill: &str, from: &str, to: &str| {
+        let file = root.path().join("lib").join(skill).join("SKILL.md");
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains(from), "{skill}: {from:?}");
+        std::fs::write(&file, text.replace(from, to)).unwrap();
     };
     check("cold");
     check("warm");
+    assert!(found("zeppelins").is_empty());
+    assert!(found("lanterns").contains(&"skill-1".to_owned()), "its body");
     // Each edit leaves the kept index of the library before it: the body of a skill,
     // a description reworded at the same length, a skill added, one removed.
-    let body = root.path().join("lib/skill-1/SKILL.md");
-    let text = std::fs::read_to_string(&body)
-        .unwrap()
-        .replace("Walk past the lanterns", "Walk past the comets");
-    std::fs::write(&body, text).unwrap();
+    edit("skill-1", "Walk past the lanterns", "Walk past the zeppelins");
     check("a body edited");
-    assert!(run(searches[1]).contains("skill-1"), "the new body is found");
-    let described = root.path().join("lib/skill-2/SKILL.md");
-    let text = std::fs::read_to_string(&described)
-        .unwrap()
-        .replace("to lanterns", "to glaciers");
-    std::fs::write(&described, text).unwrap();
+    assert_eq!(found("zeppelins"), ["skill-1"], "the new body is found");
+    assert!(
+        !found("lanterns").contains(&"skill-1".to_owned()),
+        "the old body is not"
+    );
+    edit("skill-2", "to lanterns", "to glaciers");
     check("a description reworded");
     write(
         root.path(),
@@ -202,5 +204,5 @@ fn a_search_after_each_edit_answers_as_one_without_the_cache() {
     check("a skill added");
     std::fs::remove_dir_all(root.path().join("lib/skill-0")).unwrap();
     check("a skill removed");
-    assert!(!run(searches[0]).contains("skill-0"));
+    assert!(!found("glaciers harbours").contains(&"skill-0".to_owned()));
 }

@@ -133,15 +133,12 @@ impl SkillCatalog {
         let stored = stored.as_mut()?;
         let (key, index) = match prefetched {
             Some(prefetched) if prefetched.file == stored.file => prefetched.take()?,
-            // The other file of these sources (see `index_file_of`) has an index of the
-            // same skills, kept under another key: brought to this library below.
-            prefetched => match read_index(&stored.file) {
-                Some(read) => read,
-                None => match prefetched.filter(|p| stored.sibling.as_ref() == Some(&p.file)) {
-                    Some(prefetched) => prefetched.take()?,
-                    None => read_index(stored.sibling.as_ref()?)?,
-                },
-            },
+            // Without its own file, the other file of these sources (see
+            // `index_file_of`), kept under another key, is brought to this library below.
+            prefetched => read_index(&stored.file).or_else(|| match prefetched {
+                Some(prefetched) if stored.sibling.as_ref() == Some(&prefetched.file) => prefetched.take(),
+                _ => read_index(stored.sibling.as_ref()?),
+            })?,
         };
         let index = if key == stored.key {
             index

@@ -40,6 +40,15 @@ pub(crate) fn opening(text: &str) -> &str {
     }
 }
 
+impl Indexed {
+    /// Marks the skill's instructions unread under a new generation (its words stay until
+    /// new ones are given); whether they were read.
+    pub(super) fn forget_instructions(&mut self) -> bool {
+        self.generation = super::next_generation();
+        std::mem::replace(&mut self.instructions, false)
+    }
+}
+
 impl SkillIndex {
     /// Indexes the opening of the instructions of the skill `name`: `text`, its
     /// `SKILL.md` after the frontmatter (or the whole file: a frontmatter at its start
@@ -92,7 +101,7 @@ impl SkillIndex {
         let Some((slot, skill)) = self.indexed(name).filter(|(_, skill)| skill.generation == generation) else {
             return false;
         };
-        skill.said = super::patch::said(&words.join("\n"));
+        skill.said = super::patch::said_words(words);
         if !std::mem::replace(&mut skill.instructions, true) {
             self.unread -= 1;
         }
@@ -108,8 +117,7 @@ impl SkillIndex {
         let Some((_, skill)) = self.indexed(name) else {
             return false;
         };
-        skill.generation = super::next_generation();
-        if std::mem::replace(&mut skill.instructions, false) {
+        if skill.forget_instructions() {
             self.unread += 1;
         }
         true

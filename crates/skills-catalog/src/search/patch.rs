@@ -29,6 +29,18 @@ pub(super) fn said(lines: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(lines.as_bytes())
 }
 
+/// [`said`] of `words` joined by line breaks, without joining them.
+pub(super) fn said_words(words: &[String]) -> u64 {
+    let mut digest = Xxh3::new();
+    for (i, word) in words.iter().enumerate() {
+        if i > 0 {
+            digest.update(b"\n");
+        }
+        digest.update(word.as_bytes());
+    }
+    digest.digest()
+}
+
 /// A skill's length in indexed words in the name field and in the description field
 /// (which holds the name's words too), as [`SkillIndex::upsert`] indexes them.
 pub(super) fn lens(words: &Words, skill: &SkillMetadata) -> [usize; 2] {
@@ -85,8 +97,7 @@ impl SkillIndex {
         // The instructions a kept skill holds were read from its file as it was: they
         // count until it is given them again, from the cache or from the file.
         for skill in self.skills.iter_mut().flatten() {
-            skill.generation = super::next_generation();
-            if std::mem::replace(&mut skill.instructions, false) {
+            if skill.forget_instructions() {
                 self.unread += 1;
             }
         }
@@ -222,6 +233,14 @@ mod tests {
                 .iter()
                 .any(|h| h.name == "skill-9")
         );
+    }
+
+    #[test]
+    fn the_digest_of_words_is_the_digest_of_their_lines() {
+        for words in [&[][..], &["pdf"], &["fill", "pdf", "form", "forms"]] {
+            let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+            assert_eq!(super::said_words(&words), super::said(&words.join("\n")), "{words:?}");
+        }
     }
 
     #[test]
