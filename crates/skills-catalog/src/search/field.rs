@@ -59,7 +59,7 @@ impl Field {
     }
 
     /// The average length BM25 takes for `texts` texts of `words` words in all, to 8
-    /// significant bits (within 0.2%, less than a posting's weight step): a library's
+    /// significant bits (within 0.2%; a posting's weight is kept in steps of 0.1%): a library's
     /// average moves by a few millionths with each edit, and an index kept for the
     /// library before the edit answers exactly as a new one only while it stays the same
     /// ([`SkillIndex::patched`](super::SkillIndex::patched)).
