@@ -289,14 +289,24 @@ impl bm25::Tokenizer for Split {
     }
 }
 
+/// Three characters in one number: each is below 2^21, so the three fit in 63 bits and
+/// two trigrams are equal exactly when their numbers are (no string to allocate, hash
+/// or keep for each).
+pub(crate) type Trigram = u64;
+
+/// `a`, `b` and `c` as one [`Trigram`].
+pub(crate) fn trigram(a: char, b: char, c: char) -> Trigram {
+    (u64::from(a) << 42) | (u64::from(b) << 21) | u64::from(c)
+}
+
 /// The character trigrams of a word, with its ends marked (`^pd`, `pdf`, `df$`), which
 /// find a known word close to a misspelt one.
-pub(crate) fn trigrams(word: &str) -> Vec<String> {
+pub(crate) fn trigrams(word: &str) -> Vec<Trigram> {
     let chars: Vec<char> = std::iter::once('^')
         .chain(word.chars())
         .chain(std::iter::once('$'))
         .collect();
-    let mut grams: Vec<String> = chars.windows(3).map(|w| w.iter().collect()).collect();
+    let mut grams: Vec<Trigram> = chars.windows(3).map(|w| trigram(w[0], w[1], w[2])).collect();
     grams.sort_unstable();
     grams.dedup();
     grams
@@ -406,7 +416,14 @@ mod tests {
         };
         assert!(alike("kubernets", "kubernetes") > 0.6);
         assert!(alike("terraform", "kubernetes") < 0.2);
-        assert_eq!(trigrams("ab"), ["^ab", "ab$"]);
+        assert_eq!(trigrams("ab"), [trigram('^', 'a', 'b'), trigram('a', 'b', '$')]);
+        // Each character has a place of its own: no two trigrams share a number.
+        assert_ne!(trigram('a', 'b', 'c'), trigram('b', 'a', 'c'));
+        assert_ne!(trigram('\u{10ffff}', 'a', 'b'), trigram('a', '\u{10ffff}', 'b'));
+        assert_eq!(
+            trigrams("aaaa"),
+            [trigram('^', 'a', 'a'), trigram('a', 'a', '$'), trigram('a', 'a', 'a')]
+        );
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The words a library knows, for reading a request's words as known ones.
 
+use std::sync::Arc;
+
 use super::HashMap;
 
 use super::bytes::{In, Out};
-use super::text::{similarity, trigrams};
+use super::text::{Trigram, similarity, trigrams};
 
 /// How alike by trigrams a misspelt word and the known word read for it must be.
 const NEAR_MISS_SIMILARITY: f32 = 0.5;
@@ -15,12 +17,12 @@ const NEAR_MISS_MIN_CHARS: usize = 4;
 #[derive(Default)]
 pub(super) struct Vocabulary {
     /// Word to (id, skills that have it).
-    ids: HashMap<String, (u32, u32)>,
-    /// Per id: the word and its number of trigrams.
-    words: Vec<Option<(String, usize)>>,
+    ids: HashMap<Arc<str>, (u32, u32)>,
+    /// Per id: the word (the same text as its key in `ids`) and its number of trigrams.
+    words: Vec<Option<(Arc<str>, usize)>>,
     free: Vec<u32>,
     /// Trigram to the words that have it.
-    grams: HashMap<String, Vec<u32>>,
+    grams: HashMap<Trigram, Vec<u32>>,
 }
 
 impl Vocabulary {
@@ -44,8 +46,8 @@ impl Vocabulary {
         }
         out.u32s(&self.free);
         out.len(self.grams.len());
-        for (gram, ids) in &self.grams {
-            out.str(gram);
+        for (&gram, ids) in &self.grams {
+            out.u64(gram);
             out.u32s(ids);
         }
     }
@@ -54,14 +56,16 @@ impl Vocabulary {
     pub(super) fn decode(input: &mut In<'_>) -> Option<Self> {
         let mut vocabulary = Self::default();
         let count = input.count(4)?;
+        vocabulary.words.reserve(count);
+        vocabulary.ids.reserve(count);
         for id in 0..count {
             let word = match input.u32()? {
                 0 => None,
                 1 => {
-                    let word = input.string()?;
+                    let word: Arc<str> = input.string()?.into();
                     let grams = input.u32()? as usize;
                     let skills = input.u32()?;
-                    vocabulary.ids.insert(word.clone(), (id as u32, skills));
+                    vocabulary.ids.insert(Arc::clone(&word), (id as u32, skills));
                     Some((word, grams))
                 }
                 _ => return None,
@@ -69,9 +73,10 @@ impl Vocabulary {
             vocabulary.words.push(word);
         }
         vocabulary.free = input.u32s()?;
-        let count = input.count(8)?;
+        let count = input.count(12)?;
+        vocabulary.grams.reserve(count);
         for _ in 0..count {
-            let gram = input.string()?;
+            let gram = input.u64()?;
             vocabulary.grams.insert(gram, input.u32s()?);
         }
         Some(vocabulary)
@@ -94,11 +99,12 @@ impl Vocabulary {
                 (self.words.len() - 1) as u32
             }
         };
-        self.words[id as usize] = Some((word.to_owned(), grams.len()));
+        let word: Arc<str> = word.into();
+        self.words[id as usize] = Some((Arc::clone(&word), grams.len()));
         for gram in grams {
             self.grams.entry(gram).or_default().push(id);
         }
-        self.ids.insert(word.to_owned(), (id, 1));
+        self.ids.insert(word, (id, 1));
         id
     }
 
@@ -106,12 +112,12 @@ impl Vocabulary {
         let Some(Some((word, _))) = self.words.get(id as usize) else {
             return;
         };
-        let Some((_, skills)) = self.ids.get_mut(word) else {
+        let Some((_, skills)) = self.ids.get_mut(&**word) else {
             return;
         };
         *skills -= 1;
         if *skills == 0 {
-            self.ids.remove(word);
+            self.ids.remove(&**word);
             if let Some((word, _)) = self.words[id as usize].take() {
                 for gram in trigrams(&word) {
                     if let Some(list) = self.grams.get_mut(&gram) {
@@ -159,7 +165,7 @@ impl Vocabulary {
             .into_iter()
             .filter_map(|(id, shared)| {
                 let (known, count) = self.words.get(id as usize)?.as_ref()?;
-                Some((similarity(shared, grams.len(), *count), known.as_str()))
+                Some((similarity(shared, grams.len(), *count), &**known))
             })
             .filter(|(similar, _)| *similar >= NEAR_MISS_SIMILARITY)
             // The most alike; among equals, the first in word order.
