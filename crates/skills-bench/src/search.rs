@@ -58,8 +58,7 @@ struct Quality {
     mrr: f64,
 }
 
-const USAGE: &str =
-    "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool]";
+const USAGE: &str = "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool | --dump FILE]";
 
 /// Runs the evaluation the arguments name and prints its table.
 pub fn search_command(args: &[String]) -> Result<(), String> {
@@ -69,6 +68,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     let mut depth = None;
     let mut misses = false;
     let mut pool = false;
+    let mut dump = None;
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         let mut value = || {
@@ -83,6 +83,7 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
             "--depth" => depth = Some(value()?.parse().map_err(|e| format!("--depth: {e}"))?),
             "--misses" => misses = true,
             "--pool" => pool = true,
+            "--dump" => dump = Some(value()?),
             other => return Err(format!("unknown argument {other:?}\n{USAGE}")),
         }
     }
@@ -136,6 +137,9 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
         });
         return Ok(());
     }
+    if let Some(file) = dump {
+        return write_dump(&file, &queries.query, &skills, &index, &plain);
+    }
     let mut latencies = Vec::new();
     let ours = evaluate(&queries.query, misses.then_some("ours"), |request| {
         let started = Instant::now();
@@ -174,6 +178,41 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
         latencies.len()
     );
     Ok(())
+}
+
+/// Writes, for trying other rankings outside the index (decision 097), every skill's
+/// name and description and, per request, the skills it expects and both rankings' first
+/// 100 (ours with their scores), as one JSON object.
+fn write_dump(
+    file: &str,
+    queries: &[Query],
+    skills: &[SkillMetadata],
+    index: &Searcher,
+    plain: &PlainBm25,
+) -> Result<(), String> {
+    let requests: Vec<serde_json::Value> = queries
+        .iter()
+        .map(|query| {
+            let ours: Vec<(String, f32)> = index
+                .search(&query.request, 100)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|hit| (hit.name, hit.score))
+                .collect();
+            serde_json::json!({
+                "request": query.request,
+                "expect": query.expect,
+                "ours": ours,
+                "bm25": plain.search(&query.request, 100),
+            })
+        })
+        .collect();
+    let skills: Vec<(&str, &str)> = skills
+        .iter()
+        .map(|s| (s.name.as_str(), s.description.as_str()))
+        .collect();
+    let dump = serde_json::json!({ "skills": skills, "queries": requests });
+    std::fs::write(file, dump.to_string()).map_err(|e| format!("{file}: {e}"))
 }
 
 /// The quality of `search` on `queries`; with a `label`, prints each request whose
