@@ -21,8 +21,11 @@ use crate::progress::Progress;
 /// What a command needs of its catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
-    /// The skills only, once; a source that cannot be read fails the command (search).
+    /// The skills only, once; a source that cannot be read fails the command (list).
     Listing,
+    /// As [`Need::Listing`], for a search: the kept search index is read while the
+    /// library is discovered, not after.
+    Search,
     /// As [`Need::Listing`], with every skill's resources (list, info).
     Inventory,
     /// Skills once, as an agent sees them, resources listed for the skills shown in
@@ -221,14 +224,14 @@ async fn load(
     let mut catalog = SkillCatalog::new(sources)
         .with_limits(limits)
         .with_search_instructions(search.instructions())
-        .with_resources(need != Need::Listing)
+        .with_resources(!matches!(need, Need::Listing | Need::Search))
         // A one-shot agent command shows a few skills in full: their resources are
         // listed when needed, not the whole library's.
         .with_lazy_resources(matches!(need, Need::Agent | Need::Serve))
         // A one-shot command holds one copy of the skills, not three.
         .with_incremental_reload(matches!(need, Need::Live | Need::Serve))
-        // A server's first search should find the kept index ready.
-        .with_search_prefetch(need == Need::Serve);
+        // A search (a server's first one too) should find the kept index ready.
+        .with_search_prefetch(matches!(need, Need::Search | Need::Serve));
     if let Some(lock) = lock {
         catalog = catalog.with_lock(lock);
     }
@@ -240,7 +243,7 @@ async fn load(
     let catalog = Arc::new(catalog);
     let snapshot = catalog.ensure_loaded().await;
     drop(progress);
-    if matches!(need, Need::Listing | Need::Inventory) {
+    if matches!(need, Need::Listing | Need::Search | Need::Inventory) {
         if let Some((i, error)) = catalog.source_errors().await.into_iter().next() {
             let source = &catalog.sources()[i];
             let context = format!("source {} ({})", source.label(), source.location());

@@ -36,7 +36,7 @@ pub async fn search(
     json: bool,
     explain: bool,
 ) -> anyhow::Result<ExitCode> {
-    let library = library::catalog(args, Need::Listing, json).await?;
+    let library = library::catalog(args, Need::Search, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
