@@ -48,8 +48,12 @@ pub(super) struct Field {
     avgdl: f32,
     embedder: Embedder<u32, Split>,
     postings: HashMap<u32, Vec<Posting>>,
-    /// Per slot, the tokens it has postings under (to take them out again).
+    /// Per slot, the tokens it has postings under (to take them out again), when
+    /// `tokens_known`. A field read from the persistent cache comes without them (they
+    /// say again what the postings say: a third of a kept index's bytes and of its
+    /// decoding); the first removal finds them in the postings.
     tokens: Vec<Box<[u32]>>,
+    tokens_known: bool,
 }
 
 impl Field {
@@ -84,6 +88,7 @@ impl Field {
                 .build(),
             postings: HashMap::default(),
             tokens: Vec::new(),
+            tokens_known: true,
         }
     }
 
@@ -98,10 +103,6 @@ impl Field {
                 out.u32(posting.0);
             }
         }
-        out.len(self.tokens.len());
-        for tokens in &self.tokens {
-            out.u32s(tokens);
-        }
     }
 
     /// The field [`encode`](Self::encode) wrote.
@@ -115,10 +116,7 @@ impl Field {
             let list = input.u32s_of(len)?.into_iter().map(Posting).collect();
             field.postings.insert(token, list);
         }
-        let count = input.count(4)?;
-        field.tokens = (0..count)
-            .map(|_| input.u32s().map(Vec::into_boxed_slice))
-            .collect::<Option<_>>()?;
+        field.tokens_known = false;
         Some(field)
     }
 
@@ -135,10 +133,13 @@ impl Field {
                 .or_default()
                 .push(Posting::new(slot, token.value));
         }
-        if self.tokens.len() <= slot as usize {
-            self.tokens.resize_with(slot as usize + 1, Default::default);
+        // Unknown tokens are found in the postings, this slot's with the others'.
+        if self.tokens_known {
+            if self.tokens.len() <= slot as usize {
+                self.tokens.resize_with(slot as usize + 1, Default::default);
+            }
+            self.tokens[slot as usize] = embedding.0.iter().map(|t| t.index).collect();
         }
-        self.tokens[slot as usize] = embedding.0.iter().map(|t| t.index).collect();
     }
 
     /// Whether some text of the field has `word`.
@@ -157,6 +158,9 @@ impl Field {
     }
 
     pub(super) fn remove(&mut self, slot: u32) {
+        if !self.tokens_known {
+            self.find_tokens();
+        }
         let Some(tokens) = self.tokens.get_mut(slot as usize) else {
             return;
         };
@@ -168,6 +172,29 @@ impl Field {
                 }
             }
         }
+    }
+
+    /// Each slot's tokens, from the postings that hold it: counted first, so that each
+    /// slot's list is allocated once at its size.
+    fn find_tokens(&mut self) {
+        let mut counts: Vec<usize> = Vec::new();
+        for list in self.postings.values() {
+            for posting in list {
+                let slot = posting.slot() as usize;
+                if counts.len() <= slot {
+                    counts.resize(slot + 1, 0);
+                }
+                counts[slot] += 1;
+            }
+        }
+        let mut tokens: Vec<Vec<u32>> = counts.into_iter().map(Vec::with_capacity).collect();
+        for (&token, list) in &self.postings {
+            for posting in list {
+                tokens[posting.slot() as usize].push(token);
+            }
+        }
+        self.tokens = tokens.into_iter().map(Vec::into_boxed_slice).collect();
+        self.tokens_known = true;
     }
 
     /// What `term` adds to the score of the skill in `slot` at weight 1 (its IDF times
@@ -215,6 +242,50 @@ fn idf(df: usize, skills: usize) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(text: &str) -> Vec<String> {
+        text.split(' ').map(str::to_owned).collect()
+    }
+
+    fn term(word: &str) -> u32 {
+        <u32 as bm25::TokenEmbedder>::embed(word)
+    }
+
+    #[test]
+    fn a_field_read_back_without_its_tokens_still_takes_a_skill_out_whole() {
+        let mut built = Field::new(9, 3);
+        built.upsert(0, &words("pdf forms fill"));
+        built.upsert(1, &words("pdf merge split"));
+        built.upsert(2, &words("slides deck"));
+        let mut out = Out::default();
+        built.encode(&mut out);
+        let mut field = Field::decode(&mut In::new(&mut out.0.as_slice(), out.0.len() as u64)).unwrap();
+        assert!(!field.tokens_known);
+
+        field.remove(1);
+        // As a field that never had the removed skill.
+        let mut expected = Field::new(9, 3);
+        expected.upsert(0, &words("pdf forms fill"));
+        expected.upsert(2, &words("slides deck"));
+        for word in ["pdf", "forms", "fill", "merge", "split", "slides", "deck"] {
+            assert_eq!(field.has(word), expected.has(word), "{word}");
+            for slot in 0..3 {
+                assert_eq!(
+                    field.points(term(word), slot, 3),
+                    expected.points(term(word), slot, 3),
+                    "{word} {slot}"
+                );
+            }
+        }
+
+        // A skill added after the read is taken out again as well.
+        field.upsert(3, &words("charts excel"));
+        field.remove(3);
+        assert!(!field.has("charts") && !field.has("excel"));
+        field.remove(2);
+        assert!(!field.has("slides") && !field.has("deck"));
+        assert!(field.has("fill"));
+    }
 
     #[test]
     fn a_posting_keeps_its_slot_and_its_weight_within_a_step() {
