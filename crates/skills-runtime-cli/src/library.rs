@@ -21,7 +21,8 @@ use crate::progress::Progress;
 /// What a command needs of its catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {
-    /// The skills only, once; a source that cannot be read fails the command (list).
+    /// The skills only, once; a source that cannot be read fails the command (list, lock,
+    /// add, outdated, publish).
     Listing,
     /// As [`Need::Listing`], for a search: the kept search index is read while the
     /// library is discovered, not after.
