@@ -120,12 +120,15 @@ fn tune_malloc() {
         // One block of 32 MiB, taken and given back on a thread of its own, makes the
         // second arena's heap writable at once (the threshold is raised so that the
         // block comes from the heap rather than a mapping of its own).
+        // A thread the system refuses (a process limit) only leaves the arena as it was.
         libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        let _ = std::thread::spawn(|| {
+        let grown = std::thread::Builder::new().spawn(|| {
             let block = std::hint::black_box(libc::malloc(32 << 20));
             libc::free(block);
-        })
-        .join();
+        });
+        if let Ok(grown) = grown {
+            let _ = grown.join();
+        }
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
