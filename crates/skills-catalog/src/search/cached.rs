@@ -3,12 +3,13 @@
 //! complete without reading any `SKILL.md` again.
 
 use std::sync::PoisonError;
+use std::sync::atomic::AtomicBool;
 
 use tracing::debug;
 
 use super::SkillIndex;
 use super::state::{Prefetched, ReadWords, StoredIndex};
-use crate::cache_file::WhileWanted;
+use crate::cache_file::{Payload, WhileWanted};
 use crate::catalog::SkillCatalog;
 use crate::persist::SourceFiles;
 use crate::snapshot::CatalogSnapshot;
@@ -94,26 +95,15 @@ impl SkillCatalog {
         let Ok(opened) = crate::cache_file::open_cache_file(&file) else {
             return;
         };
-        let wanted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
-        let ((tell_key, key), (tell_index, index)) = (std::sync::mpsc::channel(), std::sync::mpsc::channel());
+        let wanted = std::sync::Arc::new(AtomicBool::new(true));
+        let (tell, index) = std::sync::mpsc::channel();
         let still = std::sync::Arc::clone(&wanted);
         runtime.spawn_blocking(move || {
-            // Without a whole header, the senders go: nothing is waited for.
-            let Ok(mut payload) = crate::cache_file::payload_of(opened, &|_| true) else {
-                return;
-            };
-            // Nobody listens any more once the key was not the one wanted.
-            let _ = tell_key.send(payload.key.clone());
-            let decode =
-                |source: &mut dyn std::io::Read, len| SkillIndex::decode(&mut WhileWanted(source, &still), len);
-            let _ = tell_index.send(payload.decoded(decode));
+            let payload = crate::cache_file::payload_of(opened, &|_| true).ok();
+            // Whatever it holds, the one taking it hears: it waits for nothing more.
+            let _ = tell.send(payload.and_then(|payload| index_of(payload, &still)));
         });
-        let prefetched = Prefetched {
-            file,
-            key,
-            index,
-            wanted,
-        };
+        let prefetched = Prefetched { file, index, wanted };
         *self.search.prefetched.lock().unwrap_or_else(PoisonError::into_inner) = Some(prefetched);
     }
 
@@ -246,9 +236,18 @@ impl SkillCatalog {
 
 /// The key and the index of the index file `file`, if it holds one whole.
 fn read_index(file: &std::path::Path) -> Option<(String, SkillIndex)> {
-    let mut payload = crate::cache_file::open_payload(file, &|_| true).ok()?;
+    index_of(
+        crate::cache_file::open_payload(file, &|_| true).ok()?,
+        &AtomicBool::new(true),
+    )
+}
+
+/// The key an index file's payload was kept under and its index, if it holds one whole;
+/// the decoding stops at its next read once `wanted` is false.
+fn index_of(mut payload: Payload, wanted: &AtomicBool) -> Option<(String, SkillIndex)> {
     let key = payload.key.clone();
-    Some((key, payload.decoded(SkillIndex::decode)?))
+    let decode = |source: &mut dyn std::io::Read, len| SkillIndex::decode(&mut WhileWanted(source, wanted), len);
+    Some((key, payload.decoded(decode)?))
 }
 
 #[cfg(test)]

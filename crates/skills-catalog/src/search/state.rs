@@ -44,12 +44,10 @@ pub(crate) struct StoredIndex {
 }
 
 /// A kept index being read on the blocking pool from `file`: the key it was kept under
-/// as soon as the file's header is read, then the index (`None` when the file held none
-/// whole). Dropped, it stops the read.
+/// and the index (`None` when the file held none whole). Dropped, it stops the read.
 pub(crate) struct Prefetched {
     pub(crate) file: std::path::PathBuf,
-    pub(crate) key: std::sync::mpsc::Receiver<String>,
-    pub(crate) index: std::sync::mpsc::Receiver<Option<SkillIndex>>,
+    pub(crate) index: std::sync::mpsc::Receiver<Option<(String, SkillIndex)>>,
     pub(crate) wanted: Arc<AtomicBool>,
 }
 
@@ -62,8 +60,7 @@ impl Drop for Prefetched {
 impl Prefetched {
     /// The key the index was kept under and the index, once decoded.
     pub(crate) fn take(&self) -> Option<(String, SkillIndex)> {
-        let key = self.key.recv().ok()?;
-        Some((key, self.index.recv().ok().flatten()?))
+        self.index.recv().ok().flatten()
     }
 }
 
@@ -299,46 +296,34 @@ mod tests {
 
     #[test]
     fn a_prefetched_index_is_taken_with_its_key_and_stopped_when_dropped() {
-        let wanted = Arc::new(AtomicBool::new(true));
-        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
-        let file = std::path::PathBuf::from("kept.index");
-        let prefetched = Prefetched {
-            file: file.clone(),
-            key,
-            index,
-            wanted: Arc::clone(&wanted),
+        let prefetched = || {
+            let (tell, index) = channel();
+            let wanted = Arc::new(AtomicBool::new(true));
+            let prefetched = Prefetched {
+                file: "kept.index".into(),
+                index,
+                wanted: Arc::clone(&wanted),
+            };
+            (tell, prefetched, wanted)
         };
         // Dropped unread (a start that does not search): the decoding is told to stop.
-        drop(prefetched);
+        let (_tell, dropped, wanted) = prefetched();
+        drop(dropped);
         assert!(!wanted.load(Ordering::Relaxed), "the decoding is told to stop");
-        drop((tell_key, tell_index));
 
-        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
-        let wanted = Arc::new(AtomicBool::new(true));
-        let prefetched = Prefetched {
-            file,
-            key,
-            index,
-            wanted,
-        };
-        tell_key.send("these skills".to_owned()).unwrap();
-        tell_index
-            .send(Some(SkillIndex::build::<skills_core::SkillMetadata>(&[])))
-            .unwrap();
-        let (key, taken) = prefetched.take().unwrap();
-        assert_eq!((key.as_str(), taken.len()), ("these skills", 0));
+        let (tell, taken, _) = prefetched();
+        let index = SkillIndex::build::<skills_core::SkillMetadata>(&[]);
+        tell.send(Some(("these skills".to_owned(), index))).unwrap();
+        let (key, index) = taken.take().unwrap();
+        assert_eq!((key.as_str(), index.len()), ("these skills", 0));
 
-        // A file that held no whole index: nothing is taken.
-        let ((tell_key, key), (tell_index, index)) = (channel(), channel());
-        let wanted = Arc::new(AtomicBool::new(true));
-        let prefetched = Prefetched {
-            file: "damaged.index".into(),
-            key,
-            index,
-            wanted,
-        };
-        tell_key.send("these skills".to_owned()).unwrap();
-        tell_index.send(None).unwrap();
-        assert!(prefetched.take().is_none());
+        // A file that held no whole index, or a reader that ended without a word (its
+        // sender gone): nothing is taken, and nothing is waited for.
+        let (tell, damaged, _) = prefetched();
+        tell.send(None).unwrap();
+        assert!(damaged.take().is_none());
+        let (tell, gone, _) = prefetched();
+        drop(tell);
+        assert!(gone.take().is_none());
     }
 }
