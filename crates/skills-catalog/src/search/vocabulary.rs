@@ -173,3 +173,35 @@ impl Vocabulary {
         Some(best.1)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{In, Out, Vocabulary};
+
+    #[test]
+    fn a_vocabulary_read_back_corrects_and_forgets_words_as_the_one_written() {
+        let mut written = Vocabulary::default();
+        let terraform = written.add("terraform");
+        for word in ["kubernetes", "postgres", "terraform"] {
+            written.add(word);
+        }
+        let mut out = Out::default();
+        written.encode(&mut out);
+        let mut read = Vocabulary::decode(&mut In::new(&mut out.0.as_slice(), out.0.len() as u64)).unwrap();
+
+        for vocabulary in [&mut written, &mut read] {
+            assert_eq!(vocabulary.len(), 3);
+            assert_eq!(vocabulary.known("terrafrom"), Some("terraform"));
+            assert_eq!(vocabulary.known("kubernets"), Some("kubernetes"));
+            assert_eq!(vocabulary.known("zeppelin"), None);
+            // Two skills had `terraform`: it is known until both let go of it, and its
+            // trigrams go with it.
+            vocabulary.release(terraform);
+            assert!(vocabulary.has("terraform"));
+            vocabulary.release(terraform);
+            assert!(!vocabulary.has("terraform"));
+            assert_eq!(vocabulary.known("terrafrom"), None);
+            assert_eq!(vocabulary.known("postgress"), Some("postgres"));
+        }
+    }
+}
