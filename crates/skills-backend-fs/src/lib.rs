@@ -27,6 +27,7 @@
 
 mod at;
 mod listing;
+mod names;
 mod queue;
 mod reading;
 mod resolve;

@@ -9,6 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use skills_core::{BackendError, FileInfo, LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, file_name_matches, path};
 
 use crate::Inner;
+use crate::names::{Kind, Names};
 use crate::resolve::{self, map_io_error};
 
 /// A directory of a walk: its backend path, its path on the host, and the level of its
@@ -43,55 +44,57 @@ impl Inner {
         only: Option<&str>,
         left_out: &mut Vec<String>,
     ) -> Result<Vec<Entry>, BackendError> {
-        let read_dir = std::fs::read_dir(dir).map_err(|e| map_io_error(e, dir_path))?;
-        let mut out = Vec::new();
-        for entry in read_dir {
-            let entry = entry.map_err(|e| map_io_error(e, dir_path))?;
-            let file_name = entry.file_name();
-            let Some(name) = file_name.to_str() else {
-                tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
-                left_out.push(format!(
-                    "{}: a name that is not UTF-8",
-                    path::join(dir_path, &file_name.to_string_lossy())
-                ));
-                continue;
-            };
-            let file_type = entry
-                .file_type()
-                .map_err(|e| map_io_error(e, &path::join(dir_path, name)))?;
-            if only.is_some_and(|only| !file_name_matches(name, only)) && file_type.is_file() {
-                continue;
-            }
+        let keep_file = |name: &str| only.is_none_or(|only| file_name_matches(name, only));
+        let mut names = Names::read(dir, dir_path, keep_file, left_out).map_err(|e| map_io_error(e, dir_path))?;
+        let names = names.sorted();
+        let mut out = Vec::with_capacity(names.len());
+        for (name, kind) in names {
             let entry_path = path::join(dir_path, name);
-            let (host, meta) = if file_type.is_symlink() {
-                let resolved = match resolve::contained(&self.root, &entry.path(), &entry_path) {
-                    Ok(resolved) => resolved,
-                    Err(e) => {
-                        tracing::debug!(path = entry_path, "skipping a link: {e}");
-                        left_out.push(format!("{entry_path}: a link leading out of the source"));
-                        continue;
-                    }
-                };
-                match std::fs::metadata(&resolved) {
-                    Ok(meta) => (resolved, meta),
-                    Err(_) => {
-                        left_out.push(format!("{entry_path}: a link to nothing"));
-                        continue;
-                    }
-                }
-            } else if file_type.is_dir() {
-                // A directory's metadata says nothing discovery uses: skip the stat.
-                out.push(Entry {
-                    host: host_join(dir, name),
-                    info: FileInfo::directory(entry_path),
-                });
-                continue;
-            } else {
-                match entry.metadata() {
-                    Ok(meta) => (entry.path(), meta),
+            let host = host_join(dir, name);
+            let kind = match kind {
+                // Asked of the file itself where the directory does not say.
+                Kind::Unknown => match std::fs::symlink_metadata(&host) {
+                    Ok(meta) if meta.is_symlink() => Kind::Link,
+                    Ok(meta) if meta.is_dir() => Kind::Dir,
+                    Ok(meta) if meta.is_file() && keep_file(name) => Kind::File,
+                    Ok(meta) if meta.is_file() => continue,
+                    Ok(_) => Kind::Other,
                     // Deleted since it was listed.
                     Err(_) => continue,
+                },
+                kind => kind,
+            };
+            let (host, meta) = match kind {
+                Kind::Link => {
+                    let resolved = match resolve::contained(&self.root, &host, &entry_path) {
+                        Ok(resolved) => resolved,
+                        Err(e) => {
+                            tracing::debug!(path = entry_path, "skipping a link: {e}");
+                            left_out.push(format!("{entry_path}: a link leading out of the source"));
+                            continue;
+                        }
+                    };
+                    match std::fs::metadata(&resolved) {
+                        Ok(meta) => (resolved, meta),
+                        Err(_) => {
+                            left_out.push(format!("{entry_path}: a link to nothing"));
+                            continue;
+                        }
+                    }
                 }
+                Kind::Dir => {
+                    // A directory's metadata says nothing discovery uses: skip the stat.
+                    out.push(Entry {
+                        host,
+                        info: FileInfo::directory(entry_path),
+                    });
+                    continue;
+                }
+                _ => match std::fs::symlink_metadata(&host) {
+                    Ok(meta) => (host, meta),
+                    // Deleted since it was listed.
+                    Err(_) => continue,
+                },
             };
             if !meta.is_dir() && !meta.is_file() {
                 left_out.push(format!("{entry_path}: not a regular file"));
@@ -102,10 +105,6 @@ impl Inner {
                 info: file_info(entry_path, &meta),
             });
         }
-        // Every path is `dir_path/name`: the names alone order them, without comparing
-        // the folder's path again in each comparison (most of a large folder's sort).
-        let cut = dir_path.trim_end_matches('/').len() + 1;
-        out.sort_unstable_by(|a, b| name_of(a, cut).cmp(name_of(b, cut)));
         Ok(out)
     }
 
@@ -266,11 +265,6 @@ fn host_join(dir: &Path, name: &str) -> PathBuf {
     host.push(dir);
     host.push(name);
     host
-}
-
-/// The bytes of `entry`'s path from `cut` on.
-fn name_of(entry: &Entry, cut: usize) -> &[u8] {
-    entry.info.path.as_bytes().get(cut..).unwrap_or_default()
 }
 
 pub(crate) struct Entry {
