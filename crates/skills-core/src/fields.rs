@@ -93,6 +93,13 @@ impl<V: fmt::Debug> fmt::Debug for FieldMap<V> {
 impl<V> FromIterator<(String, V)> for FieldMap<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(iter: I) -> Self {
         let mut entries: Vec<(String, V)> = iter.into_iter().collect();
+        // Entries already in order with no key twice (a map decoded from the cache, or
+        // taken from a `BTreeMap`) are the map as they are: a skill read back from the
+        // cache made two vectors per map before.
+        if entries.windows(2).all(|pair| pair[0].0 < pair[1].0) {
+            entries.shrink_to_fit();
+            return Self(entries);
+        }
         // Stable: equal keys keep their order, so the last of them is the one to keep.
         entries.sort_by(|a, b| a.0.cmp(&b.0));
         let mut kept: Vec<(String, V)> = Vec::with_capacity(entries.len());
@@ -160,6 +167,11 @@ mod tests {
         assert_eq!(map.remove("b"), None);
         assert_eq!(format!("{map:?}"), r#"{"a": 5, "c": 4}"#);
         assert!(map.contains_key("c") && !map.contains_key("z"));
+        // In order already, a key twice: still one entry, the last value.
+        let ordered: FieldMap<u32> = [("a".into(), 1), ("b".into(), 2), ("b".into(), 3)]
+            .into_iter()
+            .collect();
+        assert_eq!(format!("{ordered:?}"), r#"{"a": 1, "b": 3}"#);
         assert_eq!(map.len(), 2);
     }
 
