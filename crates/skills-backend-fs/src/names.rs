@@ -71,7 +71,8 @@ impl Names {
     }
 
     fn push(&mut self, name: &str, kind: Kind) {
-        // A name longer than a `u32` (no file system allows one) could not be placed.
+        // Past 4 GiB of names in one directory (no file system holds that many) a name
+        // could not be placed.
         let (Ok(start), Ok(len)) = (u32::try_from(self.text.len()), u32::try_from(name.len())) else {
             return;
         };
