@@ -12,6 +12,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_core::{FileInfo, Walk, path};
 
+use crate::names::Kind;
+
 /// A source folder held open for one walk (never longer: a folder replaced by another
 /// after the walk is not looked into through the old one).
 #[derive(Debug)]
@@ -53,7 +55,7 @@ impl SourceDir {
 
     #[cfg(target_os = "linux")]
     fn stat(&self, child: &str, dir_path: &str, file_name: &str, walk: &mut Walk) -> Option<bool> {
-        use rustix::fs::{AtFlags, FileType};
+        use rustix::fs::AtFlags;
         use rustix::io::Errno;
 
         let mut rel = String::with_capacity(child.len() + 1 + file_name.len());
@@ -66,33 +68,95 @@ impl SourceDir {
             Err(_) => return None,
         };
         let entry_path = path::join(dir_path, file_name);
-        match FileType::from_raw_mode(stat.st_mode) {
-            FileType::RegularFile => {
-                let time = |secs: i64, nanos: u64| time_of(secs, nanos);
-                let modified = time(stat.st_mtime as i64, stat.st_mtime_nsec as u64);
-                // As the standard library's metadata gives it: none before the epoch.
-                let changed = (stat.st_ctime >= 0)
-                    .then(|| time(stat.st_ctime as i64, stat.st_ctime_nsec as u64))
-                    .flatten();
-                let entry = file_entry(entry_path, stat.st_size as u64, modified, changed, stat.st_ino);
-                walk.entries.push(entry);
-                Some(true)
-            }
-            FileType::Directory => {
-                walk.entries.push(FileInfo::directory(entry_path));
-                Some(true)
-            }
+        let stated = Stated::of_stat(&stat);
+        match stated.kind {
+            Kind::File => walk.entries.push(stated.entry(entry_path)),
+            Kind::Dir => walk.entries.push(FileInfo::directory(entry_path)),
             // A link: the usual lookup follows it within the root, or leaves it out.
-            FileType::Symlink => None,
+            Kind::Link | Kind::Unknown => return None,
             // A special file is not served.
-            _ => Some(false),
+            Kind::Other => return Some(false),
         }
+        Some(true)
     }
 
     #[cfg(not(target_os = "linux"))]
     fn stat(&self, _child: &str, _dir_path: &str, _file_name: &str, _walk: &mut Walk) -> Option<bool> {
         None
     }
+}
+
+/// What a `stat` that does not follow a link says of an entry: its kind and, for a
+/// file, what its etag is made of.
+pub(crate) struct Stated {
+    pub(crate) kind: Kind,
+    size: u64,
+    modified: Option<SystemTime>,
+    changed: Option<SystemTime>,
+    ino: u64,
+}
+
+impl Stated {
+    /// What `stat` says (its casts are no-ops here, needed where the fields' types differ).
+    #[cfg(target_os = "linux")]
+    #[allow(clippy::unnecessary_cast)]
+    pub(crate) fn of_stat(stat: &rustix::fs::Stat) -> Self {
+        use rustix::fs::FileType;
+        let kind = match FileType::from_raw_mode(stat.st_mode) {
+            FileType::RegularFile => Kind::File,
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Link,
+            _ => Kind::Other,
+        };
+        Self {
+            kind,
+            size: stat.st_size as u64,
+            modified: time_of(stat.st_mtime as i64, stat.st_mtime_nsec as u64),
+            // As the standard library's metadata gives it: none before the epoch.
+            changed: (stat.st_ctime >= 0)
+                .then(|| time_of(stat.st_ctime as i64, stat.st_ctime_nsec as u64))
+                .flatten(),
+            ino: stat.st_ino,
+        }
+    }
+
+    /// What `meta`, from a `stat` that did not follow a link, says.
+    pub(crate) fn of_metadata(meta: &std::fs::Metadata) -> Self {
+        let kind = match meta.file_type() {
+            t if t.is_file() => Kind::File,
+            t if t.is_dir() => Kind::Dir,
+            t if t.is_symlink() => Kind::Link,
+            _ => Kind::Other,
+        };
+        let (ino, changed) = inode_and_ctime(meta);
+        Self {
+            kind,
+            size: meta.len(),
+            modified: meta.modified().ok(),
+            changed,
+            ino,
+        }
+    }
+
+    /// The entry of the file at `path`, its etag made of its size, mtime, ctime and inode.
+    pub(crate) fn entry(&self, path: String) -> FileInfo {
+        file_entry(path, self.size, self.modified, self.changed, self.ino)
+    }
+}
+
+/// The inode number and the status change time (ctime), where the platform has them.
+#[cfg(unix)]
+fn inode_and_ctime(meta: &std::fs::Metadata) -> (u64, Option<SystemTime>) {
+    use std::os::unix::fs::MetadataExt as _;
+    let ctime = u64::try_from(meta.ctime())
+        .ok()
+        .map(|secs| UNIX_EPOCH + std::time::Duration::new(secs, meta.ctime_nsec().clamp(0, 999_999_999) as u32));
+    (meta.ino(), ctime)
+}
+
+#[cfg(not(unix))]
+fn inode_and_ctime(_meta: &std::fs::Metadata) -> (u64, Option<SystemTime>) {
+    (0, None)
 }
 
 /// The name of `dir` when it is a child of `host`, compared as bytes: the walk joins

@@ -4,7 +4,6 @@
 use std::fs::Metadata;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_core::{BackendError, FileInfo, LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, file_name_matches, path};
 
@@ -45,67 +44,69 @@ impl Inner {
         left_out: &mut Vec<String>,
     ) -> Result<Vec<Entry>, BackendError> {
         let keep_file = |name: &str| only.is_none_or(|only| file_name_matches(name, only));
-        let mut names = Names::read(dir, dir_path, keep_file, left_out).map_err(|e| map_io_error(e, dir_path))?;
-        let names = names.sorted();
-        let mut out = Vec::with_capacity(names.len());
-        for (name, kind) in names {
+        let names = Names::read(dir, dir_path, keep_file, left_out).map_err(|e| map_io_error(e, dir_path))?;
+        let mut out = Vec::with_capacity(names.iter().len());
+        for (name, kind) in names.iter() {
             let entry_path = path::join(dir_path, name);
             let host = host_join(dir, name);
+            // A directory's metadata says nothing discovery uses, and a link is followed:
+            // neither is `stat`ed as it is.
             let kind = match kind {
-                // Asked of the file itself where the directory does not say.
-                Kind::Unknown => match std::fs::symlink_metadata(&host) {
-                    Ok(meta) if meta.is_symlink() => Kind::Link,
-                    Ok(meta) if meta.is_dir() => Kind::Dir,
-                    Ok(meta) if meta.is_file() && keep_file(name) => Kind::File,
-                    Ok(meta) if meta.is_file() => continue,
-                    Ok(_) => Kind::Other,
-                    // Deleted since it was listed.
-                    Err(_) => continue,
-                },
-                kind => kind,
-            };
-            let (host, meta) = match kind {
-                Kind::Link => {
-                    let resolved = match resolve::contained(&self.root, &host, &entry_path) {
-                        Ok(resolved) => resolved,
-                        Err(e) => {
-                            tracing::debug!(path = entry_path, "skipping a link: {e}");
-                            left_out.push(format!("{entry_path}: a link leading out of the source"));
-                            continue;
+                Kind::Dir | Kind::Link => kind,
+                _ => match names.stat(name, &host) {
+                    Some(stated) if stated.kind == Kind::File => {
+                        // A file whose kind only the `stat` told is filtered here.
+                        if keep_file(name) {
+                            out.push(Entry {
+                                info: stated.entry(entry_path),
+                                host,
+                            });
                         }
-                    };
-                    match std::fs::metadata(&resolved) {
-                        Ok(meta) => (resolved, meta),
-                        Err(_) => {
-                            left_out.push(format!("{entry_path}: a link to nothing"));
-                            continue;
-                        }
+                        continue;
                     }
-                }
-                Kind::Dir => {
-                    // A directory's metadata says nothing discovery uses: skip the stat.
-                    out.push(Entry {
-                        host,
-                        info: FileInfo::directory(entry_path),
-                    });
-                    continue;
-                }
-                _ => match std::fs::symlink_metadata(&host) {
-                    Ok(meta) => (host, meta),
+                    Some(stated) => stated.kind,
                     // Deleted since it was listed.
-                    Err(_) => continue,
+                    None => continue,
                 },
             };
-            if !meta.is_dir() && !meta.is_file() {
-                left_out.push(format!("{entry_path}: not a regular file"));
-                continue;
+            match kind {
+                Kind::Dir => out.push(Entry {
+                    host,
+                    info: FileInfo::directory(entry_path),
+                }),
+                Kind::Link => out.extend(self.followed(host, entry_path, left_out)),
+                _ => left_out.push(format!("{entry_path}: not a regular file")),
             }
-            out.push(Entry {
-                host,
-                info: file_info(entry_path, &meta),
-            });
         }
         Ok(out)
+    }
+
+    /// The entry a link at `host` stands for, followed within the root: its target's,
+    /// under the link's path; `None` (said in `left_out`) for a link out of the source,
+    /// to nothing, or to a special file.
+    fn followed(&self, host: PathBuf, entry_path: String, left_out: &mut Vec<String>) -> Option<Entry> {
+        let resolved = match resolve::contained(&self.root, &host, &entry_path) {
+            Ok(resolved) => resolved,
+            Err(e) => {
+                tracing::debug!(path = entry_path, "skipping a link: {e}");
+                left_out.push(format!("{entry_path}: a link leading out of the source"));
+                return None;
+            }
+        };
+        match std::fs::metadata(&resolved) {
+            Ok(meta) if meta.is_dir() || meta.is_file() => Some(Entry {
+                info: file_info(entry_path, &meta),
+                host: resolved,
+            }),
+            Ok(_) => {
+                left_out.push(format!("{entry_path}: not a regular file"));
+                None
+            }
+            Err(_) => {
+                left_out.push(format!("{entry_path}: a link to nothing"));
+                None
+            }
+        }
     }
 
     /// Lists the first level of a walk: the root's entries, and the sub-directories to
@@ -273,32 +274,15 @@ pub(crate) struct Entry {
 }
 
 fn file_info(path: String, meta: &Metadata) -> FileInfo {
-    let modified_at = meta.modified().ok();
     if meta.is_dir() {
         return FileInfo {
             path,
             is_dir: true,
             size: 0,
-            modified_at,
+            modified_at: meta.modified().ok(),
             etag: None,
             changed_at: None,
         };
     }
-    let (ino, ctime) = inode_and_ctime(meta);
-    crate::at::file_entry(path, meta.len(), modified_at, ctime, ino)
-}
-
-/// The inode number and the status change time (ctime), where the platform has them.
-#[cfg(unix)]
-fn inode_and_ctime(meta: &Metadata) -> (u64, Option<SystemTime>) {
-    use std::os::unix::fs::MetadataExt as _;
-    let ctime = u64::try_from(meta.ctime())
-        .ok()
-        .map(|secs| UNIX_EPOCH + std::time::Duration::new(secs, meta.ctime_nsec().clamp(0, 999_999_999) as u32));
-    (meta.ino(), ctime)
-}
-
-#[cfg(not(unix))]
-fn inode_and_ctime(_meta: &Metadata) -> (u64, Option<SystemTime>) {
-    (0, None)
+    crate::at::Stated::of_metadata(meta).entry(path)
 }

@@ -12,6 +12,8 @@ use std::path::Path;
 
 use skills_core::path;
 
+use crate::at::Stated;
+
 /// What the directory says an entry is, without a `stat`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -33,17 +35,20 @@ struct Named {
     kind: Kind,
 }
 
-/// The names of one directory, in byte order once [`sorted`](Self::sorted).
+/// The names of one directory, in byte order, and (on Linux) the directory held open to
+/// `stat` its entries relative to it.
 #[derive(Default)]
 pub(crate) struct Names {
     text: String,
     items: Vec<Named>,
+    #[cfg(target_os = "linux")]
+    dir: Option<std::os::fd::OwnedFd>,
 }
 
 impl Names {
-    /// Reads the names of the directory at `dir`, leaving out `.` and `..`, the names
-    /// that are not UTF-8 (said in `left_out` under `dir_path`) and the regular files
-    /// `keep_file` refuses.
+    /// Reads the names of the directory at `dir` and puts them in byte order, leaving
+    /// out `.` and `..`, the names that are not UTF-8 (said in `left_out` under
+    /// `dir_path`) and the regular files `keep_file` refuses.
     pub(crate) fn read(
         dir: &Path,
         dir_path: &str,
@@ -66,7 +71,15 @@ impl Names {
             }
             names.push(name, kind);
         };
-        read_into(dir, &mut add)?;
+        let held = read_into(dir, &mut add)?;
+        #[cfg(target_os = "linux")]
+        {
+            names.dir = Some(held);
+        }
+        #[cfg(not(target_os = "linux"))]
+        let () = held;
+        let Self { text, items, .. } = &mut names;
+        items.sort_unstable_by(|a, b| a.key.cmp(&b.key).then_with(|| name_in(text, a).cmp(name_in(text, b))));
         Ok(names)
     }
 
@@ -86,10 +99,25 @@ impl Names {
     }
 
     /// The names in byte order, with what the directory says each is.
-    pub(crate) fn sorted(&mut self) -> impl ExactSizeIterator<Item = (&str, Kind)> + '_ {
-        let Self { text, items } = self;
-        items.sort_unstable_by(|a, b| a.key.cmp(&b.key).then_with(|| name_in(text, a).cmp(name_in(text, b))));
-        items.iter().map(|item| (name_in(text, item), item.kind))
+    pub(crate) fn iter(&self) -> impl ExactSizeIterator<Item = (&str, Kind)> + '_ {
+        self.items.iter().map(|item| (name_in(&self.text, item), item.kind))
+    }
+
+    /// What a `stat` of the entry `name` (at `host`) says, not following a link: asked
+    /// relative to the directory held open on Linux, as the walk asks `SKILL.md` (the
+    /// kernel resolves one component, not the whole host path, and a folder replaced
+    /// since it was listed is not looked into); `None` when it is gone.
+    pub(crate) fn stat(&self, name: &str, host: &Path) -> Option<Stated> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.dir {
+            let _ = host;
+            let stat = rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW).ok()?;
+            return Some(Stated::of_stat(&stat));
+        }
+        let _ = name;
+        std::fs::symlink_metadata(host)
+            .ok()
+            .map(|meta| Stated::of_metadata(&meta))
     }
 }
 
@@ -110,14 +138,14 @@ pub(crate) fn key(bytes: &[u8]) -> u128 {
 }
 
 /// Hands `add` each name of the directory at `dir` with its kind, read with `getdents64`
-/// into one buffer (no allocation per name).
+/// into one buffer (no allocation per name); the directory, still open.
 #[cfg(target_os = "linux")]
-fn read_into(dir: &Path, add: &mut impl FnMut(&[u8], Kind)) -> io::Result<()> {
+fn read_into(dir: &Path, add: &mut impl FnMut(&[u8], Kind)) -> io::Result<std::os::fd::OwnedFd> {
     use rustix::fs::{FileType, Mode, OFlags, RawDir};
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
     let fd = rustix::fs::open(dir, flags, Mode::empty())?;
     let mut buf = Vec::with_capacity(32 * 1024);
-    let mut raw = RawDir::new(fd, buf.spare_capacity_mut());
+    let mut raw = RawDir::new(&fd, buf.spare_capacity_mut());
     while let Some(entry) = raw.next() {
         let entry = entry?;
         let kind = match entry.file_type() {
@@ -129,7 +157,7 @@ fn read_into(dir: &Path, add: &mut impl FnMut(&[u8], Kind)) -> io::Result<()> {
         };
         add(entry.file_name().to_bytes(), kind);
     }
-    Ok(())
+    Ok(fd)
 }
 
 /// Hands `add` each name of the directory at `dir` with its kind.
@@ -175,8 +203,7 @@ mod tests {
         }
         let mut left_out = Vec::new();
         let names = Names::read(root, "/s", |name| name != "notes.txt", &mut left_out).unwrap();
-        let mut names = names;
-        let got: Vec<(String, Kind)> = names.sorted().map(|(n, k)| (n.to_owned(), k)).collect();
+        let got: Vec<(String, Kind)> = names.iter().map(|(n, k)| (n.to_owned(), k)).collect();
         let mut expected = vec![
             ("0-long-name-sharing-its-first-16-bytes-a", Kind::Dir),
             ("0-long-name-sharing-its-first-16-bytes-z", Kind::Dir),
@@ -193,6 +220,17 @@ mod tests {
         }
         let expected: Vec<(String, Kind)> = expected.into_iter().map(|(n, k)| (n.to_owned(), k)).collect();
         assert_eq!(got, expected);
+
+        // Each entry `stat`ed as it is, a link not followed; one gone since is `None`.
+        let file = names.stat("a.md", &root.join("a.md")).unwrap();
+        assert_eq!(file.kind, Kind::File);
+        let entry = file.entry("/s/a.md".into());
+        assert_eq!((entry.path.as_str(), entry.size, entry.is_dir), ("/s/a.md", 1, false));
+        assert_eq!(names.stat("b", &root.join("b")).unwrap().kind, Kind::Dir);
+        #[cfg(unix)]
+        assert_eq!(names.stat("link", &root.join("link")).unwrap().kind, Kind::Link);
+        std::fs::remove_file(root.join("SKILL.md")).unwrap();
+        assert!(names.stat("SKILL.md", &root.join("SKILL.md")).is_none());
     }
 
     #[test]
