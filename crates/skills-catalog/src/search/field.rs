@@ -48,12 +48,11 @@ pub(super) struct Field {
     avgdl: f32,
     embedder: Embedder<u32, Split>,
     postings: HashMap<u32, Vec<Posting>>,
-    /// Per slot, the tokens it has postings under (to take them out again), when
-    /// `tokens_known`. A field read from the persistent cache comes without them (they
-    /// say again what the postings say: a third of a kept index's bytes and of its
-    /// decoding); the first removal finds them in the postings.
-    tokens: Vec<Box<[u32]>>,
-    tokens_known: bool,
+    /// Per slot, the tokens it has postings under (to take them out again). `None` in a
+    /// field read from the persistent cache, which comes without them (they say again
+    /// what the postings say: a third of a kept index's bytes and of its decoding): the
+    /// first removal finds them in the postings.
+    tokens: Option<Vec<Box<[u32]>>>,
 }
 
 impl Field {
@@ -87,8 +86,7 @@ impl Field {
                 .k1(K1)
                 .build(),
             postings: HashMap::default(),
-            tokens: Vec::new(),
-            tokens_known: true,
+            tokens: Some(Vec::new()),
         }
     }
 
@@ -116,7 +114,7 @@ impl Field {
             let list = input.u32s_of(len)?.into_iter().map(Posting).collect();
             field.postings.insert(token, list);
         }
-        field.tokens_known = false;
+        field.tokens = None;
         Some(field)
     }
 
@@ -134,11 +132,11 @@ impl Field {
                 .push(Posting::new(slot, token.value));
         }
         // Unknown tokens are found in the postings, this slot's with the others'.
-        if self.tokens_known {
-            if self.tokens.len() <= slot as usize {
-                self.tokens.resize_with(slot as usize + 1, Default::default);
+        if let Some(tokens) = &mut self.tokens {
+            if tokens.len() <= slot as usize {
+                tokens.resize_with(slot as usize + 1, Default::default);
             }
-            self.tokens[slot as usize] = embedding.0.iter().map(|t| t.index).collect();
+            tokens[slot as usize] = embedding.0.iter().map(|t| t.index).collect();
         }
     }
 
@@ -154,14 +152,14 @@ impl Field {
             list.shrink_to_fit();
         }
         self.postings.shrink_to_fit();
-        self.tokens.shrink_to_fit();
+        if let Some(tokens) = &mut self.tokens {
+            tokens.shrink_to_fit();
+        }
     }
 
     pub(super) fn remove(&mut self, slot: u32) {
-        if !self.tokens_known {
-            self.find_tokens();
-        }
-        let Some(tokens) = self.tokens.get_mut(slot as usize) else {
+        let tokens = self.tokens.get_or_insert_with(|| tokens_in(&self.postings));
+        let Some(tokens) = tokens.get_mut(slot as usize) else {
             return;
         };
         for token in std::mem::take(tokens).iter() {
@@ -172,29 +170,6 @@ impl Field {
                 }
             }
         }
-    }
-
-    /// Each slot's tokens, from the postings that hold it: counted first, so that each
-    /// slot's list is allocated once at its size.
-    fn find_tokens(&mut self) {
-        let mut counts: Vec<usize> = Vec::new();
-        for list in self.postings.values() {
-            for posting in list {
-                let slot = posting.slot() as usize;
-                if counts.len() <= slot {
-                    counts.resize(slot + 1, 0);
-                }
-                counts[slot] += 1;
-            }
-        }
-        let mut tokens: Vec<Vec<u32>> = counts.into_iter().map(Vec::with_capacity).collect();
-        for (&token, list) in &self.postings {
-            for posting in list {
-                tokens[posting.slot() as usize].push(token);
-            }
-        }
-        self.tokens = tokens.into_iter().map(Vec::into_boxed_slice).collect();
-        self.tokens_known = true;
     }
 
     /// What `term` adds to the score of the skill in `slot` at weight 1 (its IDF times
@@ -239,6 +214,28 @@ fn idf(df: usize, skills: usize) -> f32 {
     (1.0 + (skills as f32 - df + 0.5) / (df + 0.5)).ln()
 }
 
+/// Each slot's tokens, from the `postings` that hold it: counted first, so that each
+/// slot's list is allocated once at its size.
+fn tokens_in(postings: &HashMap<u32, Vec<Posting>>) -> Vec<Box<[u32]>> {
+    let mut counts: Vec<usize> = Vec::new();
+    for list in postings.values() {
+        for posting in list {
+            let slot = posting.slot() as usize;
+            if counts.len() <= slot {
+                counts.resize(slot + 1, 0);
+            }
+            counts[slot] += 1;
+        }
+    }
+    let mut tokens: Vec<Vec<u32>> = counts.into_iter().map(Vec::with_capacity).collect();
+    for (&token, list) in postings {
+        for posting in list {
+            tokens[posting.slot() as usize].push(token);
+        }
+    }
+    tokens.into_iter().map(Vec::into_boxed_slice).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,7 +257,7 @@ mod tests {
         let mut out = Out::default();
         built.encode(&mut out);
         let mut field = Field::decode(&mut In::new(&mut out.0.as_slice(), out.0.len() as u64)).unwrap();
-        assert!(!field.tokens_known);
+        assert!(field.tokens.is_none());
 
         field.remove(1);
         // As a field that never had the removed skill.
