@@ -12,8 +12,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use skills_core::{FileInfo, Walk, path};
 
-use crate::names::Kind;
-
 /// A source folder held open for one walk (never longer: a folder replaced by another
 /// after the walk is not looked into through the old one).
 #[derive(Debug)]
@@ -84,6 +82,18 @@ impl SourceDir {
     fn stat(&self, _child: &str, _dir_path: &str, _file_name: &str, _walk: &mut Walk) -> Option<bool> {
         None
     }
+}
+
+/// What an entry is, as its directory or a `stat` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Dir,
+    File,
+    Link,
+    /// A special file (a socket, a device...).
+    Other,
+    /// Not said: some file systems leave it to a `stat`.
+    Unknown,
 }
 
 /// What a `stat` that does not follow a link says of an entry: its kind and, for a

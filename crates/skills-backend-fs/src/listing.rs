@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use skills_core::{BackendError, FileInfo, LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, file_name_matches, path};
 
 use crate::Inner;
-use crate::names::{Kind, Names};
+use crate::at::Kind;
+use crate::names::Names;
 use crate::resolve::{self, map_io_error};
 
 /// A directory of a walk: its backend path, its path on the host, and the level of its

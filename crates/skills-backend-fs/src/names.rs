@@ -12,19 +12,7 @@ use std::path::Path;
 
 use skills_core::path;
 
-use crate::at::Stated;
-
-/// What the directory says an entry is, without a `stat`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    Dir,
-    File,
-    Link,
-    /// A special file (a socket, a device...).
-    Other,
-    /// Not said: some file systems leave it to a `stat`.
-    Unknown,
-}
+use crate::at::{Kind, Stated};
 
 /// One name of the listing.
 struct Named {
