@@ -130,9 +130,11 @@ impl SkillCatalog {
     }
 
     /// [`prepare_search`](Self::prepare_search) with the index built on a blocking
-    /// thread, so that the async threads go on answering meanwhile: what
-    /// [`warm_search`](Self::warm_search) runs, for a caller that wants to know when
-    /// the index is complete (to start other background work after it, say).
+    /// thread, so that the async threads go on answering meanwhile, and then the index
+    /// of the words' trigrams that a misspelt request word is read with (made at the
+    /// first such request otherwise): what [`warm_search`](Self::warm_search) runs, for
+    /// a caller that wants to know when the index is complete (to start other
+    /// background work after it, say).
     pub async fn prepare_search_off_thread(self: &Arc<Self>) {
         let built = Arc::clone(self);
         if tokio::task::spawn_blocking(move || drop(built.build_index()))
@@ -140,6 +142,15 @@ impl SkillCatalog {
             .is_ok()
         {
             self.read_all_instructions().await;
+            // Last, as searches already answer: what misspelt words are read with.
+            let index = Arc::clone(self);
+            let _ = tokio::task::spawn_blocking(move || {
+                let index = index.search.index.read().unwrap_or_else(PoisonError::into_inner);
+                if let Some(index) = index.as_ref() {
+                    index.prepare_near_misses();
+                }
+            })
+            .await;
         }
     }
 

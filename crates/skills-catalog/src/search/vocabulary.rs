@@ -1,6 +1,6 @@
 //! The words a library knows, for reading a request's words as known ones.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::HashMap;
 
@@ -14,6 +14,10 @@ const NEAR_MISS_MIN_CHARS: usize = 4;
 
 /// The known words of the library, with how many skills use each, and an index of
 /// their trigrams for reading a misspelt request word as the known word closest to it.
+///
+/// The trigram index is made from the words when a request first needs it, and kept up
+/// to date from then on: it is neither kept in the cache nor read back with the index
+/// (a third of the index's decoding at 40,000 skills), and most requests never need it.
 #[derive(Default)]
 pub(super) struct Vocabulary {
     /// Word to (id, skills that have it).
@@ -21,9 +25,12 @@ pub(super) struct Vocabulary {
     /// Per id: the word (the same text as its key in `ids`) and its number of trigrams.
     words: Vec<Option<(Arc<str>, usize)>>,
     free: Vec<u32>,
-    /// Trigram to the words that have it.
-    grams: HashMap<Trigram, Vec<u32>>,
+    /// Trigram to the words that have it, once a near miss was looked up.
+    grams: OnceLock<Grams>,
 }
+
+/// Trigram to the ids of the words that have it.
+type Grams = HashMap<Trigram, Vec<u32>>;
 
 impl Vocabulary {
     /// How many distinct words the library has.
@@ -45,11 +52,6 @@ impl Vocabulary {
             }
         }
         out.u32s(&self.free);
-        out.len(self.grams.len());
-        for (&gram, ids) in &self.grams {
-            out.u64(gram);
-            out.u32s(ids);
-        }
     }
 
     /// The vocabulary [`encode`](Self::encode) wrote.
@@ -73,12 +75,6 @@ impl Vocabulary {
             vocabulary.words.push(word);
         }
         vocabulary.free = input.u32s()?;
-        let count = input.count(12)?;
-        vocabulary.grams.reserve(count);
-        for _ in 0..count {
-            let gram = input.u64()?;
-            vocabulary.grams.insert(gram, input.u32s()?);
-        }
         Some(vocabulary)
     }
 
@@ -101,8 +97,10 @@ impl Vocabulary {
         };
         let word: Arc<str> = word.into();
         self.words[id as usize] = Some((Arc::clone(&word), grams.len()));
-        for gram in grams {
-            self.grams.entry(gram).or_default().push(id);
+        if let Some(index) = self.grams.get_mut() {
+            for gram in grams {
+                index.entry(gram).or_default().push(id);
+            }
         }
         self.ids.insert(word, (id, 1));
         id
@@ -118,12 +116,13 @@ impl Vocabulary {
         *skills -= 1;
         if *skills == 0 {
             self.ids.remove(&**word);
-            if let Some((word, _)) = self.words[id as usize].take() {
+            let word = self.words[id as usize].take();
+            if let (Some((word, _)), Some(index)) = (word, self.grams.get_mut()) {
                 for gram in trigrams(&word) {
-                    if let Some(list) = self.grams.get_mut(&gram) {
+                    if let Some(list) = index.get_mut(&gram) {
                         list.retain(|&w| w != id);
                         if list.is_empty() {
-                            self.grams.remove(&gram);
+                            index.remove(&gram);
                         }
                     }
                 }
@@ -155,9 +154,10 @@ impl Vocabulary {
             return None;
         }
         let grams = trigrams(word);
+        let index = self.grams.get_or_init(|| self.index_grams());
         let mut shared: HashMap<u32, usize> = HashMap::default();
         for gram in &grams {
-            for &id in self.grams.get(gram).into_iter().flatten() {
+            for &id in index.get(gram).into_iter().flatten() {
                 *shared.entry(id).or_default() += 1;
             }
         }
@@ -171,6 +171,22 @@ impl Vocabulary {
             // The most alike; among equals, the first in word order.
             .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(a.1)))?;
         Some(best.1)
+    }
+
+    /// Makes the trigram index now if no request did, so that none waits for it.
+    pub(super) fn prepare_near_misses(&self) {
+        self.grams.get_or_init(|| self.index_grams());
+    }
+
+    /// The trigram index of the words known now.
+    fn index_grams(&self) -> Grams {
+        let mut index = Grams::default();
+        for (id, word) in self.words.iter().enumerate() {
+            for gram in word.iter().flat_map(|(word, _)| trigrams(word)) {
+                index.entry(gram).or_default().push(id as u32);
+            }
+        }
+        index
     }
 }
 
@@ -202,6 +218,46 @@ mod tests {
             assert!(!vocabulary.has("terraform"));
             assert_eq!(vocabulary.known("terrafrom"), None);
             assert_eq!(vocabulary.known("postgress"), Some("postgres"));
+        }
+    }
+
+    #[test]
+    fn near_misses_are_read_alike_whenever_the_trigram_index_was_made() {
+        let words = ["kubernetes", "postgres", "terraform", "terragrunt"];
+        // What a vocabulary reads each request word as.
+        let reads = |vocabulary: &Vocabulary| {
+            [
+                "terrafrom",
+                "terragrunnt",
+                "kubernets",
+                "postgress",
+                "promethues",
+                "zeppelin",
+            ]
+            .map(|word| vocabulary.known(word).map(str::to_owned))
+        };
+        let mut fresh = Vocabulary::default();
+        for word in ["kubernetes", "postgres", "terragrunt", "prometheus"] {
+            fresh.add(word);
+        }
+        let expected = reads(&fresh);
+        assert_eq!(expected[0], None, "terraform is gone");
+        assert_eq!(expected[4].as_deref(), Some("prometheus"));
+
+        // `terraform` let go of and `prometheus` added in its place, with the index made
+        // before any word, between them, or only when the requests are read.
+        for made_at in 0..=words.len() {
+            let mut vocabulary = Vocabulary::default();
+            let mut ids = Vec::new();
+            for (step, word) in words.iter().enumerate() {
+                if step == made_at {
+                    assert_eq!(vocabulary.known("zeppelin"), None);
+                }
+                ids.push(vocabulary.add(word));
+            }
+            vocabulary.release(ids[2]);
+            assert_eq!(vocabulary.add("prometheus"), ids[2], "the id is taken again");
+            assert_eq!(reads(&vocabulary), expected, "index made at step {made_at}");
         }
     }
 }
