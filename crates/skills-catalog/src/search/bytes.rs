@@ -85,6 +85,17 @@ impl<'a> In<'a> {
         self.u32s_of(count)
     }
 
+    /// `count` numbers, read at once, one at a time as they are wanted (into a vector
+    /// that holds other lists as well, say).
+    pub(super) fn u32s_each(&mut self, count: usize) -> Option<impl Iterator<Item = u32> + '_> {
+        let bytes = self.take(count.checked_mul(4)?)?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+        )
+    }
+
     /// `count` numbers, read at once (a postings list is tens of thousands at 40,000
     /// skills: one bounds check for all of them).
     pub(super) fn u32s_of(&mut self, count: usize) -> Option<Vec<u32>> {

@@ -1,43 +1,12 @@
 //! One field of the index (a skill's name, its description, the opening of its
 //! instructions): BM25 weights in postings lists.
 
-use super::HashMap;
-
 use bm25::{Embedder, EmbedderBuilder};
 
 use super::LENGTH_NORMALIZATION;
 use super::bytes::{In, Out};
+use super::postings::{K1, Lists, MAX_SLOTS, Posting};
 use super::text::Split;
-
-/// The skills an index can hold: a posting keeps its skill's slot in 22 bits.
-pub(super) const MAX_SLOTS: u32 = 1 << SLOT_BITS;
-const SLOT_BITS: u32 = 22;
-/// A posting's weight is kept in the other 10 bits, as a fraction of the largest weight
-/// BM25 gives (`k1 + 1`, as the term frequency grows): steps of 0.002, a fifth of a
-/// percent of a typical weight, where an `f32` would double the memory of every list.
-const VALUE_BITS: u32 = 32 - SLOT_BITS;
-const VALUE_STEPS: f32 = ((1 << VALUE_BITS) - 1) as f32;
-/// BM25's `k1`, the `bm25` crate's default.
-const K1: f32 = 1.2;
-
-/// One skill in a postings list: its slot and its BM25 weight, in 32 bits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Posting(u32);
-
-impl Posting {
-    fn new(slot: u32, value: f32) -> Self {
-        let step = (value / (K1 + 1.0) * VALUE_STEPS).round().clamp(1.0, VALUE_STEPS) as u32;
-        Self(slot << VALUE_BITS | step)
-    }
-
-    fn slot(self) -> u32 {
-        self.0 >> VALUE_BITS
-    }
-
-    fn value(self) -> f32 {
-        (self.0 & ((1 << VALUE_BITS) - 1)) as f32 / VALUE_STEPS * (K1 + 1.0)
-    }
-}
 
 /// One field: BM25 weights from `bm25`'s embedder, kept in postings lists (token, then
 /// the skills that have it with their weight). The crate's own `Scorer` computes each
@@ -47,7 +16,7 @@ pub(super) struct Field {
     /// The average text length BM25 takes, in words.
     avgdl: f32,
     embedder: Embedder<u32, Split>,
-    postings: HashMap<u32, Vec<Posting>>,
+    postings: Lists,
     /// Per slot, the tokens it has postings under (to take them out again). `None` in a
     /// field read from the persistent cache, which comes without them (they say again
     /// what the postings say: a third of a kept index's bytes and of its decoding): the
@@ -85,7 +54,7 @@ impl Field {
                 .b(LENGTH_NORMALIZATION)
                 .k1(K1)
                 .build(),
-            postings: HashMap::default(),
+            postings: Lists::default(),
             tokens: Some(Vec::new()),
         }
     }
@@ -94,8 +63,8 @@ impl Field {
     pub(super) fn encode(&self, out: &mut Out) {
         out.f32(self.avgdl);
         out.len(self.postings.len());
-        for (token, list) in &self.postings {
-            out.u32(*token);
+        for (token, list) in self.postings.iter() {
+            out.u32(token);
             out.len(list.len());
             for posting in list {
                 out.u32(posting.0);
@@ -107,13 +76,15 @@ impl Field {
     pub(super) fn decode(input: &mut In<'_>) -> Option<Self> {
         let mut field = Self::with_avgdl(input.f32()?);
         let count = input.count(8)?;
-        field.postings.reserve(count);
+        field.postings.reserve_read(count);
         for _ in 0..count {
             let token = input.u32()?;
             let len = input.count(4)?;
-            let list = input.u32s_of(len)?.into_iter().map(Posting).collect();
-            field.postings.insert(token, list);
+            if !field.postings.push_read(token, input.u32s_each(len)?.map(Posting)) {
+                return None;
+            }
         }
+        field.postings.finish_read();
         field.tokens = None;
         Some(field)
     }
@@ -127,8 +98,7 @@ impl Field {
         embedding.0.dedup_by_key(|t| t.index);
         for token in &embedding.0 {
             self.postings
-                .entry(token.index)
-                .or_default()
+                .list_mut(token.index)
                 .push(Posting::new(slot, token.value));
         }
         // Unknown tokens are found in the postings, this slot's with the others'.
@@ -142,16 +112,13 @@ impl Field {
 
     /// Whether some text of the field has `word`.
     pub(super) fn has(&self, word: &str) -> bool {
-        self.postings.contains_key(&<u32 as bm25::TokenEmbedder>::embed(word))
+        self.postings.contains(<u32 as bm25::TokenEmbedder>::embed(word))
     }
 
     /// Lets go of the room postings lists grew into: a list grows by doubling, and after
     /// a whole library was added, a quarter of the lists' memory is that slack.
     pub(super) fn shrink(&mut self) {
-        for list in self.postings.values_mut() {
-            list.shrink_to_fit();
-        }
-        self.postings.shrink_to_fit();
+        self.postings.shrink();
         if let Some(tokens) = &mut self.tokens {
             tokens.shrink_to_fit();
         }
@@ -162,20 +129,15 @@ impl Field {
         let Some(tokens) = tokens.get_mut(slot as usize) else {
             return;
         };
-        for token in std::mem::take(tokens).iter() {
-            if let Some(list) = self.postings.get_mut(token) {
-                list.retain(|p| p.slot() != slot);
-                if list.is_empty() {
-                    self.postings.remove(token);
-                }
-            }
+        for &token in std::mem::take(tokens).iter() {
+            self.postings.take_out(token, slot);
         }
     }
 
     /// What `term` adds to the score of the skill in `slot` at weight 1 (its IDF times
     /// its BM25 weight), if the skill's text in this field has it.
     pub(super) fn points(&self, term: u32, slot: u32, skills: usize) -> Option<f32> {
-        let list = self.postings.get(&term)?;
+        let list = self.postings.get(term)?;
         let posting = list.iter().find(|p| p.slot() == slot)?;
         Some(idf(list.len(), skills) * posting.value())
     }
@@ -192,7 +154,7 @@ impl Field {
     ) {
         for &(term, term_weight) in terms {
             let weight = weight * term_weight;
-            let Some(list) = self.postings.get(&term) else {
+            let Some(list) = self.postings.get(term) else {
                 continue;
             };
             let idf = idf(list.len(), skills);
@@ -216,9 +178,9 @@ fn idf(df: usize, skills: usize) -> f32 {
 
 /// Each slot's tokens, from the `postings` that hold it: counted first, so that each
 /// slot's list is allocated once at its size.
-fn tokens_in(postings: &HashMap<u32, Vec<Posting>>) -> Vec<Box<[u32]>> {
+fn tokens_in(postings: &Lists) -> Vec<Box<[u32]>> {
     let mut counts: Vec<usize> = Vec::new();
-    for list in postings.values() {
+    for (_, list) in postings.iter() {
         for posting in list {
             let slot = posting.slot() as usize;
             if counts.len() <= slot {
@@ -228,7 +190,7 @@ fn tokens_in(postings: &HashMap<u32, Vec<Posting>>) -> Vec<Box<[u32]>> {
         }
     }
     let mut tokens: Vec<Vec<u32>> = counts.into_iter().map(Vec::with_capacity).collect();
-    for (&token, list) in postings {
+    for (token, list) in postings.iter() {
         for posting in list {
             tokens[posting.slot() as usize].push(token);
         }
@@ -282,20 +244,5 @@ mod tests {
         field.remove(2);
         assert!(!field.has("slides") && !field.has("deck"));
         assert!(field.has("fill"));
-    }
-
-    #[test]
-    fn a_posting_keeps_its_slot_and_its_weight_within_a_step() {
-        let step = (K1 + 1.0) / VALUE_STEPS;
-        for (slot, value) in [(0, 0.001), (1, 0.37), (4_095, 1.0), (MAX_SLOTS - 1, 2.2), (77, 5.0)] {
-            let posting = Posting::new(slot, value);
-            assert_eq!(posting.slot(), slot);
-            let kept = value.clamp(step, K1 + 1.0);
-            assert!(
-                (posting.value() - kept).abs() <= step / 2.0 + f32::EPSILON,
-                "{value} kept as {}",
-                posting.value()
-            );
-        }
     }
 }

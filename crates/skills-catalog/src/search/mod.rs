@@ -30,6 +30,7 @@ mod explain;
 mod field;
 mod instructions;
 mod patch;
+mod postings;
 pub(crate) mod state;
 mod stored;
 mod text;
@@ -44,10 +45,11 @@ use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
 pub use explain::{Explanation, Match};
-use field::{Field, MAX_SLOTS};
+use field::Field;
 pub use instructions::INSTRUCTIONS_CHARS;
 use instructions::{INSTRUCTIONS_AVERAGE_WORDS, INSTRUCTIONS_WEIGHT};
 pub(crate) use instructions::{Unread, opening};
+use postings::MAX_SLOTS;
 use text::{Words, plain};
 use vocabulary::Vocabulary;
 
