@@ -15,8 +15,7 @@ use crate::spread::spread;
 /// Characters of the skills list when no budget or context window is given (what
 /// Claude Code and Codex keep a listing to).
 pub const DEFAULT_BUDGET_CHARS: usize = 8_000;
-/// Characters a compact entry keeps of a description, about.
-pub const COMPACT_CHARS: usize = 80;
+pub use crate::compact::{COMPACT_CHARS, short_entry};
 
 /// How many characters the skills list may take.
 ///
@@ -465,30 +464,6 @@ pub(crate) fn budgeted_list(
     }
     lines.push(counting_line(counts[0], counts[1], counts[2], counts[3]));
     (lines.join("\n"), forms)
-}
-
-/// A skill as one escaped line, `- **name**: first clause` of its description cut near
-/// [`COMPACT_CHARS`]: a budgeted list's compact form, and the MCP server's instructions.
-pub fn short_entry(skill: &SkillMetadata) -> String {
-    let description = skill.description.split_whitespace().collect::<Vec<_>>().join(" ");
-    let clause_end = description
-        .char_indices()
-        .find(|&(i, c)| i > 0 && matches!(c, '.' | ';' | ':' | '!' | '?'))
-        .map_or(description.len(), |(i, _)| i);
-    let clause = &description[..clause_end];
-    let text = if clause.chars().count() <= COMPACT_CHARS {
-        clause.to_owned()
-    } else {
-        let cut: String = clause.chars().take(COMPACT_CHARS).collect();
-        // Cut at the last word boundary, and say so.
-        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
-        format!("{cut}...")
-    };
-    format!(
-        "- **{}**: {}",
-        escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS),
-        escape_untrusted(&text, MAX_PROMPT_FIELD_CHARS)
-    )
 }
 
 /// The last line of a list that did not fit.

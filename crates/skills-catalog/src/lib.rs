@@ -51,6 +51,7 @@ mod arguments;
 mod budget;
 mod cache_file;
 mod catalog;
+mod compact;
 mod depends;
 mod escape;
 mod frozen;

@@ -1,0 +1,130 @@
+//! A skill's compact entry: its name and the first clause of its description, on one
+//! line, cut near [`COMPACT_CHARS`].
+
+use skills_core::SkillMetadata;
+
+use crate::escape::{MAX_PROMPT_FIELD_CHARS, escape_untrusted};
+
+/// Characters a compact entry keeps of a description, about.
+pub const COMPACT_CHARS: usize = 80;
+
+/// A skill as one escaped line, `- **name**: first clause` of its description cut near
+/// [`COMPACT_CHARS`]: a budgeted list's compact form, and the MCP server's instructions.
+pub fn short_entry(skill: &SkillMetadata) -> String {
+    format!(
+        "- **{}**: {}",
+        escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS),
+        escape_untrusted(&first_clause(&skill.description), MAX_PROMPT_FIELD_CHARS)
+    )
+}
+
+/// The description's words joined by single spaces up to its first `.`, `;`, `:`, `!`
+/// or `?` (not its first character), cut at the last word boundary within
+/// [`COMPACT_CHARS`] characters (and said to be cut) when longer. Reads no further into
+/// the description than that takes: a list's entry costs are this for every skill.
+fn first_clause(description: &str) -> String {
+    let mut clause = String::new();
+    let mut chars = 0;
+    'words: for word in description.split_whitespace() {
+        if !clause.is_empty() {
+            clause.push(' ');
+            chars += 1;
+        }
+        for c in word.chars() {
+            if !clause.is_empty() && matches!(c, '.' | ';' | ':' | '!' | '?') {
+                break 'words;
+            }
+            clause.push(c);
+            chars += 1;
+            // Longer than a compact entry keeps: the rest cannot change the cut.
+            if chars > COMPACT_CHARS {
+                break 'words;
+            }
+        }
+    }
+    if chars <= COMPACT_CHARS {
+        return clause;
+    }
+    let cut: String = clause.chars().take(COMPACT_CHARS).collect();
+    let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+    format!("{cut}...")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first clause as the whole description normalized first gives it.
+    fn whole_then_cut(description: &str) -> String {
+        let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+        let end = description
+            .char_indices()
+            .find(|&(i, c)| i > 0 && matches!(c, '.' | ';' | ':' | '!' | '?'))
+            .map_or(description.len(), |(i, _)| i);
+        let clause = &description[..end];
+        if clause.chars().count() <= COMPACT_CHARS {
+            return clause.to_owned();
+        }
+        let cut: String = clause.chars().take(COMPACT_CHARS).collect();
+        let cut = cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head);
+        format!("{cut}...")
+    }
+
+    #[test]
+    fn the_first_clause_is_what_the_whole_description_normalized_gives() {
+        let mut cases: Vec<String> = [
+            "",
+            "   ",
+            ".",
+            ". Starts with a stop",
+            "Fills PDF forms. Then more.",
+            "no stop at all in this one",
+            "Deploys: to staging; then prod",
+            "  spaced \t out \n words . and a stop",
+            "word .stop after a space",
+            "Ünïcödé wörds — and 漢字 text。 then: more",
+            "An emoji 🚀 launch! yes",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        // Around the cut: a stop, a space or a word boundary at each place near it.
+        for at in COMPACT_CHARS - 3..COMPACT_CHARS + 4 {
+            for tail in [".", " .", " x", "x.", ": y", "  z", "é.", "漢"] {
+                cases.push(format!("{}{tail} and the rest of it.", "a".repeat(at)));
+                cases.push(format!("{}{tail} more", "ab ".repeat(at / 3) + &"c".repeat(at % 3)));
+            }
+        }
+        // Seeded pseudo-random texts of words, spaces and stops.
+        let pieces = [
+            "alpha",
+            "β",
+            "漢字",
+            " ",
+            "  ",
+            "\n",
+            ".",
+            ":",
+            "!",
+            "x.y",
+            "-",
+            "toolongwordtoolongword",
+        ];
+        let mut seed: u64 = 2026_1128;
+        for _ in 0..3_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 60) {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+            }
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            cases.push(text);
+        }
+        for case in &cases {
+            assert_eq!(first_clause(case), whole_then_cut(case), "{case:?}");
+        }
+    }
+}
