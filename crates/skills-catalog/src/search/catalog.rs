@@ -147,7 +147,7 @@ impl SkillCatalog {
             let _ = tokio::task::spawn_blocking(move || {
                 let index = index.search.index.read().unwrap_or_else(PoisonError::into_inner);
                 if let Some(index) = index.as_ref() {
-                    index.prepare_near_misses();
+                    index.vocabulary.prepare_near_misses();
                 }
             })
             .await;

@@ -130,12 +130,6 @@ impl SkillIndex {
         (!skill.instructions).then_some(skill.generation)
     }
 
-    /// Makes what reading a misspelt request word needs now rather than at the first
-    /// such request (about 50 ms at 40,000 skills).
-    pub(crate) fn prepare_near_misses(&self) {
-        self.vocabulary.prepare_near_misses();
-    }
-
     /// Whether every skill in the index was given its instructions.
     pub(crate) fn all_instructions_read(&self) -> bool {
         self.unread == 0
