@@ -99,13 +99,7 @@ impl<'a> In<'a> {
     /// `count` numbers, read at once (a postings list is tens of thousands at 40,000
     /// skills: one bounds check for all of them).
     pub(super) fn u32s_of(&mut self, count: usize) -> Option<Vec<u32>> {
-        let bytes = self.take(count.checked_mul(4)?)?;
-        Some(
-            bytes
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect(),
-        )
+        Some(self.u32s_each(count)?.collect())
     }
 }
 
