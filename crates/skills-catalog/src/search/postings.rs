@@ -57,13 +57,13 @@ impl Lists {
     pub(super) fn push_read(&mut self, token: u32, postings: impl Iterator<Item = Posting>) -> bool {
         let start = self.block.len();
         self.block.extend(postings);
-        match (u32::try_from(start), u32::try_from(self.block.len() - start)) {
-            (Ok(start), Ok(len)) if u32::try_from(self.block.len()).is_ok() => {
-                self.at.insert(token, (start, len));
-                true
-            }
-            _ => false,
-        }
+        // Both ends fit in 32 bits when the end does.
+        let Ok(end) = u32::try_from(self.block.len()) else {
+            return false;
+        };
+        let start = start as u32;
+        self.at.insert(token, (start, end - start));
+        true
     }
 
     /// Lets go of the room the block grew into while it was read.
