@@ -38,8 +38,8 @@ use clap::Parser;
 const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 
 fn main() -> ExitCode {
-    tune_malloc();
     let cli = cli::Cli::parse();
+    tune_malloc(matches!(cli.command, cli::Command::Serve { .. }));
     // `serve` must outlive its sockets, and the commands that write must finish what they
     // started whoever reads their output (they print with `say!`).
     let writes = matches!(
@@ -111,15 +111,24 @@ fn main() -> ExitCode {
 /// at a time again (13,030 calls in a one-shot search of a 40,000-skill library); growing
 /// more at start, a larger `M_TOP_PAD` or a single arena did not make such a process
 /// measurably faster (docs/performance.md).
-fn tune_malloc() {
+///
+/// `skills serve` (`serve`) gets [`SERVE_ARENAS`]: at its start the walk of the sources,
+/// the kept search index's decoding and the client's first requests allocate on four
+/// threads at once, and with two arenas a sixth of their CPU time went to waiting for
+/// an arena's lock and waking its waiters (`perf`, warm, on a 40,000-skill library). A
+/// server gives what it freed back after its start ([`trim_heap`]); a one-shot command
+/// keeps two, for its peak.
+fn tune_malloc(serve: bool) {
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    let _ = serve;
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: called first thing in main, before any other thread exists; the settings
+    // SAFETY: called in main before any other thread exists; the settings
     // only bound how glibc allocates later; the one block is freed by the thread that
     // took it (a null pointer, if the allocation failed, is a no-op for `free`), and that
     // thread is joined before the threshold is set back.
     #[allow(unsafe_code)]
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_ARENA_MAX, if serve { SERVE_ARENAS } else { 2 });
         // One block of 32 MiB, taken and given back on a thread of its own, makes the
         // second arena's heap writable at once (the threshold is raised so that the
         // block comes from the heap rather than a mapping of its own).
@@ -135,6 +144,10 @@ fn tune_malloc() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
+
+/// glibc's arenas for `skills serve` ([`tune_malloc`]).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const SERVE_ARENAS: libc::c_int = 4;
 
 /// Hands the heap's free pages back to the system (glibc keeps them otherwise): a
 /// long-running server calls it after work that allocated and freed a lot (discovery,
@@ -159,7 +172,7 @@ pub(crate) fn trim_heap() {
 fn quiet_on_closed_output(default_sigpipe: bool) {
     #[cfg(unix)]
     if default_sigpipe {
-        // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is
+        // SAFETY: called in main before any other thread exists; SIG_DFL is
         // a valid disposition for SIGPIPE.
         #[allow(unsafe_code)]
         unsafe {
