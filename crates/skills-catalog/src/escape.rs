@@ -14,31 +14,70 @@ pub const MAX_PROMPT_FIELD_CHARS: usize = 1024;
 ///   `*.md` or `Bash(git:*)`, stays as it is);
 /// - the result is cut at `max_chars` characters (with `...`).
 pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
-    let mut out = String::with_capacity(text.len().min(max_chars * 2));
-    let mut prev = None;
-    let mut chars = text.chars().peekable();
-    let mut count = 0;
-    while let Some(c) = chars.next() {
-        if count == max_chars {
-            out.push_str("...");
-            break;
-        }
-        count += 1;
-        // A lone `*` (`*.md`, `Bash(git:*)`) cannot close `**name**`; only runs can.
-        let star_run = c == '*' && (prev == Some('*') || chars.peek() == Some(&'*'));
-        match c {
-            '\\' | '`' | '<' | '>' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '*' if star_run => out.push_str("\\*"),
-            c if skills_core::name::is_breaking_char(c) => out.push(' '),
-            c => out.push(c),
-        }
-        prev = Some(c);
+    let whole = text.as_bytes();
+    // Only a text of more bytes than `max_chars` can have more characters than that.
+    let end = (text.len() > max_chars)
+        .then(|| text.char_indices().nth(max_chars))
+        .flatten();
+    let (text, cut) = match end {
+        Some((end, _)) => (&text[..end], true),
+        None => (text, false),
+    };
+    let mut out = String::with_capacity(text.len() + 3);
+    // The text is copied in runs that need no change, one `push_str` each (a description
+    // is mostly one such run); `kept` is where the current run starts. Bytes of a
+    // character of several bytes are never ASCII, so every byte below is looked at
+    // alone, and only the first byte of the few characters of several bytes that break
+    // a line (U+0080-U+009F, U+061C, U+200E-U+2069) leads to a look at the character.
+    let mut kept = 0;
+    let mut from = 0;
+    let bytes = text.as_bytes();
+    while let Some(found) = bytes[from..].iter().position(|&b| LOOK[usize::from(b)]) {
+        let at = from + found;
+        from = at + 1;
+        let (replacement, len) = match bytes[at] {
+            b'\\' => ("\\\\", 1),
+            b'`' => ("\\`", 1),
+            b'<' => ("\\<", 1),
+            b'>' => ("\\>", 1),
+            // A lone `*` (`*.md`, `Bash(git:*)`) cannot close `**name**`; only runs can
+            // (the byte after the cut counts: the run goes on there).
+            b'*' if at > 0 && whole[at - 1] == b'*' || whole.get(at + 1) == Some(&b'*') => ("\\*", 1),
+            b'*' => continue,
+            0..=0x7f => (" ", 1),
+            _ => match text[at..].chars().next() {
+                Some(c) if skills_core::name::is_breaking_char(c) => (" ", c.len_utf8()),
+                _ => continue,
+            },
+        };
+        out.push_str(&text[kept..at]);
+        out.push_str(replacement);
+        kept = at + len;
+    }
+    out.push_str(&text[kept..]);
+    if cut {
+        out.push_str("...");
     }
     out
 }
+
+/// The bytes [`escape_untrusted`] looks at: ASCII controls, `\\`, `` ` ``, `<`, `>` and
+/// `*`, and the first bytes of the characters of several bytes that can break a line.
+static LOOK: [bool; 256] = {
+    let mut look = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        look[byte] = true;
+        byte += 1;
+    }
+    let mut i = 0;
+    let others = [0x7f, b'\\', b'`', b'<', b'>', b'*', 0xc2, 0xd8, 0xe2];
+    while i < others.len() {
+        look[others[i] as usize] = true;
+        i += 1;
+    }
+    look
+};
 
 /// `text` as a Markdown code span: breaking characters become spaces and the fence is one
 /// backtick longer than the longest run inside, so the text cannot end the span.
@@ -79,6 +118,66 @@ mod tests {
             assert_eq!(escape_untrusted(input, 100), expected, "{input:?}");
         }
         assert_eq!(escape_untrusted("abcdef", 3), "abc...");
+    }
+
+    /// The escaping as it was written first, a character at a time: what the runs must
+    /// give.
+    fn escape_char_by_char(text: &str, max_chars: usize) -> String {
+        let mut out = String::new();
+        let mut prev = None;
+        let mut chars = text.chars().peekable();
+        let mut count = 0;
+        while let Some(c) = chars.next() {
+            if count == max_chars {
+                out.push_str("...");
+                break;
+            }
+            count += 1;
+            let star_run = c == '*' && (prev == Some('*') || chars.peek() == Some(&'*'));
+            match c {
+                '\\' | '`' | '<' | '>' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                '*' if star_run => out.push_str("\\*"),
+                c if skills_core::name::is_breaking_char(c) => out.push(' '),
+                c => out.push(c),
+            }
+            prev = Some(c);
+        }
+        out
+    }
+
+    #[test]
+    fn escaping_in_runs_gives_what_escaping_each_character_gives() {
+        // Characters of every kind the escaping tells apart: plain ASCII, each escaped
+        // one, stars alone and in runs, controls, several bytes long (plain and
+        // breaking), and four bytes long.
+        const PARTS: &[&str] = &[
+            "a", "Z", " ", "-", "\\", "`", "<", ">", "*", "**", "\n", "\t", "\u{7f}", "\u{85}", "é", "技", "\u{2028}",
+            "\u{202e}", "\u{2066}", "\u{200e}", "\u{061c}", "😀", "*é", "é*",
+            // Led by the same bytes as breaking ones, and not breaking.
+            "\u{a0}", "\u{620}", "€", "…", "\u{2065}", "\u{206a}",
+        ];
+        let mut seed = 0x2026_1128_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
+                .collect();
+            let max_chars = (next() % 30) as usize;
+            assert_eq!(
+                escape_untrusted(&text, max_chars),
+                escape_char_by_char(&text, max_chars),
+                "{text:?} at {max_chars}"
+            );
+        }
     }
 
     #[test]
