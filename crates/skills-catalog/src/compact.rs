@@ -11,11 +11,14 @@ pub const COMPACT_CHARS: usize = 80;
 /// A skill as one escaped line, `- **name**: first clause` of its description cut near
 /// [`COMPACT_CHARS`]: a budgeted list's compact form, and the MCP server's instructions.
 pub fn short_entry(skill: &SkillMetadata) -> String {
-    format!(
-        "- **{}**: {}",
-        escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS),
-        escape_untrusted(&first_clause(&skill.description), MAX_PROMPT_FIELD_CHARS)
-    )
+    let name = escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS);
+    let clause = escape_untrusted(&first_clause(&skill.description), MAX_PROMPT_FIELD_CHARS);
+    // Pieces pushed, not `format!`: a list's entry costs are this for every skill.
+    let mut entry = String::with_capacity(name.len() + clause.len() + 8);
+    for piece in ["- **", &name, "**: ", &clause] {
+        entry.push_str(piece);
+    }
+    entry
 }
 
 /// The description's words joined by single spaces up to its first `.`, `;`, `:`, `!`

@@ -66,14 +66,14 @@ pub fn escape_untrusted(text: &str, max_chars: usize) -> String {
 static LOOK: [bool; 256] = {
     let mut look = [false; 256];
     let mut byte = 0;
-    while byte < 0x20 {
-        look[byte] = true;
+    while byte < 256 {
+        look[byte] = may_break(byte as u8);
         byte += 1;
     }
     let mut i = 0;
-    let others = [0x7f, b'\\', b'`', b'<', b'>', b'*', 0xc2, 0xd8, 0xe2];
-    while i < others.len() {
-        look[others[i] as usize] = true;
+    let escaped = [b'\\', b'`', b'<', b'>', b'*'];
+    while i < escaped.len() {
+        look[escaped[i] as usize] = true;
         i += 1;
     }
     look
@@ -82,19 +82,36 @@ static LOOK: [bool; 256] = {
 /// `text` as a Markdown code span: breaking characters become spaces and the fence is one
 /// backtick longer than the longest run inside, so the text cannot end the span.
 pub fn code_span(text: &str) -> String {
-    let clean: String = text
-        .chars()
-        .map(|c| if skills_core::name::is_breaking_char(c) { ' ' } else { c })
-        .collect();
+    // Most text has no byte that could start a breaking character and is taken as it is.
+    let clean: std::borrow::Cow<'_, str> = if text.bytes().any(may_break) {
+        text.chars()
+            .map(|c| if skills_core::name::is_breaking_char(c) { ' ' } else { c })
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    };
     let mut longest = 0;
     let mut run = 0;
-    for c in clean.chars() {
-        run = if c == '`' { run + 1 } else { 0 };
+    for byte in clean.bytes() {
+        run = if byte == b'`' { run + 1 } else { 0 };
         longest = longest.max(run);
     }
-    let fence = "`".repeat(longest + 1);
     let pad = if longest > 0 { " " } else { "" };
-    format!("{fence}{pad}{clean}{pad}{fence}")
+    let mut span = String::with_capacity(clean.len() + 2 * (longest + 2));
+    let fence = |span: &mut String| (0..=longest).for_each(|_| span.push('`'));
+    fence(&mut span);
+    span.push_str(pad);
+    span.push_str(&clean);
+    span.push_str(pad);
+    fence(&mut span);
+    span
+}
+
+/// Whether `byte` is, or may start, a [breaking character](skills_core::name::is_breaking_char):
+/// an ASCII control, or the first byte of U+0080-U+009F, U+061C or U+200E-U+2069.
+const fn may_break(byte: u8) -> bool {
+    byte < 0x20 || matches!(byte, 0x7f | 0xc2 | 0xd8 | 0xe2)
 }
 
 #[cfg(test)]
@@ -177,6 +194,42 @@ mod tests {
                 escape_char_by_char(&text, max_chars),
                 "{text:?} at {max_chars}"
             );
+        }
+    }
+
+    #[test]
+    fn a_code_span_is_what_the_text_cleaned_a_character_at_a_time_gives() {
+        let reference = |text: &str| {
+            let clean: String = text
+                .chars()
+                .map(|c| if skills_core::name::is_breaking_char(c) { ' ' } else { c })
+                .collect();
+            let mut longest = 0;
+            let mut run = 0;
+            for c in clean.chars() {
+                run = if c == '`' { run + 1 } else { 0 };
+                longest = longest.max(run);
+            }
+            let fence = "`".repeat(longest + 1);
+            let pad = if longest > 0 { " " } else { "" };
+            format!("{fence}{pad}{clean}{pad}{fence}")
+        };
+        const PARTS: &[&str] = &[
+            "a", " ", "`", "``", "\n", "\u{7f}", "\u{85}", "\u{a0}", "\u{61c}", "\u{620}", "\u{2028}", "…", "技", "😀",
+        ];
+        let mut seed = 0x000c_0de5_ba11_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..10_000 {
+            let len = (next() % 12) as usize;
+            let text: String = (0..len)
+                .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
+                .collect();
+            assert_eq!(code_span(&text), reference(&text), "{text:?}");
         }
     }
 

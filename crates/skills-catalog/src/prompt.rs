@@ -238,14 +238,14 @@ pub fn listed_for_model(skill: &SkillMetadata) -> bool {
 pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, description_chars: usize) -> String {
     let name = &skill.name;
     let loaded = ctx.loaded.iter().any(|l| l == name);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        "- **{}**{}: {}",
-        escape_untrusted(name, MAX_PROMPT_FIELD_CHARS),
-        if loaded { " [Loaded]" } else { "" },
-        escape_untrusted(&skill.listing_description(), description_chars)
-    );
+    let shown_name = escape_untrusted(name, MAX_PROMPT_FIELD_CHARS);
+    let description = escape_untrusted(&skill.listing_description(), description_chars);
+    // Pieces pushed, not `write!`: a list's entry costs are this for every skill.
+    let mut out = String::with_capacity(shown_name.len() + description.len() + 160);
+    let loaded_mark = if loaded { " [Loaded]" } else { "" };
+    for piece in ["- **", &shown_name, "**", loaded_mark, ": ", &description] {
+        out.push_str(piece);
+    }
     let annotations = format_skill_annotations(skill);
     if !annotations.is_empty() {
         let _ = write!(out, " ({annotations})");
