@@ -248,7 +248,12 @@ fn cost(text: &str) -> usize {
 }
 
 fn name_entry(skill: &SkillMetadata) -> String {
-    format!("- **{}**", escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS))
+    let name = escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS);
+    let mut entry = String::with_capacity(name.len() + 6);
+    for piece in ["- **", &name, "**"] {
+        entry.push_str(piece);
+    }
+    entry
 }
 
 impl EntryCosts {

@@ -28,21 +28,22 @@ pub fn short_entry(skill: &SkillMetadata) -> String {
 fn first_clause(description: &str) -> String {
     let mut clause = String::new();
     let mut chars = 0;
-    'words: for word in description.split_whitespace() {
-        if !clause.is_empty() {
+    for word in description.split_whitespace() {
+        // A stop ends the clause, except as its very first character.
+        let from = if clause.is_empty() {
+            word.chars().next().map_or(0, char::len_utf8)
+        } else {
             clause.push(' ');
             chars += 1;
-        }
-        for c in word.chars() {
-            if !clause.is_empty() && matches!(c, '.' | ';' | ':' | '!' | '?') {
-                break 'words;
-            }
-            clause.push(c);
-            chars += 1;
-            // Longer than a compact entry keeps: the rest cannot change the cut.
-            if chars > COMPACT_CHARS {
-                break 'words;
-            }
+            0
+        };
+        let stop = word[from..].find(['.', ';', ':', '!', '?']).map(|at| from + at);
+        let part = &word[..stop.unwrap_or(word.len())];
+        clause.push_str(part);
+        chars += part.chars().count();
+        // Longer than a compact entry keeps: the rest cannot change the cut.
+        if stop.is_some() || chars > COMPACT_CHARS {
+            break;
         }
     }
     if chars <= COMPACT_CHARS {

@@ -285,15 +285,17 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
         ToolNotes::None => {}
     }
     if !loaded {
-        let call = match skill.argument_hint() {
-            Some(hint) => format!(
-                "load_skill({}, arguments={})",
-                quoted(name),
-                quoted(&escape_untrusted(hint, MAX_PROMPT_FIELD_CHARS))
-            ),
-            None => format!("load_skill({})", quoted(name)),
-        };
-        let _ = write!(out, "\n  -> Use {} to read full instructions", code_span(&call));
+        let mut call = String::with_capacity(name.len() + 16);
+        call.push_str("load_skill(");
+        call.push_str(&quoted(name));
+        if let Some(hint) = skill.argument_hint() {
+            call.push_str(", arguments=");
+            call.push_str(&quoted(&escape_untrusted(hint, MAX_PROMPT_FIELD_CHARS)));
+        }
+        call.push(')');
+        for piece in ["\n  -> Use ", &code_span(&call), " to read full instructions"] {
+            out.push_str(piece);
+        }
     }
     out
 }
