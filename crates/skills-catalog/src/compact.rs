@@ -26,7 +26,8 @@ pub fn short_entry(skill: &SkillMetadata) -> String {
 /// [`COMPACT_CHARS`] characters (and said to be cut) when longer. Reads no further into
 /// the description than that takes: a list's entry costs are this for every skill.
 fn first_clause(description: &str) -> String {
-    let mut clause = String::new();
+    // Room for the longest clause kept whole and the word that goes past it, at once.
+    let mut clause = String::with_capacity(description.len().min(2 * COMPACT_CHARS));
     let mut chars = 0;
     for word in description.split_whitespace() {
         // A stop ends the clause, except as its very first character.
