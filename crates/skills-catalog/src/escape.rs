@@ -137,6 +137,25 @@ mod tests {
         assert_eq!(escape_untrusted("abcdef", 3), "abc...");
     }
 
+    /// Seeded xorshift numbers, and texts made of them.
+    struct Random(u64);
+
+    impl Random {
+        /// A number below `n`.
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        /// Fewer than `max_parts` of `parts`, each picked at random, one after another.
+        fn text(&mut self, parts: &[&str], max_parts: usize) -> String {
+            let len = self.below(max_parts);
+            (0..len).map(|_| parts[self.below(parts.len())]).collect()
+        }
+    }
+
     /// The escaping as it was written first, a character at a time: what the runs must
     /// give.
     fn escape_char_by_char(text: &str, max_chars: usize) -> String {
@@ -176,19 +195,10 @@ mod tests {
             // Led by the same bytes as breaking ones, and not breaking.
             "\u{a0}", "\u{620}", "€", "…", "\u{2065}", "\u{206a}",
         ];
-        let mut seed = 0x2026_1128_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut random = Random(0x2026_1128);
         for _ in 0..20_000 {
-            let len = (next() % 24) as usize;
-            let text: String = (0..len)
-                .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
-                .collect();
-            let max_chars = (next() % 30) as usize;
+            let text = random.text(PARTS, 24);
+            let max_chars = random.below(30);
             assert_eq!(
                 escape_untrusted(&text, max_chars),
                 escape_char_by_char(&text, max_chars),
@@ -217,18 +227,9 @@ mod tests {
         const PARTS: &[&str] = &[
             "a", " ", "`", "``", "\n", "\u{7f}", "\u{85}", "\u{a0}", "\u{61c}", "\u{620}", "\u{2028}", "…", "技", "😀",
         ];
-        let mut seed = 0x000c_0de5_ba11_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut random = Random(0x000c_0de5_ba11);
         for _ in 0..10_000 {
-            let len = (next() % 12) as usize;
-            let text: String = (0..len)
-                .map(|_| PARTS[(next() % PARTS.len() as u64) as usize])
-                .collect();
+            let text = random.text(PARTS, 12);
             assert_eq!(code_span(&text), reference(&text), "{text:?}");
         }
     }
