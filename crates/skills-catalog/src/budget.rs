@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use skills_core::{ResourceKind, ResourceMetadata, SkillMetadata};
 
+use crate::compact::short_entry;
 use crate::prompt::{
     ListContext, MAX_PROMPT_FIELD_CHARS, escape_untrusted, format_resource_summary, format_skills_list, full_entry,
     listed_for_model,
@@ -15,13 +16,12 @@ use crate::spread::spread;
 /// Characters of the skills list when no budget or context window is given (what
 /// Claude Code and Codex keep a listing to).
 pub const DEFAULT_BUDGET_CHARS: usize = 8_000;
-pub use crate::compact::{COMPACT_CHARS, short_entry};
 
 /// How many characters the skills list may take.
 ///
 /// Within the budget the list is exactly the V2 list. Over it, skills are given shorter
 /// forms in steps, the least important first: a compact entry (the name and the first
-/// clause of the description, cut near [`COMPACT_CHARS`]), then the name only, then no
+/// clause of the description, cut near [`COMPACT_CHARS`](crate::COMPACT_CHARS)), then the name only, then no
 /// entry, and one last line counts what each form holds. Loaded and pinned skills always
 /// keep their full entry; the others are ranked by use count, then by source priority
 /// (a later source first), then by their place in the catalog. The same inputs give the

@@ -77,13 +77,13 @@ mod watch;
 
 pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};
 pub use budget::{
-    BudgetReport, COMPACT_CHARS, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts,
-    format_budgeted_list, short_entry,
+    BudgetReport, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts, format_budgeted_list,
 };
 pub use cache_file::{
     CacheFileError, MAX_CACHE_FILE_BYTES, Producer, read_cache_file, write_cache_file, write_cache_file_with,
 };
 pub use catalog::SkillCatalog;
+pub use compact::{COMPACT_CHARS, short_entry};
 pub use depends::{dependency_diagnostics, dependency_problems, mcp_server_dependencies, with_dependencies};
 pub use listing::SharedResources;
 pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
