@@ -13,7 +13,7 @@ const SLOT_BITS: u32 = 22;
 /// BM25 gives (`k1 + 1`, as the term frequency grows): steps of 0.002, a fifth of a
 /// percent of a typical weight, where an `f32` would double the memory of every list.
 const VALUE_BITS: u32 = 32 - SLOT_BITS;
-pub(super) const VALUE_STEPS: f32 = ((1 << VALUE_BITS) - 1) as f32;
+const VALUE_STEPS: f32 = ((1 << VALUE_BITS) - 1) as f32;
 /// BM25's `k1`, the `bm25` crate's default.
 pub(super) const K1: f32 = 1.2;
 
