@@ -248,12 +248,7 @@ fn cost(text: &str) -> usize {
 }
 
 fn name_entry(skill: &SkillMetadata) -> String {
-    let name = escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS);
-    let mut entry = String::with_capacity(name.len() + 6);
-    for piece in ["- **", &name, "**"] {
-        entry.push_str(piece);
-    }
-    entry
+    ["- **", &escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS), "**"].concat()
 }
 
 impl EntryCosts {

@@ -13,12 +13,8 @@ pub const COMPACT_CHARS: usize = 80;
 pub fn short_entry(skill: &SkillMetadata) -> String {
     let name = escape_untrusted(&skill.name, MAX_PROMPT_FIELD_CHARS);
     let clause = escape_untrusted(&first_clause(&skill.description), MAX_PROMPT_FIELD_CHARS);
-    // Pieces pushed, not `format!`: a list's entry costs are this for every skill.
-    let mut entry = String::with_capacity(name.len() + clause.len() + 8);
-    for piece in ["- **", &name, "**: ", &clause] {
-        entry.push_str(piece);
-    }
-    entry
+    // Joined at once, not `format!`: a list's entry costs are this for every skill.
+    ["- **", &name, "**: ", &clause].concat()
 }
 
 /// The description's words joined by single spaces up to its first `.`, `;`, `:`, `!`

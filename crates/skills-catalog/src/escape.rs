@@ -98,13 +98,11 @@ pub fn code_span(text: &str) -> String {
         longest = longest.max(run);
     }
     let pad = if longest > 0 { " " } else { "" };
+    let fence = || std::iter::repeat_n('`', longest + 1);
     let mut span = String::with_capacity(clean.len() + 2 * (longest + 2));
-    let fence = |span: &mut String| (0..=longest).for_each(|_| span.push('`'));
-    fence(&mut span);
-    span.push_str(pad);
-    span.push_str(&clean);
-    span.push_str(pad);
-    fence(&mut span);
+    span.extend(fence());
+    span.extend([pad, &clean, pad]);
+    span.extend(fence());
     span
 }
 

@@ -240,12 +240,11 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
     let loaded = ctx.loaded.iter().any(|l| l == name);
     let shown_name = escape_untrusted(name, MAX_PROMPT_FIELD_CHARS);
     let description = escape_untrusted(&skill.listing_description(), description_chars);
-    // Pieces pushed, not `write!`: a list's entry costs are this for every skill.
+    // Pieces pushed, not `write!`: a list's entry costs are this for every skill (room
+    // for the lines below as well).
     let mut out = String::with_capacity(shown_name.len() + description.len() + 160);
     let loaded_mark = if loaded { " [Loaded]" } else { "" };
-    for piece in ["- **", &shown_name, "**", loaded_mark, ": ", &description] {
-        out.push_str(piece);
-    }
+    out.extend(["- **", &shown_name, "**", loaded_mark, ": ", &description]);
     let annotations = format_skill_annotations(skill);
     if !annotations.is_empty() {
         let _ = write!(out, " ({annotations})");
@@ -293,9 +292,7 @@ pub(crate) fn full_entry(skill: &SkillMetadata, ctx: &ListContext<'_>, descripti
             call.push_str(&quoted(&escape_untrusted(hint, MAX_PROMPT_FIELD_CHARS)));
         }
         call.push(')');
-        for piece in ["\n  -> Use ", &code_span(&call), " to read full instructions"] {
-            out.push_str(piece);
-        }
+        out.extend(["\n  -> Use ", &code_span(&call), " to read full instructions"]);
     }
     out
 }
