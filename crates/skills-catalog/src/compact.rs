@@ -54,6 +54,7 @@ fn first_clause(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Random;
 
     /// The first clause as the whole description normalized first gives it.
     fn whole_then_cut(description: &str) -> String {
@@ -110,20 +111,8 @@ mod tests {
             "-",
             "toolongwordtoolongword",
         ];
-        let mut seed: u64 = 2026_1128;
-        for _ in 0..3_000 {
-            let mut text = String::new();
-            for _ in 0..(seed % 60) {
-                seed = seed
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
-            }
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            cases.push(text);
-        }
+        let mut random = Random(2026_1128);
+        cases.extend((0..3_000).map(|_| random.text(&pieces, 60)));
         for case in &cases {
             assert_eq!(first_clause(case), whole_then_cut(case), "{case:?}");
         }

@@ -115,6 +115,7 @@ const fn may_break(byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_random::Random;
 
     #[test]
     fn escape_untrusted_keeps_text_on_one_line_and_escapes_markup() {
@@ -133,25 +134,6 @@ mod tests {
             assert_eq!(escape_untrusted(input, 100), expected, "{input:?}");
         }
         assert_eq!(escape_untrusted("abcdef", 3), "abc...");
-    }
-
-    /// Seeded xorshift numbers, and texts made of them.
-    struct Random(u64);
-
-    impl Random {
-        /// A number below `n`.
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-
-        /// Fewer than `max_parts` of `parts`, each picked at random, one after another.
-        fn text(&mut self, parts: &[&str], max_parts: usize) -> String {
-            let len = self.below(max_parts);
-            (0..len).map(|_| parts[self.below(parts.len())]).collect()
-        }
     }
 
     /// The escaping as it was written first, a character at a time: what the runs must

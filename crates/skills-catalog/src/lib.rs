@@ -75,6 +75,9 @@ mod source;
 mod spread;
 mod watch;
 
+#[cfg(test)]
+mod test_random;
+
 pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};
 pub use budget::{
     BudgetReport, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts, format_budgeted_list,
