@@ -310,3 +310,39 @@ fn a_request_is_a_name_only_when_it_is_the_whole_request() {
     assert_eq!(top(&index, "Go Code", 1), ["go-code"]);
     assert_eq!(top(&index, "go_code", 1), ["go-code"]);
 }
+
+#[test]
+fn a_skill_with_more_of_the_requests_words_outranks_a_popular_word() {
+    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
+    // A family of skills that says `pandas` and `dataframe` again and again, and the one
+    // skill that also has the request's other words.
+    let index = SkillIndex::build(&[
+        skill(
+            "pandas-dataframe-pipeline",
+            "Pandas DataFrame pipelines: chain pandas DataFrame steps",
+        ),
+        skill(
+            "pandas-dataframe-schema",
+            "Validate pandas DataFrame schemas of pandas DataFrame columns",
+        ),
+        skill("pandas-dataframe-profiler", "Profile a pandas DataFrame with pandas"),
+        skill(
+            "tidy-tables",
+            "Clean tables: fill missing values, drop duplicates, fix types in a DataFrame",
+        ),
+        skill("spreadsheet-io", "Read and write spreadsheets"),
+        skill("sql-notebook", "Run SQL in a notebook"),
+    ]);
+    let request = "clean missing values in a pandas dataframe";
+    assert_eq!(top(&index, request, 1), ["tidy-tables"]);
+    // `--explain` says what holding several of the request's words added, and the parts
+    // still add up to the score.
+    let explained = index.explain(request, 2).unwrap();
+    for hit in &explained {
+        let parts: f32 = hit.matches.iter().map(|m| m.points).sum();
+        assert!((parts - hit.score).abs() < 1e-3 * hit.score, "{hit:?}");
+    }
+    let coverage = explained[0].matches.iter().find(|m| m.field == "coverage").unwrap();
+    assert_eq!(coverage.word, "4 words", "{:?}", explained[0]);
+    assert!(coverage.points > 0.0);
+}

@@ -1,8 +1,8 @@
 //! Why a search ranked a skill where it did: each request word found in each field of
 //! the skill, and the points it added (`skills search --explain`).
 
-use super::{NAME_WEIGHT, NAMED_BONUS, SearchError, SkillIndex, clipped, first_word, plain};
-use crate::search::instructions::INSTRUCTIONS_WEIGHT;
+use super::terms::coverage;
+use super::{NAMED_BONUS, SearchError, SkillIndex, clipped, first_word, plain};
 
 /// One search result with what made its score.
 #[derive(Debug, Clone, PartialEq)]
@@ -19,7 +19,8 @@ pub struct Explanation {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Match {
     /// `name`, `description` (the name's words and the description, tags and keywords),
-    /// `instructions` (their opening), or `named` (the request is the skill's name).
+    /// `instructions` (their opening), `coverage` (what holding several of the request's
+    /// words adds: `word` says how many) or `named` (the request is the skill's name).
     pub field: &'static str,
     /// The word as the index holds it (lowercased; a stem where the request word was
     /// stemmed); the name itself for `named`.
@@ -60,27 +61,33 @@ impl SkillIndex {
         let terms = self.query_terms(query, Some(&mut words));
         let skills = self.slots.len();
         let request = plain(query);
-        let fields = [
-            ("description", &self.descriptions, 1.0),
-            ("name", &self.names, NAME_WEIGHT),
-            ("instructions", &self.instructions, INSTRUCTIONS_WEIGHT),
-        ];
         let explained = hits
             .into_iter()
             .map(|hit| {
                 let mut matches = Vec::new();
                 if let Some(&slot) = self.slots.get(&hit.name) {
-                    for (field, index, weight) in fields {
-                        for &(term, term_weight) in &terms {
-                            let Some(points) = index.points(term, slot, skills) else {
+                    let mut found = 0u32;
+                    for (field, index, weight) in self.fields() {
+                        for term in &terms {
+                            let Some(points) = index.points(term.id, slot, skills) else {
                                 continue;
                             };
+                            found |= term.words;
                             matches.push(Match {
                                 field,
-                                word: words.get(&term).cloned().unwrap_or_default(),
-                                points: weight * term_weight * points,
+                                word: words.get(&term.id).cloned().unwrap_or_default(),
+                                points: weight * term.weight * points,
                             });
                         }
+                    }
+                    let matched = found.count_ones();
+                    if matched > 1 {
+                        let words: f32 = matches.iter().map(|m| m.points).sum();
+                        matches.push(Match {
+                            field: "coverage",
+                            word: format!("{matched} words"),
+                            points: words * (coverage(matched) - 1.0),
+                        });
                     }
                     let named = self.skills[slot as usize]
                         .as_ref()

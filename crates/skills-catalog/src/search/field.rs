@@ -6,6 +6,7 @@ use bm25::{Embedder, EmbedderBuilder};
 use super::LENGTH_NORMALIZATION;
 use super::bytes::{In, Out};
 use super::postings::{K1, Lists, MAX_SLOTS, Posting};
+use super::terms::{Scored, Term};
 use super::text::Split;
 
 /// One field: BM25 weights from `bm25`'s embedder, kept in postings lists (token, then
@@ -143,28 +144,29 @@ impl Field {
     }
 
     /// Adds `weight` x the BM25 score of each skill for `terms` to `scores` (by slot),
-    /// noting each skill scored for the first time in `touched`.
+    /// with the request words each skill has, noting each skill scored for the first
+    /// time in `touched`.
     pub(super) fn score(
         &self,
-        terms: &[(u32, f32)],
+        terms: &[Term],
         skills: usize,
         weight: f32,
-        scores: &mut [f32],
+        scores: &mut [Scored],
         touched: &mut Vec<u32>,
     ) {
-        for &(term, term_weight) in terms {
-            let weight = weight * term_weight;
-            let Some(list) = self.postings.get(term) else {
+        for term in terms {
+            let weight = weight * term.weight;
+            let Some(list) = self.postings.get(term.id) else {
                 continue;
             };
             let idf = idf(list.len(), skills);
             for &posting in list {
-                let slot = posting.slot();
-                let score = &mut scores[slot as usize];
-                if *score == 0.0 {
-                    touched.push(slot);
+                let scored = &mut scores[posting.slot() as usize];
+                if scored.score == 0.0 {
+                    touched.push(posting.slot());
                 }
-                *score += weight * idf * posting.value();
+                scored.score += weight * idf * posting.value();
+                scored.words |= term.words;
             }
         }
     }

@@ -17,6 +17,8 @@
 //! - a request word also looks for the other words and abbreviations skills use for the
 //!   same thing (`move` finds `migrate`, `k8s` finds `kubernetes`), at half weight;
 //! - two request words a skill runs together (`vast.ai` for `vastai`) count as that word;
+//! - a skill's score is multiplied by the cube root of how many of the request's words it
+//!   has, in any field ([`terms::coverage`]): three of them outweigh one popular word;
 //! - the opening of a skill's instructions ([`SkillIndex::set_instructions`]) is a third
 //!   field, at half the description's weight: it says what the skill does in more words
 //!   than the description, which finds skills whose description is terse or written for
@@ -33,6 +35,7 @@ mod patch;
 mod postings;
 pub(crate) mod state;
 mod stored;
+mod terms;
 mod text;
 mod vocabulary;
 
@@ -40,7 +43,6 @@ use foldhash::HashMap;
 use std::borrow::Borrow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use bm25::TokenEmbedder;
 use skills_core::SkillMetadata;
 
 pub use answer::{SearchRequest, format_search_results};
@@ -50,6 +52,7 @@ pub use instructions::INSTRUCTIONS_CHARS;
 use instructions::{INSTRUCTIONS_AVERAGE_WORDS, INSTRUCTIONS_WEIGHT};
 pub(crate) use instructions::{Unread, opening};
 use postings::MAX_SLOTS;
+use terms::Scored;
 use text::{Words, plain};
 use vocabulary::Vocabulary;
 
@@ -322,62 +325,14 @@ impl SkillIndex {
         true
     }
 
-    /// The index words a request looks for, each with its weight (sorted by word id);
-    /// with `words`, each id's word as the index holds it is noted there (for
-    /// [`explain`](Self::explain); a search does not pay for it).
-    fn query_terms(&self, query: &str, mut words: Option<&mut HashMap<u32, String>>) -> Vec<(u32, f32)> {
-        // Each request word counts twice: as written and as its stem, or twice as
-        // written when it is its own stem (a word like `wmi` would count half as much
-        // as `moving` otherwise).
-        let mut weights: HashMap<u32, f32> = HashMap::default();
-        let mut forms = self.words.forms(query);
-        forms.sort_unstable();
-        forms.dedup();
-        // A word's known forms, each weighing 2 x `scale` when the word is its own stem
-        // and `scale` when it comes with its stem.
-        let mut add = |known: Vec<&str>, scale: f32| {
-            let each = if known.len() == 1 { 2.0 } else { 1.0 } * scale;
-            for word in known {
-                let id = <u32 as TokenEmbedder>::embed(word);
-                let weight = weights.entry(id).or_default();
-                *weight = weight.max(each);
-                if let Some(words) = words.as_deref_mut() {
-                    words.entry(id).or_insert_with(|| word.to_owned());
-                }
-            }
-        };
-        for forms in &forms {
-            // A word only instructions have counts as written, before a near miss.
-            let known = forms.iter().filter_map(|w| {
-                if !self.vocabulary.has(w) && self.instructions.has(w) {
-                    Some(w.as_str())
-                } else {
-                    self.vocabulary.known(w)
-                }
-            });
-            add(known.collect(), 1.0);
-        }
-        // Two request words that a skill writes as one (`vast ai`, `type script`) count
-        // as that word, at half weight, when a skill has it as written.
-        for join in self.words.joined(query) {
-            for forms in self.words.forms(&join) {
-                let known = self.vocabulary.as_written(&forms);
-                if known.first().copied() == forms.first().map(String::as_str) {
-                    add(known, 0.5);
-                }
-            }
-        }
-        // Other words for the same thing count for less, and only as written: a word
-        // no skill uses is not read as a near one.
-        for forms in &forms {
-            let also = forms.last().map(|stem| self.words.also(stem)).unwrap_or_default();
-            for other in also.iter().flat_map(|word| self.words.forms(word)) {
-                add(self.vocabulary.as_written(&other), EXPANSION_WEIGHT);
-            }
-        }
-        let mut terms: Vec<(u32, f32)> = weights.into_iter().collect();
-        terms.sort_unstable_by_key(|t| t.0);
-        terms
+    /// The fields a search scores, each with its name (in [`explain`](Self::explain))
+    /// and weight.
+    fn fields(&self) -> [(&'static str, &Field, f32); 3] {
+        [
+            ("description", &self.descriptions, 1.0),
+            ("name", &self.names, NAME_WEIGHT),
+            ("instructions", &self.instructions, INSTRUCTIONS_WEIGHT),
+        ]
     }
 
     /// The skills that best match `query`, best first, at most `limit` (and at most
@@ -401,12 +356,18 @@ impl SkillIndex {
         let terms = self.query_terms(query, None);
 
         let skills = self.slots.len();
-        let mut scores = vec![0.0f32; self.skills.len()];
+        let mut scores = vec![Scored::default(); self.skills.len()];
         let mut touched = Vec::new();
-        self.descriptions.score(&terms, skills, 1.0, &mut scores, &mut touched);
-        self.names.score(&terms, skills, NAME_WEIGHT, &mut scores, &mut touched);
-        self.instructions
-            .score(&terms, skills, INSTRUCTIONS_WEIGHT, &mut scores, &mut touched);
+        for (_, field, weight) in self.fields() {
+            field.score(&terms, skills, weight, &mut scores, &mut touched);
+        }
+        // A skill that holds more of the request's words counts for more (each factor
+        // computed once: a common word touches thousands of skills).
+        let factors: [f32; 33] = std::array::from_fn(|n| terms::coverage(n as u32));
+        for &slot in &touched {
+            let scored = &mut scores[slot as usize];
+            scored.score *= factors[scored.words.count_ones() as usize];
+        }
         // A request that is a skill's name, in any case or spelling of its separators,
         // finds that skill first. A request that only contains a name does not: in a
         // large library, two words of most requests are some skill's name (`go code`,
@@ -419,15 +380,15 @@ impl SkillIndex {
                 continue;
             };
             // A skill no request word reached (a name of stop words) is not named by it.
-            if skill.plain == request && scores[slot as usize] > 0.0 {
-                scores[slot as usize] += NAMED_BONUS;
+            if skill.plain == request && scores[slot as usize].score > 0.0 {
+                scores[slot as usize].score += NAMED_BONUS;
             }
         }
         let ranked: Vec<(f32, &str)> = touched
             .iter()
             .filter_map(|&slot| {
                 let skill = self.skills.get(slot as usize)?.as_ref()?;
-                Some((scores[slot as usize], skill.name.as_str()))
+                Some((scores[slot as usize].score, skill.name.as_str()))
             })
             .collect();
         let ranked = best_kept(ranked, limit, keep);
