@@ -11,7 +11,8 @@ pub struct Explanation {
     pub name: String,
     /// Its score (the sum of the parts).
     pub score: f32,
-    /// What each matched word added, most first.
+    /// What made the score: `named` first when the request is the skill's name, then
+    /// what each matched word added, most first, then `coverage`.
     pub matches: Vec<Match>,
 }
 
@@ -80,6 +81,7 @@ impl SkillIndex {
                             });
                         }
                     }
+                    matches.sort_by(|a, b| b.points.total_cmp(&a.points));
                     let matched = found.count_ones();
                     if matched > 1 {
                         let words: f32 = matches.iter().map(|m| m.points).sum();
@@ -93,14 +95,14 @@ impl SkillIndex {
                         .as_ref()
                         .is_some_and(|s| first_word(&s.plain).is_some() && s.plain == request);
                     if named && hit.score >= NAMED_BONUS {
-                        matches.push(Match {
+                        let part = Match {
                             field: "named",
                             word: hit.name.clone(),
                             points: NAMED_BONUS,
-                        });
+                        };
+                        matches.insert(0, part);
                     }
                 }
-                matches.sort_by(|a, b| b.points.total_cmp(&a.points));
                 Explanation {
                     name: hit.name,
                     score: hit.score,
