@@ -45,7 +45,8 @@ impl KeptListing {
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the
-/// files the walk found.
+/// files the walk found. A skill read through a lowercase `skill.md` is the files'
+/// word: which of the two names a folder has is in the walk, and so in the digest.
 fn keepable(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics.iter().any(|d| {
         matches!(
@@ -58,7 +59,6 @@ fn keepable(diagnostics: &[Diagnostic]) -> bool {
                 | DiagnosticKind::Withheld
                 | DiagnosticKind::DeeperSkills
                 | DiagnosticKind::SourceIsASkill
-                | DiagnosticKind::LowercaseSkillFile
                 | DiagnosticKind::SourceNotFound
                 | DiagnosticKind::SourceNotADirectory
                 | DiagnosticKind::SourceUnreadable
@@ -205,6 +205,7 @@ mod tests {
             DiagnosticKind::InvalidYaml,
             DiagnosticKind::DuplicateName,
             DiagnosticKind::LimitExceeded,
+            DiagnosticKind::LowercaseSkillFile,
         ] {
             assert!(keepable(&said(kind)), "{kind:?}");
         }

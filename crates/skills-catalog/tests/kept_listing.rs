@@ -89,3 +89,59 @@ async fn a_reload_after_a_kept_listing_keeps_every_parse() {
     assert_eq!(description(&next, "web").await, "The web skill");
     assert_eq!(next.stats().files_read, 0);
 }
+
+#[tokio::test]
+async fn a_library_with_a_lowercase_skill_file_keeps_its_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Arc::new(MemoryBackend::new());
+    backend
+        .insert(
+            "/skills/web/SKILL.md",
+            "---\nname: web\ndescription: The web skill\n---\n",
+        )
+        .unwrap();
+    backend
+        .insert(
+            "/skills/old/skill.md",
+            "---\nname: old\ndescription: The old skill\n---\n",
+        )
+        .unwrap();
+    let cold = catalog(backend.clone(), &cache).ensure_loaded().await;
+    let lowercase = |snapshot: &skills_catalog::CatalogSnapshot| {
+        snapshot
+            .diagnostics()
+            .iter()
+            .filter(|d| d.kind == skills_core::DiagnosticKind::LowercaseSkillFile)
+            .map(|d| d.path.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(lowercase(&cold), ["/skills/old/skill.md"]);
+
+    // The listing was kept, and a warm start serves it (here changed behind the
+    // catalog's back, under its own key), with the warning once, as a cold start says it.
+    let file = common::cache_files(dir.path(), "listing")
+        .pop()
+        .expect("a kept listing");
+    let text = std::fs::read(&file).unwrap();
+    let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
+    let key: String = serde_json::from_slice(key_line).unwrap();
+    let mut listing = SkillListing::from_bytes(&read_cache_file(&file, &key).unwrap()).unwrap();
+    listing.skills.iter_mut().find(|s| s.name == "old").unwrap().description = "Kept".to_owned();
+    write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
+    let warm = catalog(backend.clone(), &cache).ensure_loaded().await;
+    assert_eq!(warm.get("old").unwrap().description, "Kept");
+    assert_eq!(lowercase(&warm), ["/skills/old/skill.md"]);
+
+    // Renaming it to `SKILL.md` is a change of the files: read again, no warning.
+    assert_eq!(backend.remove("/skills/old/skill.md"), 1);
+    backend
+        .insert(
+            "/skills/old/SKILL.md",
+            "---\nname: old\ndescription: The old skill\n---\n",
+        )
+        .unwrap();
+    let renamed = catalog(backend, &cache).ensure_loaded().await;
+    assert_eq!(renamed.get("old").unwrap().description, "The old skill");
+    assert!(lowercase(&renamed).is_empty());
+}
