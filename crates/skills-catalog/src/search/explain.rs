@@ -1,7 +1,7 @@
 //! Why a search ranked a skill where it did: each request word found in each field of
 //! the skill, and the points it added (`skills search --explain`).
 
-use super::terms::coverage;
+use super::terms::coverage_of;
 use super::{NAMED_BONUS, SearchError, SkillIndex, clipped, first_word, plain};
 
 /// One search result with what made its score.
@@ -82,13 +82,12 @@ impl SkillIndex {
                         }
                     }
                     matches.sort_by(|a, b| b.points.total_cmp(&a.points));
-                    let matched = found.count_ones();
-                    if matched > 1 {
-                        let words: f32 = matches.iter().map(|m| m.points).sum();
+                    if found.count_ones() > 1 {
+                        let counted: f32 = matches.iter().map(|m| m.points).sum();
                         matches.push(Match {
                             field: "coverage",
-                            word: format!("{matched} words"),
-                            points: words * (coverage(matched) - 1.0),
+                            word: format!("{} words", found.count_ones()),
+                            points: counted * (coverage_of(found) - 1.0),
                         });
                     }
                     let named = self.skills[slot as usize]

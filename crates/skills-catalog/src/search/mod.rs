@@ -18,7 +18,7 @@
 //!   same thing (`move` finds `migrate`, `k8s` finds `kubernetes`), at half weight;
 //! - two request words a skill runs together (`vast.ai` for `vastai`) count as that word;
 //! - a skill's score is multiplied by the cube root of how many of the request's words it
-//!   has, in any field ([`terms::coverage`]): three of them outweigh one popular word;
+//!   has, in any field ([`terms::coverage_of`]): three of them outweigh one popular word;
 //! - the opening of a skill's instructions ([`SkillIndex::set_instructions`]) is a third
 //!   field, at half the description's weight: it says what the skill does in more words
 //!   than the description, which finds skills whose description is terse or written for
@@ -361,12 +361,10 @@ impl SkillIndex {
         for (_, field, weight) in self.fields() {
             field.score(&terms, skills, weight, &mut scores, &mut touched);
         }
-        // A skill that holds more of the request's words counts for more (each factor
-        // computed once: a common word touches thousands of skills).
-        let factors: [f32; 33] = std::array::from_fn(|n| terms::coverage(n as u32));
+        // A skill that holds more of the request's words counts for more.
         for &slot in &touched {
             let scored = &mut scores[slot as usize];
-            scored.score *= factors[scored.words.count_ones() as usize];
+            scored.score *= terms::coverage_of(scored.words);
         }
         // A request that is a skill's name, in any case or spelling of its separators,
         // finds that skill first. A request that only contains a name does not: in a
