@@ -17,6 +17,19 @@ fn catalog(backend: Arc<MemoryBackend>, cache: &PersistentCache) -> SkillCatalog
         .with_persistent_cache(cache.clone())
 }
 
+/// Changes the description of `skill` in the listing kept in the cache folder `dir`,
+/// behind the catalog's back and under the listing's own key: what a warm start then
+/// says comes from the listing, not from a parse of the files.
+fn edit_kept_listing(dir: &std::path::Path, skill: &str, description: &str) {
+    let file = common::cache_files(dir, "listing").pop().expect("a kept listing");
+    let text = std::fs::read(&file).unwrap();
+    let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
+    let key: String = serde_json::from_slice(key_line).unwrap();
+    let mut listing = SkillListing::from_bytes(&read_cache_file(&file, &key).unwrap()).unwrap();
+    listing.skills.iter_mut().find(|s| s.name == skill).unwrap().description = description.to_owned();
+    write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
+}
+
 async fn description(catalog: &SkillCatalog, name: &str) -> String {
     catalog.ensure_loaded().await.get(name).unwrap().description.clone()
 }
@@ -37,14 +50,7 @@ async fn a_warm_start_serves_the_kept_listing_until_a_file_changes() {
 
     // Change the kept listing behind the catalog's back, under its own key: a warm
     // start serves what the listing says, not a parse of the files.
-    let file = common::cache_files(dir.path(), "listing").pop().unwrap();
-    let text = std::fs::read(&file).unwrap();
-    let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
-    let key: String = serde_json::from_slice(key_line).unwrap();
-    let mut listing = SkillListing::from_bytes(&read_cache_file(&file, &key).unwrap()).unwrap();
-    let web = listing.skills.iter_mut().find(|s| s.name == "web").unwrap();
-    web.description = "From the kept listing".to_owned();
-    write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
+    edit_kept_listing(dir.path(), "web", "From the kept listing");
     assert_eq!(
         description(&catalog(backend.clone(), &cache), "web").await,
         "From the kept listing"
@@ -120,15 +126,7 @@ async fn a_library_with_a_lowercase_skill_file_keeps_its_listing() {
 
     // The listing was kept, and a warm start serves it (here changed behind the
     // catalog's back, under its own key), with the warning once, as a cold start says it.
-    let file = common::cache_files(dir.path(), "listing")
-        .pop()
-        .expect("a kept listing");
-    let text = std::fs::read(&file).unwrap();
-    let key_line = text.split(|&b| b == b'\n').nth(2).unwrap();
-    let key: String = serde_json::from_slice(key_line).unwrap();
-    let mut listing = SkillListing::from_bytes(&read_cache_file(&file, &key).unwrap()).unwrap();
-    listing.skills.iter_mut().find(|s| s.name == "old").unwrap().description = "Kept".to_owned();
-    write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
+    edit_kept_listing(dir.path(), "old", "Kept");
     let warm = catalog(backend.clone(), &cache).ensure_loaded().await;
     assert_eq!(warm.get("old").unwrap().description, "Kept");
     assert_eq!(lowercase(&warm), ["/skills/old/skill.md"]);
