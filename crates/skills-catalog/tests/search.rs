@@ -352,3 +352,29 @@ fn a_skill_with_more_of_the_requests_words_outranks_a_popular_word() {
     );
     assert!(coverage.points > 0.0);
 }
+
+#[test]
+fn a_request_finds_a_skill_that_uses_another_word_of_the_same_family() {
+    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
+    // The skills that answer say `analysis` and `scanner`, in longer descriptions than
+    // the ones that share the request's other words; `analyze` and `scan` are known
+    // words (no near miss reads them as others).
+    let index = SkillIndex::build(&[
+        skill(
+            "log-analysis",
+            "Analysis of application logs, their sources, formats and retention periods",
+        ),
+        skill("log-shipping", "Ship application logs"),
+        skill(
+            "image-scanner",
+            "Scanner of container images for known vulnerabilities, with reports per layer",
+        ),
+        skill("image-size", "Container images size"),
+        skill("notes", "Analyze notes"),
+        skill("port-scan", "Scan network ports"),
+    ]);
+    assert_eq!(top(&index, "analyze application logs", 1), ["log-analysis"]);
+    assert_eq!(top(&index, "scan container images", 1), ["image-scanner"]);
+    // Both of a family's words are found through the one stem they share.
+    assert_eq!(top(&index, "analysis", 2), ["log-analysis", "notes"]);
+}

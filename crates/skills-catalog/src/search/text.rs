@@ -147,6 +147,79 @@ const ALSO: &[(&str, &[&str])] = &[
     ("outline", &["heading"]),
 ];
 
+/// Stems the English stemmer leaves apart within one family of words, and the stem the
+/// family shares: a noun and its verb (`analysis` and `analyze`, `diagnosis` and
+/// `diagnostic` and `diagnose`, `failure` and `fail`), `-ification` and `-ify`
+/// (`verification`, `verify`), and the tools named after what they do where the stemmer
+/// keeps the `-er` or `-or` (`scanner`, `builder`, `linter`, `parser`; it already reads
+/// `manager` as `manage` and `exporter` as `export`). Keyed by the stemmer's stem, so a
+/// plural (`scanners`) goes the same way. Words that would join another family
+/// (`conversion` and `conversation` share a stem; `storage` and a shop's `store`;
+/// `publication` and `public`) are left out.
+const SAME_STEM: &[(&str, &str)] = &[
+    // A noun and its verb.
+    ("analysi", "analyz"),
+    ("analys", "analyz"),
+    ("diagnosi", "diagnos"),
+    ("diagnost", "diagnos"),
+    ("descript", "describ"),
+    ("transcript", "transcrib"),
+    ("subscript", "subscrib"),
+    ("prescript", "prescrib"),
+    ("recognit", "recogn"),
+    ("explan", "explain"),
+    ("comparison", "compar"),
+    ("failur", "fail"),
+    ("discoveri", "discov"),
+    ("recoveri", "recov"),
+    ("decis", "decid"),
+    ("reduct", "reduc"),
+    ("introduct", "introduc"),
+    ("automat", "autom"),
+    ("mainten", "maintain"),
+    ("visualis", "visual"),
+    // `-ification` and `-ify`.
+    ("verif", "verifi"),
+    ("specif", "specifi"),
+    ("classif", "classifi"),
+    ("notif", "notifi"),
+    ("modif", "modifi"),
+    ("simplif", "simplifi"),
+    ("identif", "identifi"),
+    ("quantif", "quantifi"),
+    // Tools named after what they do.
+    ("scanner", "scan"),
+    ("checker", "check"),
+    ("builder", "build"),
+    ("runner", "run"),
+    ("writer", "write"),
+    ("reader", "read"),
+    ("editor", "edit"),
+    ("viewer", "view"),
+    ("logger", "log"),
+    ("tracker", "track"),
+    ("planner", "plan"),
+    ("loader", "load"),
+    ("player", "play"),
+    ("inspector", "inspect"),
+    ("auditor", "audit"),
+    ("compressor", "compress"),
+    ("linker", "link"),
+    ("fetcher", "fetch"),
+    ("crawler", "crawl"),
+    ("bundler", "bundl"),
+    ("extractor", "extract"),
+    ("predictor", "predict"),
+    ("detector", "detect"),
+    ("linter", "lint"),
+    ("formatt", "format"),
+    ("parser", "pars"),
+    ("scraper", "scrape"),
+    ("debugg", "debug"),
+    ("tester", "test"),
+    ("searcher", "search"),
+];
+
 /// Longer words are not words (hashes, base64, run-together junk) and are not indexed.
 const MAX_WORD_CHARS: usize = 40;
 
@@ -154,6 +227,8 @@ const MAX_WORD_CHARS: usize = 40;
 pub(crate) struct Words {
     stemmer: Stemmer,
     stop: HashSet<&'static str>,
+    /// [`SAME_STEM`], by the stemmer's stem.
+    same: HashMap<&'static str, &'static str>,
     /// [`ALSO`], by the stem of the request word (entries whose words share a stem,
     /// `bill` and `billing`, merged).
     also: HashMap<String, Vec<&'static str>>,
@@ -167,21 +242,22 @@ impl std::fmt::Debug for Words {
 
 impl Default for Words {
     fn default() -> Self {
-        let stemmer = Stemmer::create(Algorithm::English);
-        let mut also: HashMap<String, Vec<&'static str>> = HashMap::new();
-        for &(word, words) in ALSO {
-            let merged = also.entry(stemmer.stem(word).into_owned()).or_default();
-            for other in words {
+        let mut words = Self {
+            stemmer: Stemmer::create(Algorithm::English),
+            stop: STOP_WORDS.iter().copied().collect(),
+            same: SAME_STEM.iter().copied().collect(),
+            also: HashMap::new(),
+        };
+        for &(word, others) in ALSO {
+            let stem = words.stem(word).into_owned();
+            let merged = words.also.entry(stem).or_default();
+            for other in others {
                 if !merged.contains(other) {
                     merged.push(other);
                 }
             }
         }
-        Self {
-            stemmer,
-            stop: STOP_WORDS.iter().copied().collect(),
-            also,
-        }
+        words
     }
 }
 
@@ -208,6 +284,13 @@ impl Words {
         self.also.get(stem).map_or(&[], Vec::as_slice)
     }
 
+    /// The stem of lowercase `word`: the English stemmer's, or the one its family shares
+    /// ([`SAME_STEM`]).
+    fn stem<'w>(&self, word: &'w str) -> std::borrow::Cow<'w, str> {
+        let stem = self.stemmer.stem(word);
+        self.same.get(&*stem).map_or(stem, |&shared| shared.into())
+    }
+
     /// The indexed forms of each word of `text`: the word and its stem, or the word
     /// alone when it is its own stem.
     ///
@@ -226,7 +309,7 @@ impl Words {
             if run.chars().count() > MAX_WORD_CHARS || self.stop.contains(run) {
                 continue;
             }
-            let stem = self.stemmer.stem(run);
+            let stem = self.stem(run);
             forms.push(if stem == run {
                 vec![run.to_owned()]
             } else {
@@ -392,6 +475,28 @@ mod tests {
         assert_eq!(words.words("the gateway's MAC"), ["gateway", "mac"]);
         assert_eq!(words.joined("the gateway's MAC"), Vec::<String>::new());
         assert_eq!(words.words(&"x".repeat(41)), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_family_of_words_the_stemmer_leaves_apart_shares_one_stem() {
+        let words = Words::default();
+        let stem = |word: &str| words.forms(word).concat().last().cloned().unwrap_or_default();
+        for family in [
+            &["analysis", "analyses", "analyze", "analyzing"][..],
+            &["diagnosis", "diagnostics", "diagnose"],
+            &["scanner", "scanners", "scan", "scanning"],
+            &["verification", "verify", "verified"],
+            &["linter", "lint", "linting"],
+        ] {
+            let stems: Vec<String> = family.iter().map(|w| stem(w)).collect();
+            assert!(stems.iter().all(|s| *s == stems[0]), "{family:?}: {stems:?}");
+        }
+        // Words of other families stay apart.
+        assert_ne!(stem("conversation"), stem("convert"));
+        assert_ne!(stem("public"), stem("publish"));
+        assert_ne!(stem("analytics"), stem("analyze"));
+        // A request word's other words are found by its family's stem too.
+        assert_eq!(words.also(&stem("formatter")), words.also(&stem("format")));
     }
 
     #[test]
