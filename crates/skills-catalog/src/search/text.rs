@@ -152,7 +152,8 @@ const ALSO: &[(&str, &[&str])] = &[
 /// `diagnostic` and `diagnose`, `failure` and `fail`), `-ification` and `-ify`
 /// (`verification`, `verify`), and the tools named after what they do where the stemmer
 /// keeps the `-er` or `-or` (`scanner`, `builder`, `linter`, `parser`; it already reads
-/// `manager` as `manage` and `exporter` as `export`). Keyed by the stemmer's stem, so a
+/// `manager` as `manage` and `exporter` as `export`); and British spellings
+/// (`optimise`, `colour`, `licence`) go as the American ones. Keyed by the stemmer's stem, so a
 /// plural (`scanners`) goes the same way. Words that would join another family
 /// (`conversion` and `conversation` share a stem; `storage` and a shop's `store`;
 /// `publication` and `public`) are left out.
@@ -178,6 +179,39 @@ const SAME_STEM: &[(&str, &str)] = &[
     ("automat", "autom"),
     ("mainten", "maintain"),
     ("visualis", "visual"),
+    // British spellings, as the American ones.
+    ("optimis", "optim"),
+    ("summaris", "summar"),
+    ("organis", "organiz"),
+    ("recognis", "recogn"),
+    ("normalis", "normal"),
+    ("serialis", "serial"),
+    ("initialis", "initi"),
+    ("customis", "custom"),
+    ("prioritis", "priorit"),
+    ("authoris", "author"),
+    ("finalis", "final"),
+    ("standardis", "standard"),
+    ("minimis", "minim"),
+    ("maximis", "maxim"),
+    ("utilis", "util"),
+    ("categoris", "categor"),
+    ("synchronis", "synchron"),
+    ("tokenis", "token"),
+    ("containeris", "container"),
+    ("parallelis", "parallel"),
+    ("localis", "local"),
+    ("personalis", "person"),
+    ("sanitis", "sanit"),
+    ("colour", "color"),
+    ("behaviour", "behavior"),
+    ("licenc", "licens"),
+    ("catalogu", "catalog"),
+    ("centr", "center"),
+    ("artefact", "artifact"),
+    ("favourit", "favorit"),
+    ("programm", "program"),
+    ("defenc", "defens"),
     // `-ification` and `-ify`.
     ("verif", "verifi"),
     ("specif", "specifi"),
@@ -487,6 +521,8 @@ mod tests {
             &["scanner", "scanners", "scan", "scanning"],
             &["verification", "verify", "verified"],
             &["linter", "lint", "linting"],
+            &["optimise", "optimisation", "optimize", "optimization"],
+            &["colour", "colours", "color"],
         ] {
             let stems: Vec<String> = family.iter().map(|w| stem(w)).collect();
             assert!(stems.iter().all(|s| *s == stems[0]), "{family:?}: {stems:?}");
