@@ -31,6 +31,7 @@ mod catalog;
 mod explain;
 mod field;
 mod instructions;
+mod lexicon;
 mod patch;
 mod postings;
 pub(crate) mod state;
