@@ -41,6 +41,11 @@ fn synthetic() -> Vec<SkillMetadata> {
         .collect()
 }
 
+/// A skill with only a name and a description.
+fn skill(name: &str, description: &str) -> SkillMetadata {
+    SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"))
+}
+
 fn top(index: &SkillIndex, query: &str, n: usize) -> Vec<String> {
     index.search(query, n).unwrap().into_iter().map(|h| h.name).collect()
 }
@@ -84,7 +89,6 @@ fn rankings_stay_as_they_are() {
 
 #[test]
 fn other_words_for_the_same_thing_and_run_together_words_are_found() {
-    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     let index = SkillIndex::build(&[
         skill("notes-archive", "Archive notes between devices"),
         skill("notes-migration", "Migrate notes between devices"),
@@ -111,7 +115,6 @@ fn other_words_for_the_same_thing_and_run_together_words_are_found() {
 
 #[test]
 fn the_words_an_author_tagged_a_skill_with_find_it() {
-    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     let text = |t: &str| FrontmatterValue::Text(t.to_owned());
     // Top-level `tags:` (a list, kept in `extra`) and `keywords` under `metadata`.
     let mut arp = skill("arp-watch", "Detect poisoned address tables on a network");
@@ -292,7 +295,6 @@ fn requests_in_chinese_find_skills_described_in_chinese() {
 
 #[test]
 fn a_request_is_a_name_only_when_it_is_the_whole_request() {
-    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     let index = SkillIndex::build(&[
         skill("go-code", "Modern Go implementation patterns"),
         skill(
@@ -313,7 +315,6 @@ fn a_request_is_a_name_only_when_it_is_the_whole_request() {
 
 #[test]
 fn a_skill_with_more_of_the_requests_words_outranks_a_popular_word() {
-    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     // A family of skills that says `pandas` and `dataframe` again and again, and the one
     // skill that also has the request's other words.
     let index = SkillIndex::build(&[
@@ -355,7 +356,6 @@ fn a_skill_with_more_of_the_requests_words_outranks_a_popular_word() {
 
 #[test]
 fn a_request_finds_a_skill_that_uses_another_word_of_the_same_family() {
-    let skill = |name: &str, description: &str| SkillMetadata::new(name, description, format!("/s/{name}/SKILL.md"));
     // The skills that answer say `analysis` and `scanner`, in longer descriptions than
     // the ones that share the request's other words; `analyze` and `scan` are known
     // words (no near miss reads them as others).
