@@ -378,13 +378,42 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        self.two_stage(path, max_depth, move |inner, dir, walk, below| {
+        let walked = self.two_stage(path, max_depth, true, move |inner, dir, walk, below| {
             inner.walk_dir(dir, max_depth, walk, below);
-        })
-        .await
+        });
+        Ok(walked.await?.0)
     }
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        Ok(self.files_of_children(path, file_name, true).await?.0)
+    }
+
+    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
+        self.files_of_children(path, file_name, false).await
+    }
+
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let name = file_name.to_owned();
+        let walked = self.two_stage(path, max_depth, true, move |inner, dir, walk, below| {
+            inner.find_in_dir(dir, max_depth, &name, walk, below);
+        });
+        Ok(walked.await?.0)
+    }
+
+    async fn walk_each(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
+        self.walk_many(paths, max_depth).await
+    }
+}
+
+impl FilesystemBackend {
+    /// [`child_files`](BackendProtocol::child_files), with the children themselves
+    /// (`with_children`) or only counted ([`child_files_only`](BackendProtocol::child_files_only)).
+    async fn files_of_children(
+        &self,
+        path: &str,
+        file_name: &str,
+        with_children: bool,
+    ) -> Result<(Walk, usize), BackendError> {
         let name = file_name.to_owned();
         // The source folder, held open for this walk: each sub-directory's file is asked
         // relative to it (a walk that fails to resolve it reports that itself).
@@ -394,22 +423,10 @@ impl BackendProtocol for FilesystemBackend {
             .ok()
             .and_then(|(_, host)| at::SourceDir::open(&host))
             .map(Arc::new);
-        self.two_stage(path, 2, move |inner, (dir_path, dir, _), walk, _| {
+        self.two_stage(path, 2, with_children, move |inner, (dir_path, dir, _), walk, _| {
             inner.child_file(source.as_deref(), &dir_path, &dir, &name, walk);
         })
         .await
-    }
-
-    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        let name = file_name.to_owned();
-        self.two_stage(path, max_depth, move |inner, dir, walk, below| {
-            inner.find_in_dir(dir, max_depth, &name, walk, below);
-        })
-        .await
-    }
-
-    async fn walk_each(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
-        self.walk_many(paths, max_depth).await
     }
 }
 

@@ -110,27 +110,44 @@ impl Inner {
         }
     }
 
-    /// Lists the first level of a walk: the root's entries, and the sub-directories to
-    /// descend into when `max_depth` goes deeper.
-    pub(crate) fn walk_first(&self, asked: &str, max_depth: usize) -> Result<(Walk, Vec<Dir>), BackendError> {
+    /// Lists the first level of a walk: the root's entries (when `keep`, else none), the
+    /// sub-directories to descend into when `max_depth` goes deeper, and how many entries
+    /// the root has.
+    pub(crate) fn walk_first(
+        &self,
+        asked: &str,
+        max_depth: usize,
+        keep: bool,
+    ) -> Result<(Walk, Vec<Dir>, usize), BackendError> {
         let (normalized, dir) = self.resolve_dir(asked)?;
         let mut walk = Walk::default();
         let mut below = Vec::new();
         if max_depth == 0 {
-            return Ok((walk, below));
+            return Ok((walk, below, 0));
         }
         let listed = self.list_dir(&normalized, &dir, &mut walk.left_out)?;
-        walk.entries.reserve(listed.len());
+        let count = listed.len();
+        if keep {
+            walk.entries.reserve(count);
+        }
         if max_depth > 1 {
-            below.reserve(listed.len());
+            below.reserve(count);
         }
         for entry in listed {
-            if entry.info.is_dir && max_depth > 1 {
+            let descend = entry.info.is_dir && max_depth > 1;
+            if !keep {
+                // Not kept: the entry's path moves to the directory below.
+                if descend {
+                    below.push((entry.info.path, entry.host, 2));
+                }
+                continue;
+            }
+            if descend {
                 below.push((entry.info.path.clone(), entry.host, 2));
             }
             walk.entries.push(entry.info);
         }
-        Ok((walk, below))
+        Ok((walk, below, count))
     }
 
     /// Lists one directory of a walk down to `max_depth`: its entries go to `walk`, its

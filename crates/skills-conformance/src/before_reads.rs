@@ -90,6 +90,10 @@ impl<B: BackendProtocol> BackendProtocol for BeforeReads<B> {
         self.inner.child_files(path, file_name).await
     }
 
+    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
+        self.inner.child_files_only(path, file_name).await
+    }
+
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
         self.inner.find_files(path, file_name, max_depth).await
     }

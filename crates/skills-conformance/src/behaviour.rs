@@ -12,6 +12,10 @@ use skills_core::{
 use crate::check::{ensure, ensure_eq, paths};
 use crate::fixture::{ALPHA_MD, BETA_MD, FIXTURE_DIRS, fixture};
 
+pub use crate::child_files::{
+    child_files_is_a_filtered_two_level_walk, child_files_only_is_child_files_without_the_first_level,
+    find_files_finds_what_a_walk_finds,
+};
 pub use crate::skill_file::list_skills_reads_a_lowercase_skill_md;
 
 /// `ls_info` lists the immediate children of a directory, sorted by path.
@@ -344,91 +348,6 @@ pub async fn walk_missing_root_is_not_found(b: &dyn BackendProtocol, root: &str)
     let result = b.walk(&join(root, "nope"), 3).await;
     ensure(matches!(result, Err(BackendError::NotFound { .. })), || {
         format!("expected NotFound, got {result:?}")
-    })
-}
-
-/// Path, size and etag of every `SKILL.md` among `entries`.
-fn skill_md_facts(entries: &[FileInfo]) -> Vec<(String, u64, Option<String>)> {
-    entries
-        .iter()
-        .filter(|e| e.path.ends_with("/SKILL.md"))
-        .map(|e| (e.path.clone(), e.size, e.etag.clone()))
-        .collect()
-}
-
-/// `child_files` is a two-level walk keeping only the asked name on the second level, with the same sizes and etags.
-pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, root: &str) {
-    let source = join(root, "skills");
-    let found = b
-        .child_files(&source, "SKILL.md")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let got: Vec<_> = found.entries.iter().map(|e| (e.path.clone(), e.is_dir)).collect();
-    let mut expected: Vec<_> = ["README.md", "alpha/SKILL.md", "beta/SKILL.md", "broken/SKILL.md"]
-        .into_iter()
-        .chain(["gamma/SKILL.md", "huge/SKILL.md"])
-        .map(|p| (join(&source, p), false))
-        .chain(
-            ["alpha", "beta", "broken", "gamma", "huge", "no-skill"]
-                .into_iter()
-                .map(|p| (join(&source, p), true)),
-        )
-        .collect();
-    expected.sort();
-    ensure_eq(got, expected, "child_files of the skills source");
-    ensure(found.errors.is_empty(), || {
-        format!("child_files errors: {:?}", found.errors)
-    });
-    // The files carry what a listing says of them: size and etag.
-    let walk = b.walk(&source, 2).await.unwrap_or_else(|e| panic!("{e}"));
-    ensure_eq(
-        skill_md_facts(&found.entries),
-        skill_md_facts(&walk.entries),
-        "SKILL.md sizes and etags",
-    );
-    let missing = b.child_files(&join(root, "nope"), "SKILL.md").await;
-    ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
-        format!("missing root: expected NotFound, got {missing:?}")
-    })
-}
-
-/// `find_files` keeps every file of the asked name that a walk finds outside skill
-/// folders, with the same sizes and etags, and the directories on the way.
-pub async fn find_files_finds_what_a_walk_finds(b: &dyn BackendProtocol, root: &str) {
-    let found = b
-        .find_files(root, "SKILL.md", 4)
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
-    let walk = b.walk(root, 4).await.unwrap_or_else(|e| panic!("{e}"));
-    ensure_eq(
-        skill_md_facts(&found.entries),
-        skill_md_facts(&walk.entries),
-        "SKILL.md files found",
-    );
-    // The directories that can hold skill folders within the depth are all there, and
-    // nothing is there that a walk does not list.
-    let shallower = b.walk(root, 3).await.unwrap_or_else(|e| panic!("{e}"));
-    let found_paths: Vec<&str> = found.entries.iter().map(|e| e.path.as_str()).collect();
-    let missing: Vec<&str> = shallower
-        .entries
-        .iter()
-        .filter(|e| e.is_dir && !e.path.contains("/skills/"))
-        .map(|e| e.path.as_str())
-        .filter(|p| !found_paths.contains(p))
-        .collect();
-    ensure(missing.is_empty(), || {
-        format!("directories on the way left out: {missing:?}")
-    });
-    let walked: Vec<&str> = walk.entries.iter().map(|e| e.path.as_str()).collect();
-    let invented: Vec<&str> = found_paths.iter().copied().filter(|p| !walked.contains(p)).collect();
-    ensure(invented.is_empty(), || {
-        format!("entries a walk does not list: {invented:?}")
-    });
-    let sorted = found.entries.windows(2).all(|w| w[0].path < w[1].path);
-    ensure(sorted, || "find_files entries are not sorted by path".to_owned());
-    let missing = b.find_files(&join(root, "nope"), "SKILL.md", 3).await;
-    ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
-        format!("missing root: expected NotFound, got {missing:?}")
     })
 }
 
