@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use skills_core::{
     Diagnostic, DiagnosticKind, NameIndex, ResourceMetadata, Severity, ShadowedSkill, SkillMetadata, SkillsState,
-    merge_last_wins, resources::resources_from_entries,
+    merge_last_wins_indexed, resources::resources_from_entries,
 };
 
 use crate::listing::{Listing, SharedResources};
@@ -277,17 +277,16 @@ pub(crate) fn build_snapshot(
         said.extend(error.map(|e| Arc::from([e])));
     }
     let diagnostics = joined(said);
-    let merged = merge_last_wins(per_source);
+    // The merge's index of names holds each skill at the position it keeps here.
+    let (merged, index) = merge_last_wins_indexed(per_source);
     let mut skills = Vec::with_capacity(merged.len());
     let mut skill_sources = Vec::with_capacity(merged.len());
     let mut shadowed = BTreeMap::new();
-    let mut index = NameIndex::with_capacity(merged.len());
     for entry in merged {
         if !entry.shadowed.is_empty() {
             shadowed.insert(entry.skill.name.clone(), entry.shadowed);
         }
         skills.push(entry.skill);
-        index.insert(skills.len() - 1, |i| skills[i].name.as_str());
         skill_sources.push(entry.source);
     }
     // Each source's resources of the skills it serves, moved over whole (one source's

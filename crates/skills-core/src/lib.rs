@@ -91,7 +91,7 @@ pub use fields::FieldMap;
 pub use file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 pub use limits::DiscoveryLimits;
 pub use memory::MemoryBackend;
-pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins};
+pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins, merge_last_wins_indexed};
 pub use name::{NameError, validate_skill_name};
 pub use name_index::NameIndex;
 pub use parse::{ParseOutcome, parse_skill_md};
