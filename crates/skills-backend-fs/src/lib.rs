@@ -378,26 +378,26 @@ impl BackendProtocol for FilesystemBackend {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        let walked = self.two_stage(path, max_depth, true, move |inner, dir, walk, below| {
+        self.two_stage(path, max_depth, 0, move |inner, dir, walk, below| {
             inner.walk_dir(dir, max_depth, walk, below);
-        });
-        Ok(walked.await?.0)
+        })
+        .await
     }
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
-        Ok(self.files_of_children(path, file_name, true).await?.0)
+        self.files_of_children(path, file_name, 0).await
     }
 
-    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
-        self.files_of_children(path, file_name, false).await
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        self.files_of_children(path, file_name, listed_over).await
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
-        let walked = self.two_stage(path, max_depth, true, move |inner, dir, walk, below| {
+        self.two_stage(path, max_depth, 0, move |inner, dir, walk, below| {
             inner.find_in_dir(dir, max_depth, &name, walk, below);
-        });
-        Ok(walked.await?.0)
+        })
+        .await
     }
 
     async fn walk_each(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
@@ -406,14 +406,9 @@ impl BackendProtocol for FilesystemBackend {
 }
 
 impl FilesystemBackend {
-    /// [`child_files`](BackendProtocol::child_files), with the children themselves
-    /// (`with_children`) or only counted ([`child_files_only`](BackendProtocol::child_files_only)).
-    async fn files_of_children(
-        &self,
-        path: &str,
-        file_name: &str,
-        with_children: bool,
-    ) -> Result<(Walk, usize), BackendError> {
+    /// [`child_files_only`](BackendProtocol::child_files_only) (`child_files` is
+    /// `listed_over` 0: the children are always there, when there are any).
+    async fn files_of_children(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
         // The source folder, held open for this walk: each sub-directory's file is asked
         // relative to it (a walk that fails to resolve it reports that itself).
@@ -423,7 +418,7 @@ impl FilesystemBackend {
             .ok()
             .and_then(|(_, host)| at::SourceDir::open(&host))
             .map(Arc::new);
-        self.two_stage(path, 2, with_children, move |inner, (dir_path, dir, _), walk, _| {
+        self.two_stage(path, 2, listed_over, move |inner, (dir_path, dir, _), walk, _| {
             inner.child_file(source.as_deref(), &dir_path, &dir, &name, walk);
         })
         .await

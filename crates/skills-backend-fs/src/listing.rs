@@ -110,28 +110,28 @@ impl Inner {
         }
     }
 
-    /// Lists the first level of a walk: the root's entries (when `keep`, else none), the
-    /// sub-directories to descend into when `max_depth` goes deeper, and how many entries
-    /// the root has.
+    /// Lists the first level of a walk: the root's entries (none when there are at most
+    /// `listed_over` of them), and the sub-directories to descend into when `max_depth`
+    /// goes deeper.
     pub(crate) fn walk_first(
         &self,
         asked: &str,
         max_depth: usize,
-        keep: bool,
-    ) -> Result<(Walk, Vec<Dir>, usize), BackendError> {
+        listed_over: usize,
+    ) -> Result<(Walk, Vec<Dir>), BackendError> {
         let (normalized, dir) = self.resolve_dir(asked)?;
         let mut walk = Walk::default();
         let mut below = Vec::new();
         if max_depth == 0 {
-            return Ok((walk, below, 0));
+            return Ok((walk, below));
         }
         let listed = self.list_dir(&normalized, &dir, &mut walk.left_out)?;
-        let count = listed.len();
+        let keep = listed.len() > listed_over;
         if keep {
-            walk.entries.reserve(count);
+            walk.entries.reserve(listed.len());
         }
         if max_depth > 1 {
-            below.reserve(count);
+            below.reserve(listed.len());
         }
         for entry in listed {
             let descend = entry.info.is_dir && max_depth > 1;
@@ -147,7 +147,7 @@ impl Inner {
             }
             walk.entries.push(entry.info);
         }
-        Ok((walk, below, count))
+        Ok((walk, below))
     }
 
     /// Lists one directory of a walk down to `max_depth`: its entries go to `walk`, its

@@ -17,22 +17,22 @@ impl FilesystemBackend {
     /// Lists the directory at `path` (the first `max_depth` level), then hands its
     /// sub-directories to `visit` on up to [`parallelism`](Self::parallelism) threads,
     /// which take them, and the sub-directories `visit` finds below, from one queue; the
-    /// result is sorted by path, with the first level's entries when `first_level` (else
-    /// without them), and how many entries the first level has.
+    /// result is sorted by path, without the first level's entries when there are at most
+    /// `listed_over` of them (0: always with them).
     pub(crate) async fn two_stage(
         &self,
         path: &str,
         max_depth: usize,
-        first_level: bool,
+        listed_over: usize,
         visit: impl Fn(&Inner, Dir, &mut Walk, &mut Vec<Dir>) + Clone + Send + Sync + 'static,
-    ) -> Result<(Walk, usize), BackendError> {
+    ) -> Result<Walk, BackendError> {
         let failed = |message| BackendError::Other {
             path: path.to_owned(),
             message,
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let first = move || inner.walk_first(&owned, max_depth, first_level);
-        let (mut walk, dirs, listed) = run_blocking(first, |m| Err(failed(m))).await?;
+        let first = move || inner.walk_first(&owned, max_depth, listed_over);
+        let (mut walk, dirs) = run_blocking(first, |m| Err(failed(m))).await?;
         // Below the first level the work per directory is unknown: every thread helps
         // once there are two directories. A lookup in each directory alone is not worth
         // a thread below `MIN_PER_THREAD` directories each.
@@ -68,7 +68,7 @@ impl FilesystemBackend {
         }
         walk.entries = merge_sorted(runs);
         walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
-        Ok((walk, listed))
+        Ok(walk)
     }
 
     /// [`BackendProtocol::walk_each`]: the first levels of all the walks, and every
@@ -156,8 +156,8 @@ struct Found {
 impl Inner {
     fn walk_job(&self, job: Job, paths: &[String], max_depth: usize, found: &mut Found, below: &mut Vec<Job>) {
         let (i, walk, dirs) = match job {
-            Job::Root(i) => match self.walk_first(&paths[i], max_depth, true) {
-                Ok((walk, dirs, _)) => (i, walk, dirs),
+            Job::Root(i) => match self.walk_first(&paths[i], max_depth, 0) {
+                Ok((walk, dirs)) => (i, walk, dirs),
                 Err(error) => {
                     found.failed.push((i, error));
                     return;

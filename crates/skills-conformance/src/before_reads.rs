@@ -90,8 +90,8 @@ impl<B: BackendProtocol> BackendProtocol for BeforeReads<B> {
         self.inner.child_files(path, file_name).await
     }
 
-    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
-        self.inner.child_files_only(path, file_name).await
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        self.inner.child_files_only(path, file_name, listed_over).await
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {

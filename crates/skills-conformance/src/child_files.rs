@@ -51,28 +51,24 @@ pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, r
     })
 }
 
-/// `child_files_only` is `child_files` without the source's own entries, which it
-/// counts instead (seven in the fixture's skills folder); errors as in `child_files`.
+/// `child_files_only` is `child_files` without the source's own entries while they are
+/// at most the number asked (the fixture's skills folder has seven), and all of
+/// `child_files` over it; errors as in `child_files`.
 pub async fn child_files_only_is_child_files_without_the_first_level(b: &dyn BackendProtocol, root: &str) {
     let source = join(root, "skills");
     let whole = b
         .child_files(&source, "SKILL.md")
         .await
         .unwrap_or_else(|e| panic!("{e}"));
-    let (only, children) = (b.child_files_only(&source, "SKILL.md").await).unwrap_or_else(|e| panic!("{e}"));
     let (first, below): (Vec<FileInfo>, Vec<FileInfo>) =
-        (whole.entries.into_iter()).partition(|e| skills_core::path::parent(&e.path) == source);
-    ensure_eq(
-        (only.entries, only.errors),
-        (below, whole.errors),
-        "child_files_only's entries",
-    );
-    ensure_eq(
-        (children, first.len()),
-        (first.len(), 7),
-        "child_files_only's count of the source's entries",
-    );
-    let missing = b.child_files_only(&join(root, "nope"), "SKILL.md").await;
+        (whole.entries.iter().cloned()).partition(|e| skills_core::path::parent(&e.path) == source);
+    ensure_eq(first.len(), 7, "the entries of the fixture's skills folder");
+    for (listed_over, expected) in [(7, &below), (250_000, &below), (6, &whole.entries), (0, &whole.entries)] {
+        let only = (b.child_files_only(&source, "SKILL.md", listed_over).await).unwrap_or_else(|e| panic!("{e}"));
+        let what = format!("child_files_only with the first level left out up to {listed_over} entries");
+        ensure_eq((&only.entries, &only.errors), (expected, &whole.errors), &what);
+    }
+    let missing = b.child_files_only(&join(root, "nope"), "SKILL.md", 7).await;
     ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
         format!("missing root: {missing:?}")
     })

@@ -150,21 +150,23 @@ pub trait BackendProtocol: Send + Sync + Debug {
         Ok(walk)
     }
 
-    /// What [`child_files`](Self::child_files) finds below the children of `path` (the
-    /// `<child>/<file_name>` files), without the children themselves, and how many
-    /// children `child_files` would have listed. Discovery needs the first level only to
-    /// count it against the entry limit: on a folder of 63,557 skill folders, an entry
-    /// each, sorted among the files and then dropped, cost a warm start tens of
-    /// milliseconds. Errors as in `child_files`.
+    /// [`child_files`](Self::child_files) without the children themselves (only the
+    /// `<child>/<file_name>` files below them) when `path` has at most `listed_over`
+    /// entries; with them, as `child_files` gives them, when it has more. Discovery needs
+    /// the first level only when it is over the entry limit, which then keeps its first
+    /// entries: on a folder of 63,557 skill folders, an entry each, sorted among the
+    /// files and then dropped, cost a warm start tens of milliseconds. Errors as in
+    /// `child_files`.
     ///
-    /// The provided implementation splits what `child_files` returns.
-    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
+    /// The provided implementation filters what `child_files` returns.
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
         let mut walk = self.child_files(path, file_name).await?;
         let root = path::normalize(path)?;
-        let all = walk.entries.len();
-        walk.entries.retain(|e| path::parent(&e.path) != root);
-        let children = all - walk.entries.len();
-        Ok((walk, children))
+        let children = walk.entries.iter().filter(|e| path::parent(&e.path) == root).count();
+        if children <= listed_over {
+            walk.entries.retain(|e| path::parent(&e.path) != root);
+        }
+        Ok(walk)
     }
 
     /// The files named `file_name` down to `max_depth` levels below `path`, for
@@ -270,8 +272,8 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
         (**self).child_files(path, file_name).await
     }
 
-    async fn child_files_only(&self, path: &str, file_name: &str) -> Result<(Walk, usize), BackendError> {
-        (**self).child_files_only(path, file_name).await
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        (**self).child_files_only(path, file_name, listed_over).await
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {

@@ -201,13 +201,10 @@ impl<'a> Discovery<'a> {
         let mut walk = if self.resources {
             self.backend.walk(&root, self.depth + 2).await
         } else if self.depth == 1 {
-            // The source's own entries count only against the entry limit, which keeps
-            // the first ones of a folder over it (and the files below those) only.
-            match self.backend.child_files_only(&root, SKILL_FILE).await {
-                Ok((walk, children)) if children <= self.limits.max_dir_entries() => Ok(walk),
-                Ok(_) => self.backend.child_files(&root, SKILL_FILE).await,
-                Err(e) => Err(e),
-            }
+            // The source's own entries matter only over the entry limit, which keeps the
+            // first ones of a folder over it (and the files below those) only.
+            let limit = self.limits.max_dir_entries();
+            self.backend.child_files_only(&root, SKILL_FILE, limit).await
         } else {
             self.backend.find_files(&root, SKILL_FILE, self.depth + 1).await
         }
