@@ -2,7 +2,8 @@
 //! persistent parse cache, as a user sees it. For each library (a folder of skill
 //! folders, one level deep; the generated 10,000-skill library of three sources always),
 //! in one interleaved run of N rounds: the floor (a process that reads every `SKILL.md`
-//! on one thread), `skills list --json --no-cache`, a cold `skills list --json` (the
+//! on one thread), the same process parsing each file as discovery does (what a start
+//! without a cache has to do at least, on one core), `skills list --json --no-cache`, a cold `skills list --json` (the
 //! cache folder emptied first: it reads, parses and writes the cache) and a warm one.
 //! Medians of wall time and peak RSS; the warm output is checked byte for byte against
 //! the output without the cache. With `--serve DIR`, the time from starting `skills
@@ -56,6 +57,7 @@ struct Measured {
     name: String,
     skills: usize,
     floor: (f64, f64),
+    parse_floor: (f64, f64),
     plain: (f64, f64),
     cold: (f64, f64),
     warm: (f64, f64),
@@ -80,9 +82,15 @@ fn measure(
     }
     let plain_args: Vec<&str> = list.iter().copied().chain(["--no-cache"]).collect();
     let floor_args: Vec<&str> = ["floor"].into_iter().chain(sources.iter().copied()).collect();
-    let (mut floor, mut plain, mut cold, mut warm) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let parse_args: Vec<&str> = ["floor", "--parse"]
+        .into_iter()
+        .chain(sources.iter().copied())
+        .collect();
+    let (mut floor, mut parse_floor) = (Vec::new(), Vec::new());
+    let (mut plain, mut cold, mut warm) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         floor.push(run(bench, &floor_args, cache)?);
+        parse_floor.push(run(bench, &parse_args, cache)?);
         plain.push(run(cli, &plain_args, cache)?);
         let _ = std::fs::remove_dir_all(cache);
         cold.push(run(cli, &list, cache)?);
@@ -98,6 +106,7 @@ fn measure(
         name: name.to_owned(),
         skills,
         floor: medians(&floor),
+        parse_floor: medians(&parse_floor),
         plain: medians(&plain),
         cold: medians(&cold),
         warm: medians(&warm),
@@ -211,15 +220,16 @@ pub fn cache_command(args: &[String]) -> Result<(), String> {
     }
     let mut table = format!(
         "`skills list --json`, whole processes, {runs} interleaved rounds (medians; MiB = peak RSS)\n\n\
-         | library | skills | read floor | `--no-cache` | cold (writes the cache) | warm | warm / floor | cold / floor | output identical |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---|\n"
+         | library | skills | read floor | read + parse floor | `--no-cache` | cold (writes the cache) | warm | warm / floor | cold / floor | cold / read + parse floor | output identical |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
     );
     for m in &rows {
         table.push_str(&format!(
-            "| {} | {} | {:.1} ms | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.2}x | {:.2}x | {} |\n",
+            "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.2}x | {:.2}x | {:.2}x | {} |\n",
             m.name,
             m.skills,
             m.floor.0,
+            m.parse_floor.0,
             m.plain.0,
             m.plain.1,
             m.cold.0,
@@ -228,6 +238,7 @@ pub fn cache_command(args: &[String]) -> Result<(), String> {
             m.warm.1,
             m.warm.0 / m.floor.0,
             m.cold.0 / m.floor.0,
+            m.cold.0 / m.parse_floor.0,
             if m.identical { "yes" } else { "NO" },
         ));
     }
@@ -258,10 +269,23 @@ pub fn cache_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `floor DIR...`: reads every `SKILL.md` one level below each folder, on one thread.
+/// `floor [--parse] DIR...`: reads every `SKILL.md` one level below each folder, on one
+/// thread (with `--parse`, parses each as discovery does).
 pub fn floor_command(args: &[String]) -> Result<(), String> {
-    let sources: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
-    let read = skills_bench::floor(&sources).map_err(|e| e.to_string())?;
-    println!("{} files, {} bytes", read.files, read.bytes);
+    let parse = args.first().is_some_and(|a| a == "--parse");
+    let sources: Vec<PathBuf> = args[usize::from(parse)..].iter().map(PathBuf::from).collect();
+    if sources.is_empty() {
+        return Err("usage: skills-bench floor [--parse] DIR...".into());
+    }
+    let read = if parse {
+        skills_bench::parse_floor(&sources)
+    } else {
+        skills_bench::floor(&sources)
+    };
+    let read = read.map_err(|e| e.to_string())?;
+    println!(
+        "{} files, {} bytes, {} parsed to a skill",
+        read.files, read.bytes, read.parsed
+    );
     Ok(())
 }

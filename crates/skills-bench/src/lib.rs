@@ -200,19 +200,42 @@ pub struct FloorRead {
     pub files: usize,
     /// Their bytes.
     pub bytes: u64,
+    /// The files whose parse gave a skill ([`parse_floor`] only; 0 for [`floor`]).
+    pub parsed: usize,
 }
 
 /// The floor: lists each source's folders and reads every `<folder>/SKILL.md`, nothing
 /// else (no parsing, no resources). Any discovery has to do at least this much I/O.
 pub fn floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
-    let mut read = FloorRead { files: 0, bytes: 0 };
+    read_every_skill_file(sources, false)
+}
+
+/// [`floor`], each file also parsed as discovery parses it
+/// ([`parse_skill_md`](skills_core::parse_skill_md)), on the same thread: what a
+/// discovery without a cache has to do at least, on one core.
+pub fn parse_floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
+    read_every_skill_file(sources, true)
+}
+
+fn read_every_skill_file(sources: &[PathBuf], parse: bool) -> io::Result<FloorRead> {
+    let mut read = FloorRead {
+        files: 0,
+        bytes: 0,
+        parsed: 0,
+    };
     for source in sources {
         for entry in std::fs::read_dir(source)? {
-            let path = entry?.path().join("SKILL.md");
+            let folder = entry?.path();
+            let path = folder.join("SKILL.md");
             match std::fs::read(&path) {
                 Ok(bytes) => {
                     read.files += 1;
                     read.bytes += bytes.len() as u64;
+                    if parse {
+                        let folder_name = folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                        let outcome = skills_core::parse_skill_md(&bytes, &path.to_string_lossy(), &folder_name);
+                        read.parsed += usize::from(outcome.skill.is_some());
+                    }
                 }
                 // A file beside the skill folders (a README) has no SKILL.md below it.
                 Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
@@ -272,6 +295,10 @@ mod tests {
         assert_eq!(read.files, 1_000);
         let average = read.bytes / read.files as u64;
         assert!((4_000..5_000).contains(&average), "average SKILL.md {average} bytes");
+        assert_eq!(read.parsed, 0, "the read floor parses nothing");
+        let parsed = parse_floor(&library.sources).unwrap();
+        assert_eq!((parsed.files, parsed.bytes), (read.files, read.bytes));
+        assert_eq!(parsed.parsed, valid, "every loadable folder parses to a skill");
         std::fs::remove_dir_all(root).unwrap();
     }
 }
