@@ -41,21 +41,29 @@ pub struct ParseOutcome {
 /// ```
 pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (first, mut rest) = next_line(text)?;
+    let (first, rest) = next_line(text)?;
     if first.trim_end() != "---" {
         return None;
     }
     let start = text.len() - rest.len();
+    // Only a line that starts with `---` can close it: the text is searched for those
+    // (one search, not one per line; most frontmatter has a dozen lines or more).
+    let mut line_start = start;
     loop {
-        let line_start = text.len() - rest.len();
-        let (line, after) = next_line(rest)?;
+        if !text[line_start..].starts_with("---") {
+            line_start += text[line_start..].find("\n---")? + 1;
+        }
+        let (line, after) = next_line(&text[line_start..])?;
         if line.trim_end() == "---" {
             // The frontmatter excludes the newline before the closing marker.
             let end = line_start.saturating_sub(1).max(start);
             let yaml = text[start..end].strip_suffix('\r').unwrap_or(&text[start..end]);
             return Some((yaml, after));
         }
-        rest = after;
+        line_start = text.len() - after.len();
+        if after.is_empty() {
+            return None;
+        }
     }
 }
 
@@ -331,6 +339,10 @@ impl FieldParser<'_> {
     }
 
     fn truncate(&mut self, text: String, max: usize, field: &str, kind: DiagnosticKind) -> String {
+        // No more bytes than `max` is no more characters (most descriptions).
+        if text.len() <= max {
+            return text;
+        }
         match text.char_indices().nth(max) {
             None => text,
             Some((cut, _)) => {

@@ -364,6 +364,23 @@ fn split_frontmatter_returns_yaml_and_body() {
 }
 
 #[test]
+fn only_a_line_that_is_three_dashes_closes_the_frontmatter() {
+    // Lines that start with dashes but say more, or dashes not at the line's start, do
+    // not close it; trailing whitespace (any kind) does not count.
+    let text = "---\na: |\n  ---\nb: ---\n----\n--- x\n---x\nc: 1\n--- \u{a0}\t\nbody\n---\n";
+    let (yaml, body) = split_frontmatter(text).unwrap();
+    assert_eq!(yaml, "a: |\n  ---\nb: ---\n----\n--- x\n---x\nc: 1");
+    assert_eq!(body, "body\n---\n");
+    // Never closed: candidates to the very end, with and without a last line break.
+    assert_eq!(split_frontmatter("---\na: 1\n----\n--- x"), None);
+    assert_eq!(split_frontmatter("---\na: 1\n----\n"), None);
+    assert_eq!(split_frontmatter("---\n"), None);
+    // The closing line right after the opening one, then text that looks like another.
+    assert_eq!(split_frontmatter("---\n---\n---\n"), Some(("", "---\n")));
+    assert_eq!(split_frontmatter("\u{feff}---\r\n---\r\n"), Some(("", "")));
+}
+
+#[test]
 fn diagnostics_display_as_path_kind_message() {
     let outcome = parse_skill_md(b"# nothing", PATH, "web");
     let line = outcome.diagnostics[0].to_string();

@@ -10,6 +10,22 @@ fn printable_bytes_agree_with_printable_characters() {
 }
 
 #[test]
+fn the_ascii_check_finds_a_refused_byte_anywhere() {
+    // Past, at and across the edges of its 32-byte chunks, and in what is left after them.
+    for len in [0, 1, 31, 32, 33, 64, 70] {
+        let line: Vec<u8> = (0..len).map(|i| if i % 9 == 8 { b'\n' } else { b'a' }).collect();
+        assert!(super::ascii_printable(&line), "{len} bytes");
+        for at in 0..len {
+            for refused in [b'\t', b'\r', 0x7f, 0xc3] {
+                let mut bytes = line.clone();
+                bytes[at] = refused;
+                assert!(!super::ascii_printable(&bytes), "{refused:#x} at {at} of {len}");
+            }
+        }
+    }
+}
+
+#[test]
 fn anything_else_is_left_to_the_general_parser() {
     for src in [
         "",
