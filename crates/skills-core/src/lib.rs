@@ -52,6 +52,7 @@ pub mod extensions;
 mod fields;
 mod file;
 mod forgive;
+mod frontmatter;
 pub mod index;
 mod limits;
 mod memory;
