@@ -2,7 +2,7 @@
 //! `find_files`, each against what a plain walk finds.
 
 use skills_core::path::join;
-use skills_core::{BackendError, BackendProtocol, FileInfo};
+use skills_core::{BackendError, BackendProtocol, FileInfo, Walk};
 
 use crate::check::{ensure, ensure_eq};
 
@@ -15,13 +15,16 @@ fn skill_md_facts(entries: &[FileInfo]) -> Vec<(String, u64, Option<String>)> {
         .collect()
 }
 
+/// The fixture's skills source and its `child_files` of `SKILL.md`.
+async fn skills_source_child_files(b: &dyn BackendProtocol, root: &str) -> (String, Walk) {
+    let source = join(root, "skills");
+    let found = b.child_files(&source, "SKILL.md").await;
+    (source, found.unwrap_or_else(|e| panic!("{e}")))
+}
+
 /// `child_files` is a two-level walk keeping only the asked name on the second level, with the same sizes and etags.
 pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, root: &str) {
-    let source = join(root, "skills");
-    let found = b
-        .child_files(&source, "SKILL.md")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (source, found) = skills_source_child_files(b, root).await;
     let got: Vec<_> = found.entries.iter().map(|e| (e.path.clone(), e.is_dir)).collect();
     let mut expected: Vec<_> = ["README.md", "alpha/SKILL.md", "beta/SKILL.md", "broken/SKILL.md"]
         .into_iter()
@@ -55,11 +58,7 @@ pub async fn child_files_is_a_filtered_two_level_walk(b: &dyn BackendProtocol, r
 /// at most the number asked (the fixture's skills folder has seven), and all of
 /// `child_files` over it; errors as in `child_files`.
 pub async fn child_files_only_is_child_files_without_the_first_level(b: &dyn BackendProtocol, root: &str) {
-    let source = join(root, "skills");
-    let whole = b
-        .child_files(&source, "SKILL.md")
-        .await
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (source, whole) = skills_source_child_files(b, root).await;
     let (first, below): (Vec<FileInfo>, Vec<FileInfo>) =
         (whole.entries.iter().cloned()).partition(|e| skills_core::path::parent(&e.path) == source);
     ensure_eq(first.len(), 7, "the entries of the fixture's skills folder");

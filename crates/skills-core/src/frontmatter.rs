@@ -4,6 +4,9 @@
 use crate::file::DEFAULT_MAX_FILE_SIZE;
 use crate::yaml::{self, ScalarKind, Yaml};
 
+/// Largest `SKILL.md` that is parsed, in bytes (10 MiB).
+pub const MAX_SKILL_FILE_SIZE: u64 = DEFAULT_MAX_FILE_SIZE;
+
 /// Splits `SKILL.md` text into its YAML frontmatter and Markdown body.
 ///
 /// The file must open with a `---` line (a UTF-8 byte-order mark before it is allowed);
@@ -60,7 +63,7 @@ fn next_line(text: &str) -> Option<(&str, &str)> {
 /// 1.1, `"1.10"` a string). This is the verbatim form protocols such as the MCP skills
 /// extension carry; the catalog itself uses [`parse_skill_md`](crate::parse_skill_md).
 ///
-/// `None` when the file is over [`MAX_SKILL_FILE_SIZE`](crate::parse::MAX_SKILL_FILE_SIZE), not UTF-8, has no frontmatter,
+/// `None` when the file is over [`MAX_SKILL_FILE_SIZE`], not UTF-8, has no frontmatter,
 /// or its frontmatter is not a valid YAML mapping as a strict YAML 1.2 reader sees it
 /// (what [`parse_skill_md`](crate::parse_skill_md) recovers or repairs is not valid here). Scalars JSON cannot hold (`.inf`,
 /// `.nan`, integers beyond 64 bits) stay strings.
@@ -73,7 +76,7 @@ fn next_line(text: &str) -> Option<(&str, &str)> {
 /// assert_eq!(fields["tags"], serde_json::json!(["a", "b"]));
 /// ```
 pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_json::Value>> {
-    if content.len() as u64 > DEFAULT_MAX_FILE_SIZE {
+    if content.len() as u64 > MAX_SKILL_FILE_SIZE {
         return None;
     }
     let text = std::str::from_utf8(content).ok()?;

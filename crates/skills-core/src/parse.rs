@@ -5,14 +5,11 @@ use std::collections::BTreeMap;
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
-use crate::file::DEFAULT_MAX_FILE_SIZE;
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
 use crate::recover;
 use crate::skill::{FrontmatterValue, SkillMetadata};
 use crate::yaml::{self, ScalarKind, Yaml};
 
-/// Largest `SKILL.md` that is parsed, in bytes (10 MiB).
-pub const MAX_SKILL_FILE_SIZE: u64 = DEFAULT_MAX_FILE_SIZE;
 /// Longest description kept, in characters; longer ones are cut with a warning.
 pub const MAX_SKILL_DESCRIPTION_LENGTH: usize = 1024;
 /// Longest compatibility note kept, in characters; longer ones are cut with a warning.
@@ -355,7 +352,7 @@ impl FieldParser<'_> {
 
 pub use crate::split::split_tools;
 
-pub use crate::frontmatter::{frontmatter_json, split_frontmatter};
+pub use crate::frontmatter::{MAX_SKILL_FILE_SIZE, frontmatter_json, split_frontmatter};
 
 /// `text` without the whitespace around it, reusing it when there is none.
 fn trimmed(text: String) -> String {

@@ -367,7 +367,6 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
     }
 }
 
-/// How many lines `src` has past its first.
 /// Whether every byte of `bytes` is a line break or printable ASCII: checked 32 bytes at
 /// a time without a branch per byte (every frontmatter of a library passes here).
 fn ascii_printable(bytes: &[u8]) -> bool {
@@ -379,6 +378,7 @@ fn ascii_printable(bytes: &[u8]) -> bool {
     whole && chunks.remainder().iter().all(|&b| ok(b))
 }
 
+/// How many lines `src` has past its first.
 fn line_breaks(src: &str) -> usize {
     src.bytes().filter(|&b| b == b'\n').count()
 }
