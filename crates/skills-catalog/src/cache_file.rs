@@ -5,7 +5,7 @@
 //! agent-skills cache
 //! 1                                  the format's version
 //! "<key>"                            what the payload is valid for (JSON string)
-//! <payload bytes> <payload XXH3-128>
+//! <payload bytes> <payload XXH3-128>  the length as 20 digits (filled in last)
 //! <payload>
 //! ```
 //!
@@ -17,7 +17,7 @@
 //! over the old one: a reader sees the old file or the new one, never a part, and of two
 //! processes writing at once the last rename wins.
 
-use std::io::{Read as _, Write as _};
+use std::io::{Read as _, Seek as _, Write as _};
 use std::path::Path;
 
 /// The first line of every cache file.
@@ -74,34 +74,53 @@ pub fn write_cache_file(file: &Path, key: &str, payload: &[u8]) -> std::io::Resu
 pub type Producer<'a> = dyn Fn(&mut dyn FnMut(&[u8])) + 'a;
 
 /// [`write_cache_file`] of the payload `produce` gives to its sink part by part; called
-/// twice (for the length and checksum the header holds, then to write the parts), so a
-/// large payload is never held whole in memory.
+/// once, its parts written as they come, so a large payload is never held whole in
+/// memory nor made twice. The header's last line is written with room for any length
+/// and checksum, and filled in once the payload is written.
 pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> std::io::Result<()> {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut len = 0u64;
-    produce(&mut |part| {
-        hasher.update(part);
-        len += part.len() as u64;
-    });
+    write_within(file, key, produce, MAX_CACHE_FILE_BYTES)
+}
+
+/// [`write_cache_file_with`], refusing a file over `limit` bytes.
+fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> std::io::Result<()> {
     let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
     text.push_str(&serde_json::to_string(key)?);
-    text.push_str(&format!("\n{len} {}\n", checksum_of(&hasher)));
-    if text.len() as u64 + len > MAX_CACHE_FILE_BYTES {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            "the cache is over its size limit",
-        ));
-    }
+    text.push('\n');
+    let at = text.len() as u64;
+    // The length as 20 digits (any `u64`; the reader takes leading zeros) and the
+    // checksum's 32 hex digits: the line is as long before and after it is filled in.
+    text.push_str(&length_line_of(0, &"0".repeat(32)));
     write_atomically(file, |out| {
         out.write_all(text.as_bytes())?;
+        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+        let mut len = 0u64;
         let mut failed = None;
         produce(&mut |part| {
-            if failed.is_none() {
-                failed = out.write_all(part).err();
+            if failed.is_some() {
+                return;
             }
+            len += part.len() as u64;
+            if text.len() as u64 + len > limit {
+                failed = Some(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "the cache is over its size limit",
+                ));
+                return;
+            }
+            hasher.update(part);
+            failed = out.write_all(part).err();
         });
-        failed.map_or(Ok(()), Err)
+        if let Some(failed) = failed {
+            return Err(failed);
+        }
+        out.seek(std::io::SeekFrom::Start(at))?;
+        out.write_all(length_line_of(len, &checksum_of(&hasher)).as_bytes())
     })
+}
+
+/// The header's last line for a payload of `len` bytes with checksum `sum`.
+fn length_line_of(len: u64, sum: &str) -> String {
+    format!("{len:020} {sum}\n")
 }
 
 /// The payload [`write_cache_file`] wrote to `file` for `key`, once the header, the
@@ -309,7 +328,10 @@ fn unique() -> u64 {
 mod tests {
     use std::io::Read as _;
 
-    use super::{CacheFileError, HEADER_BYTES, open_payload, read_cache_file, write_cache_file};
+    use super::{
+        CacheFileError, HEADER_BYTES, open_payload, read_cache_file, write_cache_file, write_cache_file_with,
+        write_within,
+    };
 
     #[test]
     fn a_streamed_payload_is_whole_only_when_its_checksum_holds() {
@@ -368,5 +390,58 @@ mod tests {
             read_cache_file(&file, "files abc"),
             Err(CacheFileError::Damaged(_))
         ));
+    }
+
+    #[test]
+    fn a_payload_is_made_once_and_its_header_filled_in_after_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("one.cache");
+        let calls = std::cell::Cell::new(0);
+        let parts: Vec<Vec<u8>> = (0..50u8).map(|i| vec![i; usize::from(i) * 997]).collect();
+        write_cache_file_with(&file, "key", &|sink| {
+            calls.set(calls.get() + 1);
+            parts.iter().for_each(|part| sink(part));
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(calls.get(), 1);
+        assert_eq!(read_cache_file(&file, "key").ok(), Some(parts.concat()));
+        // The length line as it was reserved: twenty digits, then the checksum.
+        let written = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}"));
+        let line = written.split(|&b| b == b'\n').nth(3).unwrap_or_default();
+        let len = parts.concat().len();
+        assert_eq!(&line[..21], format!("{len:020} ").as_bytes());
+        assert_eq!(line.len(), 20 + 1 + 32);
+        // A file written the earlier way, its length without leading zeros, still reads.
+        let short = [
+            &written[..written.len() - len - line.len() - 1],
+            format!("{len}").as_bytes(),
+            &line[20..],
+            b"\n",
+            &parts.concat(),
+        ]
+        .concat();
+        std::fs::write(&file, &short).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_cache_file(&file, "key").ok(), Some(parts.concat()));
+    }
+
+    #[test]
+    fn a_payload_over_the_limit_replaces_nothing_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("one.cache");
+        write_cache_file(&file, "key", b"the old payload").unwrap_or_else(|e| panic!("{e}"));
+        let big = vec![7u8; 300];
+        let refused = write_within(&file, "key", &|sink| big.chunks(100).for_each(|part| sink(part)), 250);
+        assert!(matches!(refused, Err(e) if e.kind() == std::io::ErrorKind::InvalidData));
+        assert_eq!(read_cache_file(&file, "key").ok(), Some(b"the old payload".to_vec()));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .map(|e| e.map(|e| e.file_name()))
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(names, ["one.cache"]);
+        // Within the limit, the same payload is written.
+        write_within(&file, "key", &|sink| big.chunks(100).for_each(|part| sink(part)), 1000)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_cache_file(&file, "key").ok(), Some(big));
     }
 }
