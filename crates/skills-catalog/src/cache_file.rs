@@ -430,7 +430,7 @@ mod tests {
         let file = dir.path().join("one.cache");
         write_cache_file(&file, "key", b"the old payload").unwrap_or_else(|e| panic!("{e}"));
         let big = vec![7u8; 300];
-        let refused = write_within(&file, "key", &|sink| big.chunks(100).for_each(|part| sink(part)), 250);
+        let refused = write_within(&file, "key", &|sink| big.chunks(100).for_each(&mut *sink), 250);
         assert!(matches!(refused, Err(e) if e.kind() == std::io::ErrorKind::InvalidData));
         assert_eq!(read_cache_file(&file, "key").ok(), Some(b"the old payload".to_vec()));
         let names: Vec<_> = std::fs::read_dir(dir.path())
@@ -440,7 +440,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(names, ["one.cache"]);
         // Within the limit, the same payload is written.
-        write_within(&file, "key", &|sink| big.chunks(100).for_each(|part| sink(part)), 1000)
+        write_within(&file, "key", &|sink| big.chunks(100).for_each(&mut *sink), 1000)
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(read_cache_file(&file, "key").ok(), Some(big));
     }
