@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! agent-skills cache
-//! 1                                  the format's version
+//! 2                                  the format's version
 //! "<key>"                            what the payload is valid for (JSON string)
 //! <payload bytes> <payload XXH3-128>  the length as 20 digits (filled in last)
 //! <payload>
@@ -87,9 +87,9 @@ fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> s
     text.push_str(&serde_json::to_string(key)?);
     text.push('\n');
     let at = text.len() as u64;
-    // The length as 20 digits (any `u64`; the reader takes leading zeros) and the
-    // checksum's 32 hex digits: the line is as long before and after it is filled in.
-    text.push_str(&length_line_of(0, &"0".repeat(32)));
+    // The length as 20 digits (any `u64`; the reader takes leading zeros) and a checksum
+    // (of nothing, as wide as any): the line is as long before and after it is filled in.
+    text.push_str(&length_line_of(0, &checksum_of(&xxhash_rust::xxh3::Xxh3::new())));
     write_atomically(file, |out| {
         out.write_all(text.as_bytes())?;
         let mut hasher = xxhash_rust::xxh3::Xxh3::new();
