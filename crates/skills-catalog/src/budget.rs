@@ -126,9 +126,11 @@ impl BudgetReport {
 /// ```
 /// use skills_catalog::UseCounts;
 /// let uses = UseCounts::default();
+/// assert!(uses.is_empty());
 /// uses.record("web");
 /// uses.record("web");
 /// assert_eq!(uses.get("web"), 2);
+/// assert!(!uses.is_empty());
 /// assert_eq!(uses.to_map().get("pdf"), None);
 /// ```
 #[derive(Debug, Default)]
@@ -145,6 +147,11 @@ impl UseCounts {
                 *self.counts.entry(name.to_owned()).or_default() += 1;
             }
         }
+    }
+
+    /// Whether no use was counted yet.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
     }
 
     /// How often `name` was used.
