@@ -18,7 +18,7 @@
 //! processes writing at once the last rename wins.
 
 use std::io::{Read as _, Seek as _, Write as _};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The first line of every cache file.
 const MAGIC: &str = "agent-skills cache";
@@ -83,39 +83,123 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
 
 /// [`write_cache_file_with`], refusing a file over `limit` bytes.
 fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> std::io::Result<()> {
-    let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
-    text.push_str(&serde_json::to_string(key)?);
-    text.push('\n');
-    let at = text.len() as u64;
-    // The length as 20 digits (any `u64`; the reader takes leading zeros) and a checksum
-    // (of nothing, as wide as any): the line is as long before and after it is filled in.
-    text.push_str(&length_line_of(0, &checksum_of(&xxhash_rust::xxh3::Xxh3::new())));
-    write_atomically(file, |out| {
-        out.write_all(text.as_bytes())?;
-        let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-        let mut len = 0u64;
-        let mut failed = None;
-        produce(&mut |part| {
-            if failed.is_some() {
-                return;
-            }
-            len += part.len() as u64;
-            if text.len() as u64 + len > limit {
-                failed = Some(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    "the cache is over its size limit",
-                ));
-                return;
-            }
-            hasher.update(part);
-            failed = out.write_all(part).err();
-        });
-        if let Some(failed) = failed {
+    let mut writer = CacheFileWriter::create_within(file, key, limit)?;
+    produce(&mut |part| writer.write(part));
+    writer.finish()
+}
+
+/// A cache file written part by part as its payload is made, for a payload made over
+/// time rather than by one call (a discovery's parses, written as they are read instead of
+/// held): the header is written first with room for any length and checksum, the parts
+/// go to a temporary file beside `file` as they come, and [`finish`](Self::finish) fills
+/// the header in and renames the file over `file`. Dropped unfinished, or after a failed
+/// write, it leaves nothing behind and `file` as it was.
+pub(crate) struct CacheFileWriter {
+    file: PathBuf,
+    temporary: PathBuf,
+    out: Option<std::io::BufWriter<std::fs::File>>,
+    /// Where the header's last line starts.
+    at: u64,
+    /// How long the header is: where the payload starts.
+    header: u64,
+    /// Bytes written, header included.
+    written: u64,
+    limit: u64,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    failed: Option<std::io::Error>,
+}
+
+impl CacheFileWriter {
+    /// A writer of `file` for `key`, refusing a file over [`MAX_CACHE_FILE_BYTES`].
+    pub(crate) fn create(file: &Path, key: &str) -> std::io::Result<Self> {
+        Self::create_within(file, key, MAX_CACHE_FILE_BYTES)
+    }
+
+    fn create_within(file: &Path, key: &str, limit: u64) -> std::io::Result<Self> {
+        let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
+        text.push_str(&serde_json::to_string(key)?);
+        text.push('\n');
+        let at = text.len() as u64;
+        // The length as 20 digits (any `u64`; the reader takes leading zeros) and a
+        // checksum (of nothing, as wide as any): the line is as long before and after it
+        // is filled in.
+        text.push_str(&length_line_of(0, &checksum_of(&xxhash_rust::xxh3::Xxh3::new())));
+        let dir = file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let name = file
+            .file_name()
+            .map_or_else(|| "cache".into(), |n| n.to_string_lossy().into_owned());
+        let temporary = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), unique()));
+        let out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&temporary)?);
+        let mut writer = Self {
+            file: file.to_owned(),
+            temporary,
+            out: Some(out),
+            at,
+            header: text.len() as u64,
+            written: text.len() as u64,
+            limit,
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            failed: None,
+        };
+        if let Some(out) = &mut writer.out {
+            writer.failed = out.write_all(text.as_bytes()).err();
+        }
+        Ok(writer)
+    }
+
+    /// Appends `part` to the payload. A failure (of the disk, or the size limit) is kept
+    /// for [`finish`](Self::finish), and nothing more is written.
+    pub(crate) fn write(&mut self, part: &[u8]) {
+        let Some(out) = self.out.as_mut().filter(|_| self.failed.is_none()) else {
+            return;
+        };
+        self.written += part.len() as u64;
+        if self.written > self.limit {
+            self.failed = Some(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the cache is over its size limit",
+            ));
+            return;
+        }
+        self.hasher.update(part);
+        self.failed = out.write_all(part).err();
+    }
+
+    /// Fills in the header and puts the file in place of `file`; the first error of any
+    /// write otherwise (the temporary file is then removed).
+    pub(crate) fn finish(mut self) -> std::io::Result<()> {
+        if let Some(failed) = self.failed.take() {
             return Err(failed);
         }
-        out.seek(std::io::SeekFrom::Start(at))?;
-        out.write_all(length_line_of(len, &checksum_of(&hasher)).as_bytes())
-    })
+        let Some(mut out) = self.out.take() else {
+            return Err(std::io::Error::other("the cache file was already finished"));
+        };
+        let header = length_line_of(self.written - self.header, &checksum_of(&self.hasher));
+        let filled = (|| {
+            out.seek(std::io::SeekFrom::Start(self.at))?;
+            out.write_all(header.as_bytes())?;
+            out.flush()?;
+            drop(out);
+            std::fs::rename(&self.temporary, &self.file)
+        })();
+        if filled.is_err() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+        filled
+    }
+}
+
+impl Drop for CacheFileWriter {
+    fn drop(&mut self) {
+        // Unfinished (or finished in failure): the temporary file goes.
+        if self.out.take().is_some() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
 }
 
 /// The header's last line for a payload of `len` bytes with checksum `sum`.
@@ -287,34 +371,6 @@ pub(crate) fn payload_of(mut opened: std::fs::File, accept: &dyn Fn(&str) -> boo
 /// The payload's checksum, as hex.
 fn checksum_of(hasher: &xxhash_rust::xxh3::Xxh3) -> String {
     format!("{:032x}", hasher.digest128())
-}
-
-/// Writes to a new temporary file beside `file` with `write` and renames it over `file`;
-/// the temporary file goes if anything fails.
-fn write_atomically(
-    file: &Path,
-    write: impl FnOnce(&mut std::io::BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> std::io::Result<()> {
-    let dir = file
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = file
-        .file_name()
-        .map_or_else(|| "cache".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = dir.join(format!(".{name}.{}.{}.tmp", std::process::id(), unique()));
-    let written = (|| {
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(&temporary)?);
-        write(&mut out)?;
-        out.flush()?;
-        drop(out);
-        std::fs::rename(&temporary, file)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// A number no other save of this process uses.

@@ -40,6 +40,9 @@ pub(crate) struct SourceWork {
     /// when its listing says only what those files say: the search index's key takes it
     /// in place of each skill's etag. Gone at the first reload.
     pub(crate) files_digest: Option<u128>,
+    /// Where the first discovery's parses go as they are read, when it found no cache to
+    /// read through ([`SkillCatalog::spill_parses`]).
+    pub(crate) spill: Option<crate::spill::ParseFile>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from
@@ -332,7 +335,9 @@ impl SkillCatalog {
         let Some(persist) = self.persistent_cache() else { return };
         for &i in which {
             if let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) {
-                persist.save_now(source, self.limits, &mut state.cache).await;
+                if !self.finish_spill(state).await {
+                    persist.save_now(source, self.limits, &mut state.cache).await;
+                }
             }
         }
     }

@@ -135,6 +135,7 @@ impl SkillCatalog {
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;
+        self.spill_parses(source, state);
         walked.cache(&mut state.cache).read().await.map(Listing::from)
     }
 

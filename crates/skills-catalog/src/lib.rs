@@ -72,6 +72,7 @@ mod section;
 mod select;
 mod snapshot;
 mod source;
+mod spill;
 mod spread;
 mod watch;
 

@@ -21,7 +21,7 @@ struct Slot {
     words: Option<Arc<str>>,
 }
 
-/// The loaded entries: `u32 count (str path, str etag, u32 length, outcome)*`.
+/// The loaded entries: `(str path, str etag, u32 length, outcome)*` to the payload's end.
 #[derive(Debug, Clone)]
 pub(crate) struct Base {
     buffer: Arc<Vec<u8>>,
@@ -38,14 +38,12 @@ impl Base {
     pub(crate) fn parse(payload: Vec<u8>) -> Option<Self> {
         let total = payload.len();
         let mut reader = Reader { bytes: &payload };
-        let count = reader.len()?;
-        // Each entry takes at least 12 bytes: a damaged count cannot reserve a huge list.
-        if count.saturating_mul(12) > reader.bytes.len() || total > u32::MAX as usize {
+        if total > u32::MAX as usize {
             return None;
         }
-        let mut slots = Vec::with_capacity(count);
+        let mut slots = Vec::new();
         let span = |reader: &Reader<'_>, len: usize| ((total - reader.bytes.len() - len) as u32, len as u32);
-        for _ in 0..count {
+        while !reader.bytes.is_empty() {
             let path = reader.str()?.len();
             let path = span(&reader, path);
             let etag = reader.str()?.len();
@@ -61,9 +59,7 @@ impl Base {
                 words: None,
             });
         }
-        if !reader.bytes.is_empty() {
-            return None;
-        }
+        slots.shrink_to_fit();
         let sorted = slots
             .windows(2)
             .all(|pair| text(&payload, pair[0].path) < text(&payload, pair[1].path));

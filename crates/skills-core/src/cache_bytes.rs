@@ -3,7 +3,7 @@
 //! its own).
 //!
 //! ```text
-//! parses := u32 count (str path, str etag, u32 length, outcome)*   by path
+//! parses := (str path, str etag, u32 length, outcome)*   by path, to the end
 //! words  := u32 count (str path, str etag, str words)*
 //! ```
 //!
@@ -50,10 +50,9 @@ impl ParseCache {
     /// [`to_bytes`](Self::to_bytes), given to `sink` part by part: a large cache is
     /// written without a second copy of it in memory.
     pub fn write_bytes(&self, sink: &mut dyn FnMut(&[u8])) {
+        // No count first: a spilling cache writes its entries before it knows how many.
         let entries = self.stored();
         let mut head = Vec::with_capacity(256);
-        put_len(&mut head, entries.len());
-        sink(&head);
         for (path, etag, outcome, _) in &entries {
             head.clear();
             put_str(&mut head, path);
@@ -125,7 +124,7 @@ impl ParseCache {
         let mut entries: Vec<Stored<'_>> = self
             .entries
             .iter()
-            .filter(|(_, e)| !e.racy)
+            .filter(|(_, e)| !e.racy && !e.spilled)
             .map(|(path, e)| (path.as_str(), e.etag.as_str(), e.outcome.bytes(), e.words.as_ref()))
             .chain(self.base.iter().flat_map(Base::entries))
             .collect();

@@ -43,6 +43,7 @@ pub mod blocking;
 mod cache_base;
 mod cache_bytes;
 mod cache_codec;
+mod cache_spill;
 mod cache_window;
 mod diagnostic;
 pub mod digest;
@@ -81,6 +82,7 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
+pub use cache_spill::SpillSink;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, Walked, list_skills};
 pub use error::BackendError;

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::cache_base::Base;
 use crate::cache_codec::{self, Blob};
+use crate::cache_spill::Spill;
 use crate::file::FileInfo;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
@@ -30,6 +31,9 @@ pub(crate) struct Entry {
     pub(crate) racy: bool,
     /// The words a search index made of the file's instructions, when one gave them.
     pub(crate) words: Option<Arc<str>>,
+    /// Whether the parse went to the cache's [spill](ParseCache::spill_to) instead of
+    /// `outcome` (then empty): the entry proves nothing and is never a hit.
+    pub(crate) spilled: bool,
 }
 
 /// The entries parsed in this process, by path: a list and an index of positions into
@@ -111,6 +115,8 @@ pub struct ParseCache {
     racy_window: Duration,
     /// Where a parse is encoded before it is kept.
     scratch: Vec<u8>,
+    /// Where parses go instead of memory, while the cache spills.
+    pub(crate) spill: Spill,
 }
 
 impl Default for ParseCache {
@@ -124,6 +130,7 @@ impl Default for ParseCache {
             words_dirty: false,
             racy_window: DEFAULT_RACY_WINDOW,
             scratch: Vec::new(),
+            spill: Spill::default(),
         }
     }
 }
@@ -188,7 +195,7 @@ impl ParseCache {
     pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
         let etag = entry.etag.as_deref()?;
         if let Some(cached) = self.entries.get(&entry.path) {
-            return (cached.etag == etag).then(|| cached.outcome.clone());
+            return (cached.etag == etag && !cached.spilled).then(|| cached.outcome.clone());
         }
         let base = self.base.as_ref()?;
         let at = base.find(&entry.path)?;
@@ -205,7 +212,18 @@ impl ParseCache {
         // allocation per parse, none of the growing a fresh vector goes through.
         self.scratch.clear();
         cache_codec::encode(outcome, &entry.path, &mut self.scratch);
-        let bytes = self.scratch.to_vec();
+        let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
+        // A spilling cache gives a new file's parse away; one it took before cannot be
+        // taken back from the sink, so a second parse of a file breaks the spill.
+        let spilled = if racy || !self.spill.active() {
+            false
+        } else if in_base || self.entries.get(&entry.path).is_some() {
+            self.spill.break_off();
+            false
+        } else {
+            self.spill.give(&entry.path, etag, &self.scratch)
+        };
+        let bytes = if spilled { Vec::new() } else { self.scratch.to_vec() };
         let cached = Entry {
             etag: etag.clone(),
             outcome: Blob {
@@ -214,9 +232,9 @@ impl ParseCache {
             },
             racy,
             words: None,
+            spilled,
         };
         self.dirty = true;
-        let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
         if self.entries.insert(&entry.path, cached).is_some() || in_base {
             if let Some(changed) = &mut self.changed {
                 changed.push(entry.path.clone());

@@ -1,0 +1,93 @@
+//! A first discovery's parses written to the persistent cache as they are read
+//! ([`ParseCache::spill_to`](skills_core::ParseCache::spill_to)), not held until the
+//! discovery ends: a cold start's memory then holds the listing, not the listing and every
+//! parse again (4.4 MB of 8,000 skills' parses).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tracing::debug;
+
+use crate::cache_file::CacheFileWriter;
+use crate::catalog::{SkillCatalog, SourceWork};
+use crate::persist::prune;
+use crate::source::SkillSource;
+
+/// The cache file a first discovery's parses go to as they are read.
+pub(crate) struct ParseFile {
+    writer: Arc<Mutex<Option<CacheFileWriter>>>,
+    file: PathBuf,
+}
+
+impl std::fmt::Debug for ParseFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParseFile").field("file", &self.file).finish()
+    }
+}
+
+impl SkillCatalog {
+    /// Sends the parses `state`'s cache takes from now on to the cache file of `source`
+    /// as they are made, when the cache is empty (nothing was kept, or nothing could be
+    /// used): [`finish_spill`](Self::finish_spill) then puts the file in place.
+    pub(crate) fn spill_parses(&self, source: &SkillSource, state: &mut SourceWork) {
+        let Some(persist) = self.persistent_cache() else { return };
+        if !state.cache.is_empty() {
+            return;
+        }
+        let Some((file, key)) = persist.file_of(source, &self.limits) else {
+            return;
+        };
+        let writer = match CacheFileWriter::create(&file, &key) {
+            Ok(writer) => Arc::new(Mutex::new(Some(writer))),
+            Err(error) => return debug!(file = %file.display(), %error, "skills cache not written"),
+        };
+        let into = Arc::clone(&writer);
+        let sink = move |part: &[u8]| {
+            if let Some(writer) = into.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+                writer.write(part);
+            }
+        };
+        if state.cache.spill_to(Box::new(sink)) {
+            state.spill = Some(ParseFile { writer, file });
+        }
+    }
+
+    /// Ends the spill of `state`'s cache, if it spilled: its file is put in place when
+    /// every parse went to it whole, and the cache is then as after a start that took a
+    /// kept listing (the parses are in their file until a reload or a search needs them:
+    /// [`load_parses`](Self::load_parses)). Whether the cache spilled: a cache that did has
+    /// nothing else to save.
+    pub(crate) async fn finish_spill(&self, state: &mut SourceWork) -> bool {
+        let Some(spill) = state.spill.take() else {
+            return false;
+        };
+        let whole = state.cache.end_spill() == Some(true);
+        let dir = self.persistent_cache().map(|p| p.dir().to_owned());
+        let finish = move || {
+            // Dropped unfinished when a parse did not go whole: the temporary file goes.
+            let writer = spill.writer.lock().unwrap_or_else(PoisonError::into_inner).take()?;
+            if !whole {
+                return None;
+            }
+            match writer.finish() {
+                Ok(()) => {
+                    if let Some(dir) = &dir {
+                        prune(dir, &spill.file);
+                    }
+                    Some(())
+                }
+                Err(error) => {
+                    debug!(file = %spill.file.display(), %error, "skills cache not written");
+                    None
+                }
+            }
+        };
+        if matches!(tokio::task::spawn_blocking(finish).await, Ok(Some(()))) {
+            state.cache.mark_saved();
+        }
+        // The cache holds the etags of what spilled, not the parses: whatever needs them
+        // loads them from the file (or, if it was not written, reads the files again).
+        state.parses_unloaded = true;
+        true
+    }
+}
