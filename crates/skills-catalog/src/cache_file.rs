@@ -83,7 +83,7 @@ pub fn write_cache_file_with(file: &Path, key: &str, produce: &Producer<'_>) -> 
 
 /// [`write_cache_file_with`], refusing a file over `limit` bytes.
 fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> std::io::Result<()> {
-    let mut writer = CacheFileWriter::create_within(file, key, limit)?;
+    let mut writer = CacheFileWriter::create(file, key, limit)?;
     produce(&mut |part| writer.write(part));
     writer.finish()
 }
@@ -110,12 +110,9 @@ pub(crate) struct CacheFileWriter {
 }
 
 impl CacheFileWriter {
-    /// A writer of `file` for `key`, refusing a file over [`MAX_CACHE_FILE_BYTES`].
-    pub(crate) fn create(file: &Path, key: &str) -> std::io::Result<Self> {
-        Self::create_within(file, key, MAX_CACHE_FILE_BYTES)
-    }
-
-    fn create_within(file: &Path, key: &str, limit: u64) -> std::io::Result<Self> {
+    /// A writer of `file` for `key`, refusing a file over `limit` bytes (for a cache,
+    /// [`MAX_CACHE_FILE_BYTES`]).
+    pub(crate) fn create(file: &Path, key: &str, limit: u64) -> std::io::Result<Self> {
         let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
         text.push_str(&serde_json::to_string(key)?);
         text.push('\n');

@@ -42,7 +42,7 @@ pub(crate) struct SourceWork {
     pub(crate) files_digest: Option<u128>,
     /// Where the first discovery's parses go as they are read, when it found no cache to
     /// read through ([`SkillCatalog::spill_parses`]).
-    pub(crate) spill: Option<crate::spill::ParseFile>,
+    pub(crate) spill: Option<crate::parse_file::ParseFile>,
 }
 
 /// The discovered skills of a list of sources, shared by everything that answers from

@@ -61,6 +61,7 @@ mod load;
 pub mod lock;
 pub mod manifest;
 mod narrow;
+mod parse_file;
 mod persist;
 mod pin;
 pub mod policy;

@@ -3,27 +3,15 @@
 //! discovery ends: a cold start's memory then holds the listing, not the listing and every
 //! parse again (4.4 MB of 8,000 skills' parses).
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tracing::debug;
 
-use crate::cache_file::CacheFileWriter;
+use crate::cache_file::{CacheFileWriter, MAX_CACHE_FILE_BYTES};
 use crate::catalog::{SkillCatalog, SourceWork};
+use crate::parse_file::ParseFile;
 use crate::persist::prune;
 use crate::source::SkillSource;
-
-/// The cache file a first discovery's parses go to as they are read.
-pub(crate) struct ParseFile {
-    writer: Arc<Mutex<Option<CacheFileWriter>>>,
-    file: PathBuf,
-}
-
-impl std::fmt::Debug for ParseFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParseFile").field("file", &self.file).finish()
-    }
-}
 
 impl SkillCatalog {
     /// Sends the parses `state`'s cache takes from now on to the cache file of `source`
@@ -37,7 +25,7 @@ impl SkillCatalog {
         let Some((file, key)) = persist.file_of(source, &self.limits) else {
             return;
         };
-        let writer = match CacheFileWriter::create(&file, &key) {
+        let writer = match CacheFileWriter::create(&file, &key, MAX_CACHE_FILE_BYTES) {
             Ok(writer) => Arc::new(Mutex::new(Some(writer))),
             Err(error) => return debug!(file = %file.display(), %error, "skills cache not written"),
         };

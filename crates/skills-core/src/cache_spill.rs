@@ -3,68 +3,9 @@
 //! parse until the file is written (4.4 MB of 8,000 skills' parses, at the top of a cold
 //! start's memory).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
-use crate::cache_codec::{put_len, put_str};
-use crate::parse_cache::ParseCache;
-
-/// Where a spilling cache's entries go, part by part: the bytes
-/// [`ParseCache::write_bytes`] would give for them.
-pub type SpillSink = Box<dyn FnMut(&[u8]) + Send>;
-
-/// A cache's spill: its sink while it spills, and whether every entry it took went
-/// there. A clone of the cache does not spill (its parses stay in memory): two caches
-/// writing one stream would write an entry twice.
-#[derive(Default)]
-pub(crate) struct Spill {
-    sink: Option<Arc<Mutex<SpillSink>>>,
-    /// An entry taken while spilling did not go whole to the sink: a file parsed again
-    /// after its first parse went.
-    broken: bool,
-}
-
-impl Clone for Spill {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
-}
-
-impl std::fmt::Debug for Spill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Spill")
-            .field("spilling", &self.sink.is_some())
-            .field("broken", &self.broken)
-            .finish()
-    }
-}
-
-impl Spill {
-    /// Whether entries go to a sink now.
-    pub(crate) fn active(&self) -> bool {
-        self.sink.is_some()
-    }
-
-    /// Gives the entry `path`, `etag`, `outcome` to the sink: what `write_bytes` writes
-    /// of it. Whether it went (always, while spilling).
-    pub(crate) fn give(&mut self, path: &str, etag: &str, outcome: &[u8]) -> bool {
-        let Some(sink) = &self.sink else { return false };
-        let mut head = Vec::with_capacity(path.len() + etag.len() + 12);
-        put_str(&mut head, path);
-        put_str(&mut head, etag);
-        put_len(&mut head, outcome.len());
-        let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
-        sink(&head);
-        sink(outcome);
-        true
-    }
-
-    /// Notes that an entry taken while spilling could not go to the sink whole.
-    pub(crate) fn break_off(&mut self) {
-        if self.sink.is_some() {
-            self.broken = true;
-        }
-    }
-}
+use crate::parse_cache::{ParseCache, Spill, SpillSink};
 
 impl ParseCache {
     /// Gives every parse this cache takes from now on to `sink` (as the bytes
@@ -99,10 +40,7 @@ impl ParseCache {
         if !self.is_empty() {
             return false;
         }
-        self.spill = Spill {
-            sink: Some(Arc::new(Mutex::new(sink))),
-            broken: false,
-        };
+        self.spill = Spill::into(Arc::new(Mutex::new(sink)));
         true
     }
 
@@ -125,7 +63,7 @@ mod tests {
     use crate::{Discovery, MemoryBackend, ParseCache};
 
     /// A library of two skills, and a sink that keeps what it is given.
-    fn library() -> (MemoryBackend, Arc<Mutex<Vec<u8>>>, super::SpillSink) {
+    fn library() -> (MemoryBackend, Arc<Mutex<Vec<u8>>>, crate::SpillSink) {
         let backend = MemoryBackend::new();
         for name in ["pdf", "web"] {
             let text = format!("---\nname: {name}\ndescription: About {name}\n---\nBody\n");
@@ -135,7 +73,7 @@ mod tests {
         }
         let bytes = Arc::new(Mutex::new(Vec::new()));
         let into = Arc::clone(&bytes);
-        let sink: super::SpillSink = Box::new(move |part| into.lock().unwrap_or_else(|e| e.into_inner()).extend(part));
+        let sink: crate::SpillSink = Box::new(move |part| into.lock().unwrap_or_else(|e| e.into_inner()).extend(part));
         (backend, bytes, sink)
     }
 

@@ -82,7 +82,6 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
-pub use cache_spill::SpillSink;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, Walked, list_skills};
 pub use error::BackendError;
@@ -98,7 +97,7 @@ pub use merge::{MergedSkill, ShadowedSkill, merge_last_wins, merge_last_wins_ind
 pub use name::{NameError, validate_skill_name};
 pub use name_index::NameIndex;
 pub use parse::{ParseOutcome, parse_skill_md};
-pub use parse_cache::{DEFAULT_RACY_WINDOW, ParseCache};
+pub use parse_cache::{DEFAULT_RACY_WINDOW, ParseCache, SpillSink};
 pub use profile::{SPEC_FIELDS, ValidationProfile};
 pub use skill::{
     FrontmatterValue, LOWERCASE_SKILL_FILE, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata,

@@ -2,12 +2,11 @@
 //! reads nor parses a file whose etag did not change; kept in memory between reloads and,
 //! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use crate::cache_base::Base;
-use crate::cache_codec::{self, Blob};
-use crate::cache_spill::Spill;
+use crate::cache_codec::{self, Blob, put_len, put_str};
 use crate::file::FileInfo;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
@@ -323,5 +322,71 @@ impl ParseCache {
         let base = self.base.as_mut()?;
         let at = base.find(path)?;
         Some(base.entry_mut(at))
+    }
+}
+
+/// Where a spilling cache's entries go, part by part: the bytes
+/// [`ParseCache::write_bytes`] would give for them.
+pub type SpillSink = Box<dyn FnMut(&[u8]) + Send>;
+
+/// A cache's spill: its sink while it spills, and whether every entry it took went
+/// there. A clone of the cache does not spill (its parses stay in memory): two caches
+/// writing one stream would write an entry twice.
+#[derive(Default)]
+pub(crate) struct Spill {
+    pub(crate) sink: Option<Arc<Mutex<SpillSink>>>,
+    /// An entry taken while spilling did not go whole to the sink: a file parsed again
+    /// after its first parse went.
+    pub(crate) broken: bool,
+}
+
+impl Clone for Spill {
+    fn clone(&self) -> Self {
+        Self::default()
+    }
+}
+
+impl std::fmt::Debug for Spill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spill")
+            .field("spilling", &self.sink.is_some())
+            .field("broken", &self.broken)
+            .finish()
+    }
+}
+
+impl Spill {
+    /// A spill into `sink`.
+    pub(crate) fn into(sink: Arc<Mutex<SpillSink>>) -> Self {
+        Self {
+            sink: Some(sink),
+            broken: false,
+        }
+    }
+
+    /// Whether entries go to a sink now.
+    pub(crate) fn active(&self) -> bool {
+        self.sink.is_some()
+    }
+
+    /// Gives the entry `path`, `etag`, `outcome` to the sink: what `write_bytes` writes
+    /// of it. Whether it went (always, while spilling).
+    pub(crate) fn give(&mut self, path: &str, etag: &str, outcome: &[u8]) -> bool {
+        let Some(sink) = &self.sink else { return false };
+        let mut head = Vec::with_capacity(path.len() + etag.len() + 12);
+        put_str(&mut head, path);
+        put_str(&mut head, etag);
+        put_len(&mut head, outcome.len());
+        let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
+        sink(&head);
+        sink(outcome);
+        true
+    }
+
+    /// Notes that an entry taken while spilling could not go to the sink whole.
+    pub(crate) fn break_off(&mut self) {
+        if self.sink.is_some() {
+            self.broken = true;
+        }
     }
 }
