@@ -95,7 +95,8 @@ fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> s
 /// the header in and renames the file over `file`. Dropped unfinished, or after a failed
 /// write, it leaves nothing behind and `file` as it was.
 pub(crate) struct CacheFileWriter {
-    file: PathBuf,
+    /// The file it puts in place.
+    pub(crate) file: PathBuf,
     temporary: PathBuf,
     out: Option<std::io::BufWriter<std::fs::File>>,
     /// Where the header's last line starts.
@@ -110,16 +111,14 @@ pub(crate) struct CacheFileWriter {
 }
 
 impl CacheFileWriter {
-    /// A writer of `file` for `key`, refusing a file over `limit` bytes (for a cache,
-    /// [`MAX_CACHE_FILE_BYTES`]).
+    /// A writer of `file` for `key`, refusing a file over `limit` bytes.
     pub(crate) fn create(file: &Path, key: &str, limit: u64) -> std::io::Result<Self> {
         let mut text = format!("{MAGIC}\n{FORMAT_VERSION}\n");
         text.push_str(&serde_json::to_string(key)?);
         text.push('\n');
         let at = text.len() as u64;
-        // The length as 20 digits (any `u64`; the reader takes leading zeros) and a
-        // checksum (of nothing, as wide as any): the line is as long before and after it
-        // is filled in.
+        // The length as 20 digits (any `u64`; the reader takes leading zeros) and a checksum
+        // (of nothing, as wide as any): as long a line as the one filled in.
         text.push_str(&length_line_of(0, &checksum_of(&xxhash_rust::xxh3::Xxh3::new())));
         let dir = file
             .parent()
@@ -142,8 +141,9 @@ impl CacheFileWriter {
             hasher: xxhash_rust::xxh3::Xxh3::new(),
             failed: None,
         };
+        // Made before the header is written: dropped on failure, it removes the file.
         if let Some(out) = &mut writer.out {
-            writer.failed = out.write_all(text.as_bytes()).err();
+            out.write_all(text.as_bytes())?;
         }
         Ok(writer)
     }

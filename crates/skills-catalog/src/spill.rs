@@ -36,7 +36,7 @@ impl SkillCatalog {
             }
         };
         if state.cache.spill_to(Box::new(sink)) {
-            state.spill = Some(ParseFile { writer, file });
+            state.spill = Some(ParseFile(writer));
         }
     }
 
@@ -53,19 +53,20 @@ impl SkillCatalog {
         let dir = self.persistent_cache().map(|p| p.dir().to_owned());
         let finish = move || {
             // Dropped unfinished when a parse did not go whole: the temporary file goes.
-            let writer = spill.writer.lock().unwrap_or_else(PoisonError::into_inner).take()?;
+            let writer = spill.0.lock().unwrap_or_else(PoisonError::into_inner).take()?;
             if !whole {
                 return None;
             }
+            let file = writer.file.clone();
             match writer.finish() {
                 Ok(()) => {
                     if let Some(dir) = &dir {
-                        prune(dir, &spill.file);
+                        prune(dir, &file);
                     }
                     Some(())
                 }
                 Err(error) => {
-                    debug!(file = %spill.file.display(), %error, "skills cache not written");
+                    debug!(file = %file.display(), %error, "skills cache not written");
                     None
                 }
             }

@@ -9,9 +9,9 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Counting, remove_cache_files};
-use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
-use skills_core::{BackendProtocol, MemoryBackend};
+use common::{Counting, catalog, remove_cache_files};
+use skills_catalog::{PersistentCache, SkillCatalog};
+use skills_core::MemoryBackend;
 
 const NAMES: &[&str] = &["pdf", "web", "deploy", "review", "charts"];
 
@@ -26,16 +26,6 @@ fn library() -> Arc<MemoryBackend> {
         .insert("/skills/broken/SKILL.md", "---\nname: [x\n---\n")
         .unwrap();
     backend
-}
-
-/// A catalog of the library as the command line opens one (a whole listing is kept).
-fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache>) -> SkillCatalog {
-    let source = SkillSource::new(backend, "/skills").with_spec("cold-library");
-    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
-    match cache {
-        Some(cache) => catalog.with_persistent_cache(cache.clone()),
-        None => catalog,
-    }
 }
 
 /// What a catalog lists, as text.

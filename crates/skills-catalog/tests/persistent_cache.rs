@@ -10,10 +10,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use common::{Counting, cache_files, remove_cache_files};
+use common::{Counting, cache_files, catalog, remove_cache_files};
 use skills_backend_fs::FilesystemBackend;
 use skills_catalog::{CacheFileError, PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
-use skills_core::{BackendProtocol, MemoryBackend, ParseCache};
+use skills_core::{MemoryBackend, ParseCache};
 
 /// Skills that exercise every part of a parse: extensions, unknown fields nested, metadata,
 /// allowed tools, warnings, a skipped file, a name declared twice.
@@ -47,17 +47,6 @@ fn memory_library() -> Arc<MemoryBackend> {
         backend.insert(&format!("/skills/{folder}/SKILL.md"), *text).unwrap();
     }
     backend
-}
-
-/// A catalog of the library, listing resources when a skill needs them (as the command
-/// line and the MCP server do: only then is a source's whole listing kept).
-fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache>) -> SkillCatalog {
-    let source = SkillSource::new(backend, "/skills").with_spec("test-library");
-    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
-    match cache {
-        Some(cache) => catalog.with_persistent_cache(cache.clone()),
-        None => catalog,
-    }
 }
 
 /// What a catalog answers, as text: skills, diagnostics, a search.

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 
 use crate::cache_base::Base;
-use crate::cache_codec::{Reader, put_len, put_str};
+use crate::cache_codec::{Reader, put_entry_head, put_len, put_str};
 use crate::parse_cache::ParseCache;
 
 /// One entry to write: path, etag, encoded parse, words.
@@ -55,9 +55,7 @@ impl ParseCache {
         let mut head = Vec::with_capacity(256);
         for (path, etag, outcome, _) in &entries {
             head.clear();
-            put_str(&mut head, path);
-            put_str(&mut head, etag);
-            put_len(&mut head, outcome.len());
+            put_entry_head(&mut head, path, etag, outcome.len());
             sink(&head);
             sink(outcome);
         }
@@ -124,8 +122,15 @@ impl ParseCache {
         let mut entries: Vec<Stored<'_>> = self
             .entries
             .iter()
-            .filter(|(_, e)| !e.racy && !e.spilled)
-            .map(|(path, e)| (path.as_str(), e.etag.as_str(), e.outcome.bytes(), e.words.as_ref()))
+            .filter(|(_, e)| !e.racy)
+            .filter_map(|(path, e)| {
+                Some((
+                    path.as_str(),
+                    e.etag.as_str(),
+                    e.outcome.as_ref()?.bytes(),
+                    e.words.as_ref(),
+                ))
+            })
             .chain(self.base.iter().flat_map(Base::entries))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));

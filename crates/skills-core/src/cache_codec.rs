@@ -359,3 +359,12 @@ impl<'a> Reader<'a> {
         })
     }
 }
+
+/// Appends what precedes an entry's encoded parse in the bytes: its path, its etag and the
+/// parse's length (written by [`ParseCache::write_bytes`](crate::ParseCache::write_bytes) and by a
+/// spilling cache alike).
+pub(crate) fn put_entry_head(head: &mut Vec<u8>, path: &str, etag: &str, len: usize) {
+    put_str(head, path);
+    put_str(head, etag);
+    put_len(head, len);
+}

@@ -3,8 +3,6 @@
 //! parse until the file is written (4.4 MB of 8,000 skills' parses, at the top of a cold
 //! start's memory).
 
-use std::sync::{Arc, Mutex};
-
 use crate::parse_cache::{ParseCache, Spill, SpillSink};
 
 impl ParseCache {
@@ -40,7 +38,7 @@ impl ParseCache {
         if !self.is_empty() {
             return false;
         }
-        self.spill = Spill::into(Arc::new(Mutex::new(sink)));
+        self.spill = Spill::into(sink);
         true
     }
 

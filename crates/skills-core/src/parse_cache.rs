@@ -2,11 +2,11 @@
 //! reads nor parses a file whose etag did not change; kept in memory between reloads and,
 //! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::cache_base::Base;
-use crate::cache_codec::{self, Blob, put_len, put_str};
+use crate::cache_codec::{self, Blob, put_entry_head};
 use crate::file::FileInfo;
 use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
@@ -23,16 +23,15 @@ pub const DEFAULT_RACY_WINDOW: Duration = Duration::from_secs(2);
 pub(crate) struct Entry {
     pub(crate) etag: String,
     /// The parse, encoded: a cache holds about a third of the memory the parsed skills
-    /// take, and a hit decodes a fresh copy for the listing instead of cloning one.
-    pub(crate) outcome: Blob,
+    /// take, and a hit decodes a fresh copy for the listing instead of cloning one. `None`
+    /// when it went to the cache's [spill](ParseCache::spill_to): the entry then proves
+    /// nothing and is never a hit.
+    pub(crate) outcome: Option<Blob>,
     /// Whether the file changed too close to its read for the etag to prove it unchanged
     /// later: kept in memory, never written to disk.
     pub(crate) racy: bool,
     /// The words a search index made of the file's instructions, when one gave them.
     pub(crate) words: Option<Arc<str>>,
-    /// Whether the parse went to the cache's [spill](ParseCache::spill_to) instead of
-    /// `outcome` (then empty): the entry proves nothing and is never a hit.
-    pub(crate) spilled: bool,
 }
 
 /// The entries parsed in this process, by path: a list and an index of positions into
@@ -194,7 +193,7 @@ impl ParseCache {
     pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
         let etag = entry.etag.as_deref()?;
         if let Some(cached) = self.entries.get(&entry.path) {
-            return (cached.etag == etag && !cached.spilled).then(|| cached.outcome.clone());
+            return (cached.etag == etag).then(|| cached.outcome.clone()).flatten();
         }
         let base = self.base.as_ref()?;
         let at = base.find(&entry.path)?;
@@ -222,16 +221,18 @@ impl ParseCache {
         } else {
             self.spill.give(&entry.path, etag, &self.scratch)
         };
-        let bytes = if spilled { Vec::new() } else { self.scratch.to_vec() };
-        let cached = Entry {
-            etag: etag.clone(),
-            outcome: Blob {
+        let outcome = (!spilled).then(|| {
+            let bytes = self.scratch.to_vec();
+            Blob {
                 range: 0..bytes.len(),
                 buffer: Arc::new(bytes),
-            },
+            }
+        });
+        let cached = Entry {
+            etag: etag.clone(),
+            outcome,
             racy,
             words: None,
-            spilled,
         };
         self.dirty = true;
         if self.entries.insert(&entry.path, cached).is_some() || in_base {
@@ -327,17 +328,19 @@ impl ParseCache {
 
 /// Where a spilling cache's entries go, part by part: the bytes
 /// [`ParseCache::write_bytes`] would give for them.
-pub type SpillSink = Box<dyn FnMut(&[u8]) + Send>;
+pub type SpillSink = Box<dyn FnMut(&[u8]) + Send + Sync>;
 
 /// A cache's spill: its sink while it spills, and whether every entry it took went
 /// there. A clone of the cache does not spill (its parses stay in memory): two caches
 /// writing one stream would write an entry twice.
 #[derive(Default)]
 pub(crate) struct Spill {
-    pub(crate) sink: Option<Arc<Mutex<SpillSink>>>,
+    pub(crate) sink: Option<SpillSink>,
     /// An entry taken while spilling did not go whole to the sink: a file parsed again
     /// after its first parse went.
     pub(crate) broken: bool,
+    /// Where an entry's path, etag and length are put before they go.
+    head: Vec<u8>,
 }
 
 impl Clone for Spill {
@@ -357,10 +360,10 @@ impl std::fmt::Debug for Spill {
 
 impl Spill {
     /// A spill into `sink`.
-    pub(crate) fn into(sink: Arc<Mutex<SpillSink>>) -> Self {
+    pub(crate) fn into(sink: SpillSink) -> Self {
         Self {
             sink: Some(sink),
-            broken: false,
+            ..Self::default()
         }
     }
 
@@ -372,13 +375,10 @@ impl Spill {
     /// Gives the entry `path`, `etag`, `outcome` to the sink: what `write_bytes` writes
     /// of it. Whether it went (always, while spilling).
     pub(crate) fn give(&mut self, path: &str, etag: &str, outcome: &[u8]) -> bool {
-        let Some(sink) = &self.sink else { return false };
-        let mut head = Vec::with_capacity(path.len() + etag.len() + 12);
-        put_str(&mut head, path);
-        put_str(&mut head, etag);
-        put_len(&mut head, outcome.len());
-        let mut sink = sink.lock().unwrap_or_else(PoisonError::into_inner);
-        sink(&head);
+        let Some(sink) = &mut self.sink else { return false };
+        self.head.clear();
+        put_entry_head(&mut self.head, path, etag, outcome.len());
+        sink(&self.head);
         sink(outcome);
         true
     }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
+use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
 use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, SkillFileRead, Walk};
 
 /// A backend that counts the `SKILL.md` files read through it, whichever way.
@@ -74,5 +75,17 @@ pub fn cache_files(dir: &std::path::Path, ext: &str) -> Vec<std::path::PathBuf> 
 pub fn remove_cache_files(dir: &std::path::Path, exts: &[&str]) {
     for file in exts.iter().flat_map(|ext| cache_files(dir, ext)) {
         std::fs::remove_file(file).unwrap();
+    }
+}
+
+/// A catalog of the library at `/skills` of `backend`, listing resources when a skill
+/// needs them (as the command line and the MCP server do: only then is a source's whole
+/// listing kept), with `cache` when given.
+pub fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache>) -> SkillCatalog {
+    let source = SkillSource::new(backend, "/skills").with_spec("test-library");
+    let catalog = SkillCatalog::new(vec![source]).with_lazy_resources(true);
+    match cache {
+        Some(cache) => catalog.with_persistent_cache(cache.clone()),
+        None => catalog,
     }
 }
