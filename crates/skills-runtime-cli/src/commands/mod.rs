@@ -277,19 +277,21 @@ fn print_json_items<T: Serialize>(n: usize, item: impl Fn(usize) -> T + Sync) ->
 /// `serde_json::to_writer_pretty` writes for them in a list, with the items formatted
 /// on two threads a batch at a time: formatting is most of the output's time, and the
 /// other core is idle by then (`list --json` of 8,000 real skills: median 374 to 361 ms
-/// over 20 interleaved runs).
-/// Memory stays at two batches of text; no item is held longer than its batch.
+/// over 20 interleaved runs). One helper thread formats every other batch for the whole
+/// output while this one formats the rest and writes (a thread per pair of batches cost
+/// a thread's start thirty times over for 8,000 skills).
+/// Memory stays at a few batches of text; no item is held longer than its batch.
 fn write_json_items<T: Serialize>(
     out: &mut impl std::io::Write,
     n: usize,
     item: impl Fn(usize) -> T + Sync,
 ) -> anyhow::Result<()> {
     // Each item written one level in, where the list holds it. Each thread keeps its
-    // buffer from batch to batch: fresh ones cost a page fault for every 4 KiB of text
+    // buffers from batch to batch: fresh ones cost a page fault for every 4 KiB of text
     // (a sixth of a warm `list --json`'s faults).
-    let format = |range: std::ops::Range<usize>, out: &mut Vec<u8>| -> serde_json::Result<()> {
+    let format = |batch: usize, out: &mut Vec<u8>| -> serde_json::Result<()> {
         out.clear();
-        for i in range {
+        for i in batch * JSON_BATCH..((batch + 1) * JSON_BATCH).min(n) {
             out.extend_from_slice(if i > 0 { b",\n  " } else { b"  " });
             let mut serializer =
                 serde_json::Serializer::with_formatter(&mut *out, json_items::ListItemFormatter::new());
@@ -302,27 +304,51 @@ fn write_json_items<T: Serialize>(
         return Ok(());
     }
     out.write_all(b"[\n")?;
-    let (mut first, mut second) = (Vec::new(), Vec::new());
-    let mut at = 0;
-    while at < n {
-        let (mid, end) = ((at + JSON_BATCH).min(n), (at + 2 * JSON_BATCH).min(n));
-        if mid == end {
-            format(at..mid, &mut first)?;
-            second.clear();
-        } else {
-            let formatted = std::thread::scope(|scope| {
-                let other = scope.spawn(|| format(mid..end, &mut second));
-                (format(at..mid, &mut first), other.join())
+    let batches = n.div_ceil(JSON_BATCH);
+    let mut mine = Vec::new();
+    if batches == 1 {
+        format(0, &mut mine)?;
+        out.write_all(&mine)?;
+    } else {
+        // The helper formats the odd batches into buffers this thread hands back once
+        // written; it stops at its first error, or when this thread stops taking.
+        let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<serde_json::Result<Vec<u8>>>(1);
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let written = std::thread::scope(|scope| {
+            let helper = scope.spawn(move || {
+                for batch in (1..batches).step_by(2) {
+                    let mut text = spare_rx.try_recv().unwrap_or_default();
+                    let formatted = format(batch, &mut text).map(|()| text);
+                    let failed = formatted.is_err();
+                    if done_tx.send(formatted).is_err() || failed {
+                        return;
+                    }
+                }
             });
-            formatted.0?;
-            match formatted.1 {
-                Ok(done) => done?,
-                Err(_) => anyhow::bail!("a thread formatting the JSON output failed"),
+            let mut write = || -> anyhow::Result<()> {
+                for batch in (0..batches).step_by(2) {
+                    format(batch, &mut mine)?;
+                    out.write_all(&mine)?;
+                    if batch + 1 < batches {
+                        let Ok(odd) = done_rx.recv() else {
+                            anyhow::bail!("a thread formatting the JSON output failed");
+                        };
+                        let odd = odd?;
+                        out.write_all(&odd)?;
+                        let _ = spare_tx.send(odd);
+                    }
+                }
+                Ok(())
+            };
+            let written = write();
+            // Unblocks a helper still formatting ahead after a failed write.
+            drop(done_rx);
+            match helper.join() {
+                Ok(()) => written,
+                Err(_) => Err(anyhow::anyhow!("a thread formatting the JSON output failed")),
             }
-        }
-        out.write_all(&first)?;
-        out.write_all(&second)?;
-        at = end;
+        });
+        written?;
     }
     out.write_all(b"\n]\n")?;
     Ok(())
@@ -407,6 +433,64 @@ mod tests {
                 String::from_utf8(theirs).unwrap(),
                 "{n} items"
             );
+        }
+    }
+
+    /// A writer that takes `left` bytes, then fails as a closed pipe does.
+    struct Closing {
+        left: usize,
+    }
+
+    impl std::io::Write for Closing {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            if self.left == 0 {
+                return Err(std::io::ErrorKind::BrokenPipe.into());
+            }
+            let taken = buf.len().min(self.left);
+            self.left -= taken;
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// An item that fails to serialize when its index is `bad`.
+    struct Failing {
+        i: usize,
+        bad: usize,
+    }
+
+    impl Serialize for Failing {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            if self.i == self.bad {
+                return Err(serde::ser::Error::custom("no such item"));
+            }
+            serializer.serialize_u64(self.i as u64)
+        }
+    }
+
+    #[test]
+    fn a_failed_write_or_item_stops_the_output_with_an_error() {
+        let n = 7 * JSON_BATCH + 5;
+        // A pipe closed in the first batch, in a batch the other thread formats, and
+        // near the end: an error each time, and no thread left waiting.
+        let whole = {
+            let mut whole = Vec::new();
+            write_json_items(&mut whole, n, item).unwrap();
+            whole.len()
+        };
+        for left in [0, 10, whole / 3, whole - 3] {
+            let failed = write_json_items(&mut Closing { left }, n, item);
+            assert!(failed.is_err(), "{left} bytes");
+        }
+        // An item that cannot be written, in a batch of either thread.
+        for bad in [0, JSON_BATCH + 1, 4 * JSON_BATCH, n - 1] {
+            let mut out = Vec::new();
+            let failed = write_json_items(&mut out, n, |i| Failing { i, bad });
+            let message = failed.unwrap_err().to_string();
+            assert!(message.contains("no such item"), "{bad}: {message}");
         }
     }
 }
