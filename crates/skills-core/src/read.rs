@@ -1,7 +1,7 @@
 //! Reading the `SKILL.md` files a walk found: the budget of [`DiscoveryLimits`], the
 //! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
 
-use std::collections::HashSet;
+use foldhash::HashSet;
 use std::time::SystemTime;
 
 use futures_util::StreamExt as _;
