@@ -135,7 +135,11 @@ impl SkillCatalog {
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;
-        self.spill_parses(source, state);
+        // A source with no skill file has no parse to write: spilling would write its
+        // empty cache file again at every start.
+        if !walked.skill_files().is_empty() {
+            self.spill_parses(source, state);
+        }
         walked.cache(&mut state.cache).read().await.map(Listing::from)
     }
 

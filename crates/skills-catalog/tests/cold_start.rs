@@ -9,7 +9,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Counting, catalog, remove_cache_files};
+use common::{Counting, cache_files, catalog, remove_cache_files};
 use skills_catalog::{PersistentCache, SkillCatalog};
 use skills_core::MemoryBackend;
 
@@ -76,4 +76,35 @@ async fn a_cold_start_writes_its_parses_as_it_reads_them() {
     let fresh = catalog(memory.clone(), None);
     assert_eq!(listed(&cold).await, listed(&fresh).await);
     assert_eq!(cold.snapshot().get("web").unwrap().description, "Browse the web");
+}
+
+#[tokio::test]
+async fn a_source_without_skills_writes_no_cache_file_at_each_start() {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let files = || std::fs::read_dir(dir.path()).unwrap().flatten().count();
+    // A folder with no skill in it yet (a file beside where skills would go).
+    let empty = Arc::new(MemoryBackend::new());
+    empty.insert("/skills/README.md", "Skills go here.").unwrap();
+    for _ in 0..2 {
+        let start = catalog(empty.clone(), Some(&cache));
+        assert_eq!(start.ensure_loaded().await.skills().len(), 0);
+        assert_eq!(files(), 0, "nothing to keep, nothing written");
+    }
+
+    // A source whose skills were all removed forgets their parses once, then its cache
+    // file stays as it is.
+    let memory = library();
+    listed(&catalog(memory.clone(), Some(&cache))).await;
+    for name in NAMES.iter().chain(&["broken"]) {
+        memory.remove(&format!("/skills/{name}/SKILL.md"));
+    }
+    let inode = || std::fs::metadata(&cache_files(dir.path(), "cache")[0]).unwrap().ino();
+    let emptied = catalog(memory.clone(), Some(&cache));
+    assert_eq!(emptied.ensure_loaded().await.skills().len(), 0);
+    let written = inode();
+    let again = catalog(memory.clone(), Some(&cache));
+    assert_eq!(again.ensure_loaded().await.skills().len(), 0);
+    assert_eq!(inode(), written, "the cache file was written again");
 }
