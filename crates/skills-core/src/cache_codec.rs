@@ -18,6 +18,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
+use crate::fields::FieldMap;
 use crate::parse::ParseOutcome;
 use crate::skill::{FrontmatterValue, SkillListing, SkillMetadata};
 
@@ -69,10 +70,16 @@ fn put_skill(out: &mut Vec<u8>, skill: &SkillMetadata, own: &str) {
     for tool in &skill.allowed_tools {
         put_str(out, tool);
     }
-    put_len(out, skill.extra.len());
-    for (key, value) in &skill.extra {
-        put_str(out, key);
-        put_value(out, value);
+    match skill.extra.kept_bytes() {
+        // Read back from a cache and not changed since: the bytes it was read from.
+        Some(bytes) => out.extend_from_slice(bytes),
+        None => {
+            put_len(out, skill.extra.len());
+            for (key, value) in &skill.extra {
+                put_str(out, key);
+                put_value(out, value);
+            }
+        }
     }
     let extensions = skill.extensions.as_ref().map(json);
     put_opt(out, extensions.as_deref());
@@ -321,6 +328,54 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// A value [`put_value`] wrote, passed over without being made, `depth` levels
+    /// inside another.
+    fn skip_value(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_VALUE_DEPTH {
+            return None;
+        }
+        match self.byte()? {
+            0 => {}
+            1 => {
+                self.str()?;
+            }
+            2 => {
+                for _ in 0..self.count(1)? {
+                    self.skip_value(depth + 1)?;
+                }
+            }
+            3 => {
+                for _ in 0..self.count(5)? {
+                    self.str()?;
+                    self.skip_value(depth + 1)?;
+                }
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A skill's frontmatter keys beyond the specification, checked whole but kept as
+    /// their bytes: decoded only when something reads them ([`FieldMap`]'s kept form).
+    fn extra(&mut self) -> Option<FieldMap<FrontmatterValue>> {
+        let start = self.bytes;
+        let count = self.count(5)?;
+        let mut last: Option<&str> = None;
+        let mut in_order = true;
+        for _ in 0..count {
+            let key = self.str()?;
+            in_order &= last.is_none_or(|last| last < key);
+            last = Some(key);
+            self.skip_value(0)?;
+        }
+        let bytes = start.get(..start.len() - self.bytes.len())?;
+        if !in_order {
+            // Not as a map writes itself: made now, the way any list of entries is.
+            return Some(decode_extra(bytes)?.into_iter().collect());
+        }
+        Some(FieldMap::kept(bytes.into(), count, decode_extra))
+    }
+
     pub(crate) fn skill(&mut self, own: &str) -> Option<SkillMetadata> {
         let path = self.path(own)?;
         let name = self.string()?;
@@ -337,11 +392,7 @@ impl<'a> Reader<'a> {
         for _ in 0..count {
             allowed_tools.push(self.string()?);
         }
-        let count = self.count(5)?;
-        let mut extra = Vec::with_capacity(count);
-        for _ in 0..count {
-            extra.push((self.string()?, self.value(0)?));
-        }
+        let extra = self.extra()?;
         let extensions = match self.opt()? {
             Some(extensions) => Some(serde_json::from_str(extensions).ok()?),
             None => None,
@@ -354,10 +405,22 @@ impl<'a> Reader<'a> {
             compatibility,
             metadata: metadata.into_iter().collect(),
             allowed_tools,
-            extra: extra.into_iter().collect(),
+            extra,
             extensions,
         })
     }
+}
+
+/// The entries of a skill's `extra` map as [`Reader::extra`] kept them: `u32 count
+/// (str key value)*`, whole.
+fn decode_extra(bytes: &[u8]) -> Option<Vec<(String, FrontmatterValue)>> {
+    let mut reader = Reader { bytes };
+    let count = reader.count(5)?;
+    let mut extra = Vec::with_capacity(count);
+    for _ in 0..count {
+        extra.push((reader.string()?, reader.value(0)?));
+    }
+    reader.bytes.is_empty().then_some(extra)
 }
 
 /// Appends what precedes an entry's encoded parse in the bytes: its path, its etag and the
@@ -368,3 +431,7 @@ pub(crate) fn put_entry_head(head: &mut Vec<u8>, path: &str, etag: &str, len: us
     put_str(head, etag);
     put_len(head, len);
 }
+
+#[cfg(test)]
+#[path = "cache_codec_tests.rs"]
+mod tests;
