@@ -12,7 +12,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// A skill holds a few of these keys at most, and a library holds tens of thousands of
 /// skills: a `BTreeMap` allocates a node for eleven entries (over 500 bytes) for the
 /// first one, which made the maps the largest part of a real library in memory. This
-/// holds exactly its entries, and keeps the map API a reader needs.
+/// holds exactly its entries, and keeps the map API a reader needs. A map read back from
+/// the persistent cache may hold the bytes it was read from instead, decoded the first
+/// time it is read: it answers, compares and serializes the same either way.
 ///
 /// ```
 /// use skills_core::FieldMap;
