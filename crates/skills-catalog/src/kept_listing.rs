@@ -135,11 +135,7 @@ impl SkillCatalog {
         }
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;
-        // A source with no skill file has no parse to write: spilling would write its
-        // empty cache file again at every start.
-        if !walked.skill_files().is_empty() {
-            self.spill_parses(source, state);
-        }
+        self.spill_parses(source, state, walked.skill_files().len());
         walked.cache(&mut state.cache).read().await.map(Listing::from)
     }
 

@@ -16,10 +16,12 @@ use crate::source::SkillSource;
 impl SkillCatalog {
     /// Sends the parses `state`'s cache takes from now on to the cache file of `source`
     /// as they are made, when the cache is empty (nothing was kept, or nothing could be
-    /// used): [`finish_spill`](Self::finish_spill) then puts the file in place.
-    pub(crate) fn spill_parses(&self, source: &SkillSource, state: &mut SourceWork) {
+    /// used) and the walk found `files` skill files to parse (with none, there is no parse
+    /// to write, and spilling would write an empty file again at every start):
+    /// [`finish_spill`](Self::finish_spill) then puts the file in place.
+    pub(crate) fn spill_parses(&self, source: &SkillSource, state: &mut SourceWork, files: usize) {
         let Some(persist) = self.persistent_cache() else { return };
-        if !state.cache.is_empty() {
+        if !state.cache.is_empty() || files == 0 {
             return;
         }
         let Some((file, key)) = persist.file_of(source, &self.limits) else {
