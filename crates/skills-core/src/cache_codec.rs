@@ -373,7 +373,10 @@ impl<'a> Reader<'a> {
             // Not as a map writes itself: made now, the way any list of entries is.
             return Some(decode_extra(bytes)?.into_iter().collect());
         }
-        Some(FieldMap::kept(bytes.into(), count, decode_extra))
+        if count == 0 {
+            return Some(FieldMap::new());
+        }
+        Some(FieldMap::kept(bytes.into(), decode_extra))
     }
 
     pub(crate) fn skill(&mut self, own: &str) -> Option<SkillMetadata> {

@@ -38,8 +38,6 @@ enum Entries<V> {
 struct Kept<V> {
     /// An encoding that `decode` was checked to read whole.
     bytes: Box<[u8]>,
-    /// How many entries it holds (never 0).
-    len: usize,
     decode: Decoder<V>,
     entries: OnceLock<Vec<(String, V)>>,
 }
@@ -65,16 +63,11 @@ impl<V> FieldMap<V> {
         Self(Entries::Held(Vec::new()))
     }
 
-    /// The map of `len` entries that `decode` reads from `bytes`, decoded when first
-    /// read. `decode` must give `len` sorted, unique keys from `bytes`, and must have read
-    /// them whole once already.
-    pub(crate) fn kept(bytes: Box<[u8]>, len: usize, decode: Decoder<V>) -> Self {
-        if len == 0 {
-            return Self::new();
-        }
+    /// The map that `decode` reads from `bytes`, decoded when first read. `decode` must
+    /// give sorted, unique keys from `bytes`, and must have read them whole once already.
+    pub(crate) fn kept(bytes: Box<[u8]>, decode: Decoder<V>) -> Self {
         Self(Entries::Kept(Box::new(Kept {
             bytes,
-            len,
             decode,
             entries: OnceLock::new(),
         })))
@@ -152,15 +145,12 @@ impl<V> FieldMap<V> {
 
     /// How many keys the map holds.
     pub fn len(&self) -> usize {
-        match &self.0 {
-            Entries::Held(entries) => entries.len(),
-            Entries::Kept(kept) => kept.len,
-        }
+        self.entries().len()
     }
 
     /// Whether the map is empty.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.entries().is_empty()
     }
 
     /// The entries, in key order.
@@ -180,7 +170,6 @@ impl<V: Clone> Clone for FieldMap<V> {
             Entries::Held(entries) => Entries::Held(entries.clone()),
             Entries::Kept(kept) => Entries::Kept(Box::new(Kept {
                 bytes: kept.bytes.clone(),
-                len: kept.len,
                 decode: kept.decode,
                 entries: kept.entries.clone(),
             })),
@@ -308,8 +297,8 @@ mod tests {
         text.split(';').map(pair).collect()
     }
 
-    fn kept(text: &str, len: usize) -> FieldMap<String> {
-        FieldMap::kept(text.as_bytes().into(), len, pairs)
+    fn kept(text: &str) -> FieldMap<String> {
+        FieldMap::kept(text.as_bytes().into(), pairs)
     }
 
     #[test]
@@ -317,13 +306,12 @@ mod tests {
         let held: FieldMap<String> = [("a".into(), "1".into()), ("b".into(), "2".into())]
             .into_iter()
             .collect();
-        let map = kept("a=1;b=2", 2);
-        // What it says of itself without being read.
-        assert_eq!((map.len(), map.is_empty()), (2, false));
+        let map = kept("a=1;b=2");
         assert_eq!(map.kept_bytes(), Some(&b"a=1;b=2"[..]));
         assert!(!map.is_decoded());
         assert_eq!(map.get("b").map(String::as_str), Some("2"));
         assert!(map.is_decoded());
+        assert_eq!((map.len(), map.is_empty()), (2, false));
         assert_eq!(map, held);
         assert_eq!(format!("{map:?}"), format!("{held:?}"));
         assert_eq!(serde_json::to_string(&map).unwrap(), r#"{"a":"1","b":"2"}"#);
@@ -333,24 +321,24 @@ mod tests {
         assert_eq!(state.hash_one(&map), state.hash_one(&held));
         assert_eq!(map.clone(), held);
         let entries = |m: FieldMap<String>| m.into_iter().collect::<Vec<_>>();
-        assert_eq!(entries(kept("a=1;b=2", 2).clone()), entries(held.clone()));
+        assert_eq!(entries(kept("a=1;b=2").clone()), entries(held.clone()));
         assert_eq!((&map).into_iter().count(), 2);
 
         // A change makes it an ordinary map, the bytes forgotten.
-        let mut changed = kept("a=1;b=2", 2);
+        let mut changed = kept("a=1;b=2");
         assert_eq!(changed.insert("c".into(), "3".into()), None);
         assert_eq!(changed.kept_bytes(), None);
         assert_eq!(changed.len(), 3);
-        let mut removed = kept("a=1;b=2", 2);
+        let mut removed = kept("a=1;b=2");
         assert_eq!(removed.remove("a"), Some("1".to_owned()));
         assert_eq!(removed.keys().collect::<Vec<_>>(), ["b"]);
 
         // As small as a vector: a library holds two maps a skill, and values nest maps.
         assert_eq!(size_of::<FieldMap<String>>(), size_of::<Vec<String>>());
 
-        // No entries: an ordinary empty map. Bytes that do not decode: empty, no panic.
-        assert!(kept("", 0).kept_bytes().is_none());
-        assert!(kept("no pair", 1).iter().next().is_none());
+        // Bytes that do not decode: an empty map, no panic.
+        let broken = kept("no pair");
+        assert!(broken.is_empty() && broken.iter().next().is_none());
     }
 
     #[test]
