@@ -149,7 +149,7 @@ const MIN_PER_THREAD: usize = 64;
 
 /// The default of [`FilesystemBackend::with_parallelism`]: the machine's cores, at most 8.
 fn default_parallelism() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    skills_core::blocking::cores().min(8)
 }
 
 /// Why a root directory cannot serve as a backend.

@@ -104,3 +104,39 @@ fn damaged_extra_keys_fail_the_read_not_a_later_lookup() {
     deep.push(0);
     assert!(read(&skill_with(&deep)).is_none());
 }
+
+#[test]
+fn a_string_reads_back_only_when_it_is_utf8() {
+    let samples: [&[u8]; 9] = [
+        b"",
+        b"plain-ascii-name",
+        "é, 中文 and 😀".as_bytes(),
+        b"\xff",
+        b"abc\xc3",
+        b"\xed\xa0\x80",
+        b"ascii until the last byte, well under sixty-four of them\x80",
+        &[b'a'; 63],
+        &[b'a'; 200],
+    ];
+    // And short byte strings of any bytes, mostly ASCII.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut random = Vec::new();
+    for n in 0..5_000 {
+        let mut bytes = Vec::new();
+        for _ in 0..n % 70 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let byte = (state >> 24) as u8;
+            bytes.push(if state % 16 == 0 { byte } else { byte & 0x7f });
+        }
+        random.push(bytes);
+    }
+    for bytes in samples.iter().copied().chain(random.iter().map(Vec::as_slice)) {
+        let mut encoded = Vec::new();
+        put_len(&mut encoded, bytes.len());
+        encoded.extend_from_slice(bytes);
+        let mut reader = Reader { bytes: &encoded };
+        assert_eq!(reader.str(), std::str::from_utf8(bytes).ok(), "{bytes:?}");
+    }
+}

@@ -74,7 +74,13 @@ fn main() -> ExitCode {
             return ExitCode::from(cli::EXIT_SOURCE_ERROR);
         }
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    // The machine's cores, asked once for the process (tokio would ask again, and the
+    // answer reads cgroup files); tokio's own variable still decides when it is set.
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        builder.worker_threads(skills_runtime::blocking::cores());
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
