@@ -8,7 +8,8 @@ use serde::Serialize;
 use skills_runtime::resources::resources_from_entries;
 use skills_runtime::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
 
-use super::{ShadowedJson, SkillJson, flags, print_json_items, shadowed_of};
+use super::json_items::{ItemObject, print_json_items};
+use super::{ShadowedJson, SkillJson, flags, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::library::{self, Need};
 use crate::output::{print_diagnostics, shorten, write_table};
@@ -36,13 +37,14 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
     let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
     if json {
         let skills = snapshot.skills();
-        print_json_items(shown.len(), |k| {
+        print_json_items(shown.len(), |k, out| {
             let i = shown[k];
             ListJson {
                 skill: SkillJson::new(&skills[i], label(&skills[i].name)),
                 resources: count(i),
                 shadowed: shadowed_of(&snapshot, &skills[i].name),
             }
+            .write(out)
         })?;
     } else if shown.is_empty() {
         // An empty default chain was said in one line already.
@@ -146,6 +148,25 @@ struct ListJson<'a> {
     shadowed: Vec<ShadowedJson<'a>>,
 }
 
+impl ListJson<'_> {
+    /// The item as its `Serialize` writes it one level into a list, field by field
+    /// ([`ItemObject`]).
+    fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        let mut item = ItemObject::begin(out);
+        self.skill.write_fields(&mut item)?;
+        if let Some(resources) = &self.resources {
+            item.value("resources", resources)?;
+        }
+        if self.shadowed.is_empty() {
+            item.texts("shadowed", []);
+        } else {
+            item.value("shadowed", &self.shadowed)?;
+        }
+        item.end();
+        Ok(())
+    }
+}
+
 /// How many resource files of each kind a skill has.
 #[derive(Serialize, Default, Clone, Copy)]
 struct ResourceCounts {
@@ -187,5 +208,72 @@ impl ResourceCounts {
         } else {
             parts.join(" ")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use skills_runtime::parse_skill_md;
+
+    use super::*;
+
+    /// A skill parsed from `skill_md`, as `list` would have it.
+    fn skill(skill_md: &str) -> skills_runtime::SkillMetadata {
+        let outcome = parse_skill_md(skill_md.as_bytes(), "/lib/x/SKILL.md", "x");
+        outcome.skill.unwrap_or_else(|| panic!("{:?}", outcome.diagnostics))
+    }
+
+    #[test]
+    fn an_item_is_written_as_its_serialize_writes_it() {
+        let skills = [
+            skill("---\nname: x\ndescription: Does x.\n---\n"),
+            skill(concat!(
+                "---\nname: x\ndescription: \"Quotes \\\" and a\\nline, a tab\\t, \\x01, \\\\ and 中文 😀\"\n",
+                "license: MIT\ncompatibility: \"Needs \\\"git\\\"\"\n",
+                "metadata:\n  author: \"A \\\"B\\\"\"\n  version: \"1.0\"\n",
+                "allowed-tools: Read Bash(git:*)\n",
+                "disable-model-invocation: true\nargument-hint: \"[env]\"\nmodel: fast\ncontext: fork\n",
+                "---\nBody.\n",
+            )),
+            skill("---\nname: x\ndescription: For the model.\nuser-invocable: false\nmetadata: {}\n---\n"),
+        ];
+        let shadowed = [
+            Vec::new(),
+            vec![ShadowedJson {
+                source: "team \"a\"",
+                path: "/team/x/SKILL.md",
+            }],
+        ];
+        let resources = [
+            None,
+            Some(ResourceCounts {
+                scripts: 2,
+                references: 1,
+                assets: 0,
+                other: 3,
+            }),
+        ];
+        let mut cases = 0;
+        for skill in &skills {
+            for shadowed in &shadowed {
+                for resources in resources {
+                    let item = ListJson {
+                        skill: SkillJson::new(skill, "project\tlabel"),
+                        resources,
+                        shadowed: shadowed.iter().map(|s| ShadowedJson { ..*s }).collect(),
+                    };
+                    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+                    item.write(&mut ours).unwrap_or_else(|e| panic!("{e}"));
+                    super::super::json_items::serde_item(&mut theirs, &item).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&theirs));
+                    cases += 1;
+                }
+            }
+        }
+        assert_eq!(cases, 12);
+        // The second skill has every field the hand-written path writes itself.
+        let full = SkillJson::new(&skills[1], "p");
+        assert!(full.license.is_some() && full.compatibility.is_some() && full.extensions.is_some());
+        assert!(!full.metadata.is_empty() && !full.allowed_tools.is_empty());
     }
 }
