@@ -330,24 +330,24 @@ impl<'a> Reader<'a> {
 
     /// A value [`put_value`] wrote, passed over without being made, `depth` levels
     /// inside another.
-    fn skip_value(&mut self, depth: usize) -> Option<()> {
+    fn skip_value(&mut self, depth: usize, text: bool) -> Option<()> {
         if depth > MAX_VALUE_DEPTH {
             return None;
         }
         match self.byte()? {
             0 => {}
             1 => {
-                self.str()?;
+                self.raw_str(text)?;
             }
             2 => {
                 for _ in 0..self.count(1)? {
-                    self.skip_value(depth + 1)?;
+                    self.skip_value(depth + 1, text)?;
                 }
             }
             3 => {
                 for _ in 0..self.count(5)? {
-                    self.str()?;
-                    self.skip_value(depth + 1)?;
+                    self.raw_str(text)?;
+                    self.skip_value(depth + 1, text)?;
                 }
             }
             _ => return None,
@@ -355,25 +355,51 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
-    /// A skill's frontmatter keys beyond the specification, checked whole but kept as
-    /// their bytes: decoded only when something reads them ([`FieldMap`]'s kept form).
-    fn extra(&mut self) -> Option<FieldMap<FrontmatterValue>> {
-        let start = self.bytes;
+    /// The bytes of the next string, checked as text when `text` says so.
+    fn raw_str(&mut self, text: bool) -> Option<&'a [u8]> {
+        let len = self.len()?;
+        let bytes = self.take(len)?;
+        if text {
+            self::text(bytes)?;
+        }
+        Some(bytes)
+    }
+
+    /// Walks the entries of a skill's `extra` map (`u32 count (str key value)*`)
+    /// without keeping them: whether their keys are in order, `None` when the bytes are
+    /// not such entries or, with `text`, a string is not UTF-8.
+    fn walk_extra(&mut self, text: bool) -> Option<bool> {
         let count = self.count(5)?;
-        let mut last: Option<&str> = None;
+        let mut last: Option<&[u8]> = None;
         let mut in_order = true;
         for _ in 0..count {
-            let key = self.str()?;
+            // Bytes compare in the order their text does.
+            let key = self.raw_str(text)?;
             in_order &= last.is_none_or(|last| last < key);
             last = Some(key);
-            self.skip_value(0)?;
+            self.skip_value(0, text)?;
         }
+        Some(in_order)
+    }
+
+    /// A skill's frontmatter keys beyond the specification, checked whole but kept as
+    /// their bytes: decoded only when something reads them ([`FieldMap`]'s kept form).
+    /// The structure is walked first; the strings' UTF-8 is then checked once for the
+    /// whole map when all its bytes are ASCII (most frontmatter is), string by string
+    /// otherwise (a check a string spent more than the walk itself).
+    fn extra(&mut self) -> Option<FieldMap<FrontmatterValue>> {
+        let start = self.bytes;
+        let in_order = self.walk_extra(false)?;
         let bytes = start.get(..start.len() - self.bytes.len())?;
+        if !bytes.is_ascii() {
+            Reader { bytes }.walk_extra(true)?;
+        }
         if !in_order {
             // Not as a map writes itself: made now, the way any list of entries is.
             return Some(decode_extra(bytes)?.into_iter().collect());
         }
-        if count == 0 {
+        // No entries: the map is its count alone.
+        if bytes == 0u32.to_le_bytes() {
             return Some(FieldMap::new());
         }
         Some(FieldMap::kept(bytes.into(), decode_extra))

@@ -79,6 +79,19 @@ fn damaged_extra_keys_fail_the_read_not_a_later_lookup() {
         extra
     };
     assert!(read(&skill_with(&good)).is_some());
+    // Text that is UTF-8 and not ASCII, in a key, in a value and in a nested map (its
+    // strings checked one by one), and a string of 200 bytes (a length byte past ASCII).
+    let mut beyond_ascii = Vec::new();
+    put_len(&mut beyond_ascii, 2);
+    put_str(&mut beyond_ascii, "autor");
+    put_value(&mut beyond_ascii, &text(&"é".repeat(100)));
+    put_str(&mut beyond_ascii, "ключ");
+    put_value(
+        &mut beyond_ascii,
+        &FrontmatterValue::Map([("中文".to_owned(), text("値"))].into_iter().collect()),
+    );
+    let skill = read(&skill_with(&beyond_ascii)).unwrap_or_else(|| panic!("refused"));
+    assert_eq!(skill.extra.get("autor"), Some(&text(&"é".repeat(100))));
     // A tag that is no value's, a length past the end, text that is not UTF-8.
     let mut bad_tag = good.clone();
     let at = bad_tag.len() - 11;
