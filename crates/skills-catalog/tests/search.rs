@@ -114,6 +114,21 @@ fn other_words_for_the_same_thing_and_run_together_words_are_found() {
 }
 
 #[test]
+fn a_product_finds_its_maker_and_a_short_name_its_long_one() {
+    let index = SkillIndex::build(&[
+        skill("acme-rate-limits", "Handle Acme API rate limits"),
+        skill("anth-rate-limits", "Handle Anthropic API rate limits with retries"),
+        skill("code-review", "Review code and fix its comments"),
+        skill("pull-review", "Review a pull request and fix its comments"),
+    ]);
+    // `claude` also looks for `anthropic`, the maker of the API the request names (on
+    // the rest, the shorter description would come first).
+    assert_eq!(top(&index, "claude api rate limits", 1), ["anth-rate-limits"]);
+    // `pr` also looks for `pull`, as in pull request.
+    assert_eq!(top(&index, "review my PR", 1), ["pull-review"]);
+}
+
+#[test]
 fn the_words_an_author_tagged_a_skill_with_find_it() {
     let text = |t: &str| FrontmatterValue::Text(t.to_owned());
     // Top-level `tags:` (a list, kept in `extra`) and `keywords` under `metadata`.
