@@ -375,3 +375,43 @@ fn print_pool(queries: &[Query], skills: &[SkillMetadata], mut both: impl FnMut(
         println!();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Queries;
+
+    /// Every committed query set reads, and says what it asks for: requests, each with
+    /// at least one skill and no request twice (a set that fails to parse would only
+    /// show when someone runs the evaluation against a fetched library).
+    #[test]
+    fn every_committed_query_set_reads() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("eval");
+        let mut sets = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.to_string_lossy().ends_with("-queries.toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let queries: Queries = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!queries.query.is_empty(), "{}: no requests", path.display());
+            let mut seen = std::collections::HashSet::new();
+            for query in &queries.query {
+                assert!(
+                    !query.expect.is_empty(),
+                    "{}: {:?} expects nothing",
+                    path.display(),
+                    query.request
+                );
+                assert!(
+                    seen.insert(&query.request),
+                    "{}: {:?} twice",
+                    path.display(),
+                    query.request
+                );
+            }
+            sets += 1;
+        }
+        assert!(sets >= 20, "{sets} query sets in {}", dir.display());
+    }
+}
