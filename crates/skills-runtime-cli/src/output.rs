@@ -6,8 +6,9 @@ use std::io::Write;
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {
     // Only the words that can show are joined: a table of thousands of skills shortens
-    // each description, most of them far longer than a column.
-    let mut one_line = String::new();
+    // each description, most of them far longer than a column. The cut is made in the
+    // one string built, at the byte where its last kept character ends.
+    let mut one_line = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(4)));
     let mut chars = 0;
     for word in text.split_whitespace() {
         if chars > max {
@@ -23,35 +24,60 @@ pub fn shorten(text: &str, max: usize) -> String {
     if chars <= max {
         return one_line;
     }
-    let kept: String = one_line.chars().take(max.saturating_sub(3)).collect();
-    format!("{}...", kept.trim_end())
+    let end = one_line
+        .char_indices()
+        .nth(max.saturating_sub(3))
+        .map_or(one_line.len(), |(at, _)| at);
+    one_line.truncate(end);
+    one_line.truncate(one_line.trim_end().len());
+    one_line.push_str("...");
+    one_line
+}
+
+/// Characters of `text` as a terminal column counts them (one per `char`).
+fn width(text: &str) -> usize {
+    if text.is_ascii() {
+        text.len()
+    } else {
+        text.chars().count()
+    }
 }
 
 /// Writes rows as left-aligned columns separated by two spaces, making each row twice
 /// (once to size the columns, once to write it) instead of holding them all: a table of
-/// 100,000 skills costs the memory of one row.
-pub fn write_table<I>(out: &mut impl Write, header: &[&str], rows: impl Fn() -> I) -> std::io::Result<()>
+/// 100,000 skills costs the memory of one row. A cell is anything that reads as text, so
+/// a row can borrow what it shows.
+pub fn write_table<I, C>(out: &mut impl Write, header: &[&str], rows: impl Fn() -> I) -> std::io::Result<()>
 where
-    I: Iterator<Item = Vec<String>>,
+    I: Iterator<Item = Vec<C>>,
+    C: AsRef<str>,
 {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    const SPACES: &str = "                                                                ";
+    let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for row in rows() {
         for (w, cell) in widths.iter_mut().zip(&row) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(width(cell.as_ref()));
         }
     }
-    let header: Vec<String> = header.iter().map(|h| (*h).to_owned()).collect();
     let mut line = String::new();
-    for row in std::iter::once(header).chain(rows()) {
+    let mut write_row = |cells: &mut dyn Iterator<Item = &str>, count: usize| {
         line.clear();
-        for (i, (cell, width)) in row.iter().zip(&widths).enumerate() {
+        for (i, (cell, column)) in cells.zip(&widths).enumerate() {
             line.push_str(cell);
-            if i + 1 < row.len() {
-                let pad = width.saturating_sub(cell.chars().count()) + 2;
-                line.extend(std::iter::repeat_n(' ', pad));
+            if i + 1 < count {
+                let mut pad = column.saturating_sub(width(cell)) + 2;
+                while pad > 0 {
+                    let step = pad.min(SPACES.len());
+                    line.push_str(&SPACES[..step]);
+                    pad -= step;
+                }
             }
         }
-        writeln!(out, "{}", line.trim_end())?;
+        writeln!(out, "{}", line.trim_end())
+    };
+    write_row(&mut header.iter().copied(), header.len())?;
+    for row in rows() {
+        write_row(&mut row.iter().map(AsRef::as_ref), row.len())?;
     }
     Ok(())
 }
@@ -171,5 +197,15 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "N    D     S\na    long  x\nbbb  s     y\n"
         );
+        // A column wider than one run of padding, and cells that borrow.
+        let wide = "w".repeat(100);
+        let rows = [vec!["a", wide.as_str(), "x"], vec!["\u{e9}t\u{e9}", "s", "y"]];
+        let mut out = Vec::new();
+        write_table(&mut out, &["N", "D", "S"], || rows.iter().cloned()).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], format!("N    D{}S", " ".repeat(101)));
+        assert_eq!(lines[1], format!("a    {wide}  x"));
+        assert_eq!(lines[2], format!("\u{e9}t\u{e9}  s{}y", " ".repeat(101)));
     }
 }

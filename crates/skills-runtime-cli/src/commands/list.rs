@@ -1,5 +1,6 @@
 //! `skills list`: every skill of the sources, merged (the last source wins).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
@@ -57,15 +58,18 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
         let rows = || {
             shown.iter().map(|&i| {
                 let skill = &snapshot.skills()[i];
-                let mut source = label(&skill.name).to_owned();
+                let mut source = Cow::Borrowed(label(&skill.name));
                 let hidden = shadowed_of(&snapshot, &skill.name);
                 if !hidden.is_empty() {
                     let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
-                    source = format!("{source} (hides {})", hidden.join(", "));
+                    source = Cow::Owned(format!("{source} (hides {})", hidden.join(", ")));
                 }
-                let mut row = vec![skill.name.clone(), shorten(&skill.description, 60)];
-                row.extend(count(i).map(|r| r.short()));
-                row.extend([flags(skill).join(","), source]);
+                let mut row = vec![
+                    Cow::Borrowed(skill.name.as_str()),
+                    Cow::Owned(shorten(&skill.description, 60)),
+                ];
+                row.extend(count(i).map(|r| Cow::Owned(r.short())));
+                row.extend([Cow::Owned(flags(skill).join(",")), source]);
                 row
             })
         };
