@@ -5,21 +5,28 @@ use std::io::Write;
 
 /// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
 pub fn shorten(text: &str, max: usize) -> String {
-    // Only the words that can show are joined: a table of thousands of skills shortens
-    // each description, most of them far longer than a column. The cut is made in the
-    // one string built, at the byte where its last kept character ends.
-    let mut one_line = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(4)));
+    // Runs of whitespace read as one space, and only what can show is read: a table of
+    // thousands of skills shortens each description, most far longer than a column, some
+    // one long run of text without a space (splitting those at whitespace read them
+    // whole: a twelfth of a warm `skills list` of AgentWorkers).
+    let mut one_line = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(8)));
     let mut chars = 0;
-    for word in text.split_whitespace() {
+    let mut gap = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            gap = chars > 0;
+            continue;
+        }
+        if gap {
+            one_line.push(' ');
+            chars += 1;
+            gap = false;
+        }
+        one_line.push(c);
+        chars += 1;
         if chars > max {
             break;
         }
-        if chars > 0 {
-            one_line.push(' ');
-            chars += 1;
-        }
-        one_line.push_str(word);
-        chars += word.chars().count();
     }
     if chars <= max {
         return one_line;
@@ -43,43 +50,151 @@ fn width(text: &str) -> usize {
     }
 }
 
-/// Writes rows as left-aligned columns separated by two spaces, making each row twice
-/// (once to size the columns, once to write it) instead of holding them all: a table of
-/// 100,000 skills costs the memory of one row. A cell is anything that reads as text, so
-/// a row can borrow what it shows.
-pub fn write_table<I, C>(out: &mut impl Write, header: &[&str], rows: impl Fn() -> I) -> std::io::Result<()>
+/// Rows or items formatted by each thread of [`write_in_batches`] at a time.
+pub const BATCH: usize = 256;
+
+/// Writes `batches` pieces of text to `out` in order, `format(b, text)` appending batch
+/// `b` to an empty `text`, on two threads: one helper formats every other batch for the
+/// whole output while this thread formats the rest and writes (a thread started for each
+/// pair of batches was 26 thread starts for 13,209 skills). Each thread keeps its buffers
+/// from batch to batch: fresh ones cost a page fault for every 4 KiB of text. It stops at
+/// the first error, of either thread or of the write.
+pub fn write_in_batches<E>(
+    out: &mut impl Write,
+    batches: usize,
+    format: impl Fn(usize, &mut Vec<u8>) -> Result<(), E> + Sync,
+) -> anyhow::Result<()>
 where
-    I: Iterator<Item = Vec<C>>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let format = |batch: usize, text: &mut Vec<u8>| {
+        text.clear();
+        format(batch, text)
+    };
+    let mut mine = Vec::new();
+    if batches <= 1 {
+        if batches == 1 {
+            format(0, &mut mine)?;
+            out.write_all(&mine)?;
+        }
+        return Ok(());
+    }
+    // The helper formats the odd batches into buffers this thread hands back once
+    // written; it stops at its first error, or when this thread stops taking.
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Result<Vec<u8>, E>>(1);
+    let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let format = &format;
+    std::thread::scope(|scope| {
+        let helper = scope.spawn(move || {
+            for batch in (1..batches).step_by(2) {
+                let mut text = spare_rx.try_recv().unwrap_or_default();
+                let formatted = format(batch, &mut text).map(|()| text);
+                let failed = formatted.is_err();
+                if done_tx.send(formatted).is_err() || failed {
+                    return;
+                }
+            }
+        });
+        let mut write = || -> anyhow::Result<()> {
+            for batch in (0..batches).step_by(2) {
+                format(batch, &mut mine)?;
+                out.write_all(&mine)?;
+                if batch + 1 < batches {
+                    let Ok(odd) = done_rx.recv() else {
+                        anyhow::bail!("a thread formatting the output failed");
+                    };
+                    let odd = odd?;
+                    out.write_all(&odd)?;
+                    let _ = spare_tx.send(odd);
+                }
+            }
+            Ok(())
+        };
+        let written = write();
+        // Unblocks a helper still formatting ahead after a failed write.
+        drop(done_rx);
+        match helper.join() {
+            Ok(()) => written,
+            Err(_) => Err(anyhow::anyhow!("a thread formatting the output failed")),
+        }
+    })
+}
+
+/// Writes `n` rows, `row(i)` making row `i`, as left-aligned columns separated by two
+/// spaces under `header`. Each row is made twice (once to size the columns, once to
+/// write it) instead of all being held: a table of 100,000 skills costs the memory of a
+/// few batches of rows. Both passes run on two threads ([`write_in_batches`]). A cell is
+/// anything that reads as text, so a row can borrow what it shows.
+pub fn write_table<C>(
+    out: &mut impl Write,
+    header: &[&str],
+    n: usize,
+    row: impl Fn(usize) -> Vec<C> + Sync,
+) -> anyhow::Result<()>
+where
     C: AsRef<str>,
 {
     const SPACES: &str = "                                                                ";
-    let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
-    for row in rows() {
-        for (w, cell) in widths.iter_mut().zip(&row) {
-            *w = (*w).max(width(cell.as_ref()));
+    let widths_of = |rows: std::ops::Range<usize>| {
+        let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
+        for i in rows {
+            for (w, cell) in widths.iter_mut().zip(&row(i)) {
+                *w = (*w).max(width(cell.as_ref()));
+            }
         }
-    }
-    let mut line = String::new();
-    let mut write_row = |cells: &mut dyn Iterator<Item = &str>, count: usize| {
-        line.clear();
+        widths
+    };
+    let half = n / 2;
+    let widths = if n >= 2 * BATCH {
+        std::thread::scope(|scope| {
+            let second = scope.spawn(|| widths_of(half..n));
+            let mut widths = widths_of(0..half);
+            // A panic of the other half is this thread's too.
+            let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (w, other) in widths.iter_mut().zip(second) {
+                *w = (*w).max(other);
+            }
+            widths
+        })
+    } else {
+        widths_of(0..n)
+    };
+    let line = |cells: &mut dyn Iterator<Item = &str>, count: usize, text: &mut Vec<u8>| {
+        let start = text.len();
         for (i, (cell, column)) in cells.zip(&widths).enumerate() {
-            line.push_str(cell);
+            text.extend_from_slice(cell.as_bytes());
             if i + 1 < count {
                 let mut pad = column.saturating_sub(width(cell)) + 2;
                 while pad > 0 {
                     let step = pad.min(SPACES.len());
-                    line.push_str(&SPACES[..step]);
+                    text.extend_from_slice(&SPACES.as_bytes()[..step]);
                     pad -= step;
                 }
             }
         }
-        writeln!(out, "{}", line.trim_end())
+        // The line without the whitespace it ends in: padding before empty cells, or a
+        // cell's own. Trailing ASCII spaces go a byte at a time; the line is read as text
+        // only when it then ends in a character that is not ASCII.
+        let mut end = text.len();
+        while end > start && text[end - 1].is_ascii_whitespace() {
+            end -= 1;
+        }
+        if end > start && !text[end - 1].is_ascii() {
+            end = start + std::str::from_utf8(&text[start..end]).map_or(end - start, |s| s.trim_end().len());
+        }
+        text.truncate(end);
+        text.push(b'\n');
     };
-    write_row(&mut header.iter().copied(), header.len())?;
-    for row in rows() {
-        write_row(&mut row.iter().map(AsRef::as_ref), row.len())?;
-    }
-    Ok(())
+    let mut first = Vec::new();
+    line(&mut header.iter().copied(), header.len(), &mut first);
+    out.write_all(&first)?;
+    write_in_batches(out, n.div_ceil(BATCH), |batch, text| -> std::io::Result<()> {
+        for i in batch * BATCH..((batch + 1) * BATCH).min(n) {
+            let cells = row(i);
+            line(&mut cells.iter().map(AsRef::as_ref), cells.len(), text);
+        }
+        Ok(())
+    })
 }
 
 /// Warnings of one kind printed before the rest are counted in one line: a real library
@@ -175,6 +290,10 @@ mod tests {
             "ab cd",
             "ab cd e",
             "  lead  and\ttrail  ",
+            "a\u{b}b\u{c}c\r\nd \u{1f} e",
+            "ascii first, then caf\u{e9}",
+            "nbsp\u{a0}between words",
+            "\u{53cc}\u{8272}\u{7403}\u{5f00}\u{5956}\u{7ed3}\u{679c}\u{67e5}\u{8be2}\u{53cc}\u{8272}\u{7403}\u{5f00}\u{5956} \u{67e5}\u{8be2}",
             "\u{e9}t\u{e9} \u{e0} la plage",
             "one",
             "",
@@ -192,7 +311,7 @@ mod tests {
             vec!["bbb".into(), "s".into(), "y".into()],
         ];
         let mut out = Vec::new();
-        write_table(&mut out, &["N", "D", "S"], || rows.iter().cloned()).unwrap();
+        write_table(&mut out, &["N", "D", "S"], rows.len(), |i| rows[i].clone()).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "N    D     S\na    long  x\nbbb  s     y\n"
@@ -201,11 +320,43 @@ mod tests {
         let wide = "w".repeat(100);
         let rows = [vec!["a", wide.as_str(), "x"], vec!["\u{e9}t\u{e9}", "s", "y"]];
         let mut out = Vec::new();
-        write_table(&mut out, &["N", "D", "S"], || rows.iter().cloned()).unwrap();
+        write_table(&mut out, &["N", "D", "S"], rows.len(), |i| rows[i].clone()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], format!("N    D{}S", " ".repeat(101)));
         assert_eq!(lines[1], format!("a    {wide}  x"));
         assert_eq!(lines[2], format!("\u{e9}t\u{e9}  s{}y", " ".repeat(101)));
+        // A line ends where its text does: not in the padding of empty cells, nor in a
+        // cell's own whitespace, ASCII or not.
+        let rows = [vec!["a", "", ""], vec!["b", "c\u{a0}", ""], vec!["d", "e", "f "]];
+        let mut out = Vec::new();
+        write_table(&mut out, &["N", "D", "S"], rows.len(), |i| rows[i].clone()).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "N  D   S\na\nb  c\nd  e   f\n");
+    }
+
+    #[test]
+    fn a_long_table_is_sized_and_written_in_order_on_two_threads() {
+        // Enough rows for both passes to split; the widest cell of each column lies in a
+        // different half.
+        let n = 5 * BATCH + 7;
+        let row = |i: usize| {
+            let name = if i == n - 3 { "n".repeat(40) } else { format!("s{i}") };
+            let text = if i == 2 { "d".repeat(30) } else { "d".to_owned() };
+            vec![name, text, format!("{i}")]
+        };
+        let mut out = Vec::new();
+        write_table(&mut out, &["N", "D", "S"], n, row).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), n + 1);
+        assert_eq!(lines[0], format!("N{}D{}S", " ".repeat(41), " ".repeat(31)));
+        for (i, line) in lines[1..].iter().enumerate() {
+            let cells = row(i);
+            assert_eq!(
+                *line,
+                format!("{:<42}{:<32}{}", cells[0], cells[1], cells[2]),
+                "row {i}"
+            );
+        }
     }
 }

@@ -6,6 +6,7 @@ use std::io::{self, Write};
 use serde_json::ser::Formatter;
 
 use super::json_text::push_text;
+use crate::output::{BATCH, write_in_batches};
 
 /// `serde_json`'s `PrettyFormatter` (two spaces a level), started one level in: what
 /// the pretty JSON of a list holds for each of its items. `PrettyFormatter` always starts
@@ -223,9 +224,6 @@ impl super::SkillJson<'_> {
     }
 }
 
-/// Items formatted by each thread of [`write_json_items`] at a time.
-const JSON_BATCH: usize = 256;
-
 /// Writes items 0 to `n - 1` to stdout as a pretty JSON array, `write_item(i, out)`
 /// adding item `i` (see [`write_json_items`]).
 pub(super) fn print_json_items(
@@ -240,80 +238,28 @@ pub(super) fn print_json_items(
 
 /// Writes items 0 to `n - 1` as a pretty JSON array, `write_item(i, out)` adding item
 /// `i` one level in, as `serde_json::to_writer_pretty` writes it in a list ([`ItemObject`]
-/// and [`ListItemFormatter`] write that way), with the items formatted
-/// on two threads a batch at a time: formatting is most of the output's time, and the
-/// other core is idle by then (`list --json` of 8,000 real skills: median 374 to 361 ms
-/// over 20 interleaved runs). One helper thread formats every other batch for the whole
-/// output while this one formats the rest and writes (a thread started for each pair of
-/// batches was 26 thread starts for 13,209 skills).
-/// Memory stays at a few batches of text; no item is held longer than its batch.
+/// and [`ListItemFormatter`] write that way), with the items formatted on two threads a
+/// batch at a time ([`write_in_batches`]): formatting is most of the output's time, and
+/// the other core is idle by then (`list --json` of 8,000 real skills: median 374 to 361
+/// ms over 20 interleaved runs). Memory stays at a few batches of text; no item is held
+/// longer than its batch.
 fn write_json_items(
     out: &mut impl std::io::Write,
     n: usize,
     write_item: impl Fn(usize, &mut Vec<u8>) -> serde_json::Result<()> + Sync,
 ) -> anyhow::Result<()> {
-    // Each item written one level in, where the list holds it. Each thread keeps its
-    // buffers from batch to batch: fresh ones cost a page fault for every 4 KiB of text
-    // (a sixth of a warm `list --json`'s faults).
-    let format = |batch: usize, out: &mut Vec<u8>| -> serde_json::Result<()> {
-        out.clear();
-        for i in batch * JSON_BATCH..((batch + 1) * JSON_BATCH).min(n) {
-            out.extend_from_slice(if i > 0 { b",\n  " } else { b"  " });
-            write_item(i, out)?;
-        }
-        Ok(())
-    };
     if n == 0 {
         writeln!(out, "[]")?;
         return Ok(());
     }
     out.write_all(b"[\n")?;
-    let batches = n.div_ceil(JSON_BATCH);
-    let mut mine = Vec::new();
-    if batches == 1 {
-        format(0, &mut mine)?;
-        out.write_all(&mine)?;
-    } else {
-        // The helper formats the odd batches into buffers this thread hands back once
-        // written; it stops at its first error, or when this thread stops taking.
-        let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<serde_json::Result<Vec<u8>>>(1);
-        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
-        let written = std::thread::scope(|scope| {
-            let helper = scope.spawn(move || {
-                for batch in (1..batches).step_by(2) {
-                    let mut text = spare_rx.try_recv().unwrap_or_default();
-                    let formatted = format(batch, &mut text).map(|()| text);
-                    let failed = formatted.is_err();
-                    if done_tx.send(formatted).is_err() || failed {
-                        return;
-                    }
-                }
-            });
-            let mut write = || -> anyhow::Result<()> {
-                for batch in (0..batches).step_by(2) {
-                    format(batch, &mut mine)?;
-                    out.write_all(&mine)?;
-                    if batch + 1 < batches {
-                        let Ok(odd) = done_rx.recv() else {
-                            anyhow::bail!("a thread formatting the JSON output failed");
-                        };
-                        let odd = odd?;
-                        out.write_all(&odd)?;
-                        let _ = spare_tx.send(odd);
-                    }
-                }
-                Ok(())
-            };
-            let written = write();
-            // Unblocks a helper still formatting ahead after a failed write.
-            drop(done_rx);
-            match helper.join() {
-                Ok(()) => written,
-                Err(_) => Err(anyhow::anyhow!("a thread formatting the JSON output failed")),
-            }
-        });
-        written?;
-    }
+    write_in_batches(out, n.div_ceil(BATCH), |batch, text| -> serde_json::Result<()> {
+        for i in batch * BATCH..((batch + 1) * BATCH).min(n) {
+            text.extend_from_slice(if i > 0 { b",\n  " } else { b"  " });
+            write_item(i, text)?;
+        }
+        Ok(())
+    })?;
     out.write_all(b"\n]\n")?;
     Ok(())
 }

@@ -57,7 +57,7 @@ fn json_items_are_written_as_serde_json_writes_the_list() {
     // None, one, one batch and a bit, an odd number of batches (the last one this
     // thread's, with none from the helper after it), an even number with a short
     // last one.
-    for n in [0, 1, JSON_BATCH + 3, 2 * JSON_BATCH + 1, 5 * JSON_BATCH + 1] {
+    for n in [0, 1, BATCH + 3, 2 * BATCH + 1, 5 * BATCH + 1] {
         let mut ours = Vec::new();
         write_json_items(&mut ours, n, serde_item).unwrap();
         let mut theirs = serde_json::to_vec_pretty(&(0..n).map(item).collect::<Vec<_>>()).unwrap();
@@ -107,7 +107,7 @@ impl Serialize for Failing {
 
 #[test]
 fn a_failed_write_or_item_stops_the_output_with_an_error() {
-    let n = 7 * JSON_BATCH + 5;
+    let n = 7 * BATCH + 5;
     // A pipe closed in the first batch, in a batch the other thread formats, and
     // near the end: an error each time, and no thread left waiting.
     let whole = {
@@ -120,7 +120,7 @@ fn a_failed_write_or_item_stops_the_output_with_an_error() {
         assert!(failed.is_err(), "{left} bytes");
     }
     // An item that cannot be written, in a batch of either thread.
-    for bad in [0, JSON_BATCH + 1, 4 * JSON_BATCH, n - 1] {
+    for bad in [0, BATCH + 1, 4 * BATCH, n - 1] {
         let mut out = Vec::new();
         let failed = write_json_items(&mut out, n, |i, out| super::serde_item(out, &Failing { i, bad }));
         let message = failed.unwrap_err().to_string();

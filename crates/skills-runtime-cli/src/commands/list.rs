@@ -55,23 +55,22 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
         let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
         eprintln!("no skills found in: {}", searched.join(", "));
     } else {
-        let rows = || {
-            shown.iter().map(|&i| {
-                let skill = &snapshot.skills()[i];
-                let mut source = Cow::Borrowed(label(&skill.name));
-                let hidden = shadowed_of(&snapshot, &skill.name);
-                if !hidden.is_empty() {
-                    let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
-                    source = Cow::Owned(format!("{source} (hides {})", hidden.join(", ")));
-                }
-                let mut row = vec![
-                    Cow::Borrowed(skill.name.as_str()),
-                    Cow::Owned(shorten(&skill.description, 60)),
-                ];
-                row.extend(count(i).map(|r| Cow::Owned(r.short())));
-                row.extend([Cow::Owned(flags(skill).join(",")), source]);
-                row
-            })
+        let row = |k: usize| {
+            let i = shown[k];
+            let skill = &snapshot.skills()[i];
+            let mut source = Cow::Borrowed(label(&skill.name));
+            let hidden = shadowed_of(&snapshot, &skill.name);
+            if !hidden.is_empty() {
+                let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
+                source = Cow::Owned(format!("{source} (hides {})", hidden.join(", ")));
+            }
+            let mut row = vec![
+                Cow::Borrowed(skill.name.as_str()),
+                Cow::Owned(shorten(&skill.description, 60)),
+            ];
+            row.extend(count(i).map(|r| Cow::Owned(r.short())));
+            row.extend([Cow::Owned(flags(skill).join(",")), source]);
+            row
         };
         let header: &[&str] = if resources {
             &["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"]
@@ -79,7 +78,7 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
             &["NAME", "DESCRIPTION", "FLAGS", "SOURCE"]
         };
         let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        write_table(&mut out, header, rows)?;
+        write_table(&mut out, header, shown.len(), row)?;
         std::io::Write::flush(&mut out)?;
     }
     let code = library.exit(EXIT_OK);
