@@ -72,9 +72,10 @@ where
         format(batch, text)
     };
     let mut mine = Vec::new();
-    if batches <= 1 {
-        if batches == 1 {
-            format(0, &mut mine)?;
+    if batches < 2 {
+        // No helper for a single batch.
+        for batch in 0..batches {
+            format(batch, &mut mine)?;
             out.write_all(&mine)?;
         }
         return Ok(());
@@ -123,8 +124,8 @@ where
 /// Writes `n` rows, `row(i)` making row `i`, as left-aligned columns separated by two
 /// spaces under `header`. Each row is made twice (once to size the columns, once to
 /// write it) instead of all being held: a table of 100,000 skills costs the memory of a
-/// few batches of rows. Both passes run on two threads ([`write_in_batches`]). A cell is
-/// anything that reads as text, so a row can borrow what it shows.
+/// few batches of rows. The rows are written on two threads ([`write_in_batches`]). A
+/// cell is anything that reads as text, so a row can borrow what it shows.
 pub fn write_table<C>(
     out: &mut impl Write,
     header: &[&str],
@@ -134,67 +135,37 @@ pub fn write_table<C>(
 where
     C: AsRef<str>,
 {
-    const SPACES: &str = "                                                                ";
-    let widths_of = |rows: std::ops::Range<usize>| {
-        let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
-        for i in rows {
-            for (w, cell) in widths.iter_mut().zip(&row(i)) {
-                *w = (*w).max(width(cell.as_ref()));
-            }
+    let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
+    for i in 0..n {
+        for (w, cell) in widths.iter_mut().zip(&row(i)) {
+            *w = (*w).max(width(cell.as_ref()));
         }
-        widths
-    };
-    let half = n / 2;
-    let widths = if n >= 2 * BATCH {
-        std::thread::scope(|scope| {
-            let second = scope.spawn(|| widths_of(half..n));
-            let mut widths = widths_of(0..half);
-            // A panic of the other half is this thread's too.
-            let second = second.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            for (w, other) in widths.iter_mut().zip(second) {
-                *w = (*w).max(other);
-            }
-            widths
-        })
-    } else {
-        widths_of(0..n)
-    };
-    let line = |cells: &mut dyn Iterator<Item = &str>, count: usize, text: &mut Vec<u8>| {
-        let start = text.len();
-        for (i, (cell, column)) in cells.zip(&widths).enumerate() {
-            text.extend_from_slice(cell.as_bytes());
-            if i + 1 < count {
-                let mut pad = column.saturating_sub(width(cell)) + 2;
-                while pad > 0 {
-                    let step = pad.min(SPACES.len());
-                    text.extend_from_slice(&SPACES.as_bytes()[..step]);
-                    pad -= step;
-                }
-            }
-        }
-        // The line without the whitespace it ends in: padding before empty cells, or a
-        // cell's own. Trailing ASCII spaces go a byte at a time; the line is read as text
-        // only when it then ends in a character that is not ASCII.
-        let mut end = text.len();
-        while end > start && text[end - 1].is_ascii_whitespace() {
-            end -= 1;
-        }
-        if end > start && !text[end - 1].is_ascii() {
-            end = start + std::str::from_utf8(&text[start..end]).map_or(end - start, |s| s.trim_end().len());
-        }
-        text.truncate(end);
-        text.push(b'\n');
-    };
+    }
     let mut first = Vec::new();
-    line(&mut header.iter().copied(), header.len(), &mut first);
+    write_line(header, &widths, &mut first);
     out.write_all(&first)?;
     write_in_batches(out, n.div_ceil(BATCH), |batch, text| -> std::io::Result<()> {
         for i in batch * BATCH..((batch + 1) * BATCH).min(n) {
-            let cells = row(i);
-            line(&mut cells.iter().map(AsRef::as_ref), cells.len(), text);
+            write_line(&row(i), &widths, text);
         }
         Ok(())
     })
+}
+
+/// One line of [`write_table`]: each cell padded to its column's width and two spaces,
+/// the line ending where its text does (after the last cell that is more than
+/// whitespace, without that cell's own trailing whitespace).
+fn write_line<C: AsRef<str>>(cells: &[C], widths: &[usize], text: &mut Vec<u8>) {
+    let cells = &cells[..cells.len().min(widths.len())];
+    if let Some(last) = cells.iter().rposition(|cell| !cell.as_ref().trim_end().is_empty()) {
+        for (cell, column) in cells[..last].iter().zip(widths) {
+            let cell = cell.as_ref();
+            text.extend_from_slice(cell.as_bytes());
+            text.resize(text.len() + column.saturating_sub(width(cell)) + 2, b' ');
+        }
+        text.extend_from_slice(cells[last].as_ref().trim_end().as_bytes());
+    }
+    text.push(b'\n');
 }
 
 /// Warnings of one kind printed before the rest are counted in one line: a real library
@@ -318,13 +289,13 @@ mod tests {
         );
         // A column wider than one run of padding, and cells that borrow.
         let wide = "w".repeat(100);
-        let rows = [vec!["a", wide.as_str(), "x"], vec!["\u{e9}t\u{e9}", "s", "y"]];
+        let rows = [vec!["\u{e9}", wide.as_str(), "x"], vec!["\u{e9}t\u{e9}", "s", "y"]];
         let mut out = Vec::new();
         write_table(&mut out, &["N", "D", "S"], rows.len(), |i| rows[i].clone()).unwrap();
         let text = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], format!("N    D{}S", " ".repeat(101)));
-        assert_eq!(lines[1], format!("a    {wide}  x"));
+        assert_eq!(lines[1], format!("\u{e9}    {wide}  x"));
         assert_eq!(lines[2], format!("\u{e9}t\u{e9}  s{}y", " ".repeat(101)));
         // A line ends where its text does: not in the padding of empty cells, nor in a
         // cell's own whitespace, ASCII or not.
@@ -335,9 +306,9 @@ mod tests {
     }
 
     #[test]
-    fn a_long_table_is_sized_and_written_in_order_on_two_threads() {
-        // Enough rows for both passes to split; the widest cell of each column lies in a
-        // different half.
+    fn a_long_table_is_written_in_order_on_two_threads() {
+        // Enough rows for several batches of each thread; the widest cell of each column
+        // lies in a different batch.
         let n = 5 * BATCH + 7;
         let row = |i: usize| {
             let name = if i == n - 3 { "n".repeat(40) } else { format!("s{i}") };
