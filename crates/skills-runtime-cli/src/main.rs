@@ -23,6 +23,7 @@ macro_rules! say_err {
 mod cli;
 mod commands;
 mod git_use;
+mod heap;
 mod library;
 mod mcp;
 mod output;
@@ -37,9 +38,16 @@ use clap::Parser;
 /// clone or fetch fails; `SKILLS_GIT_TIMEOUT` overrides.
 const DEFAULT_GIT_TIMEOUT_SECS: u64 = 30;
 
+#[global_allocator]
+static HEAP: heap::Heap = heap::Heap;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
-    tune_malloc(matches!(cli.command, cli::Command::Serve { .. }));
+    if matches!(cli.command, cli::Command::Serve { .. }) {
+        heap::use_mimalloc();
+    } else {
+        heap::tune_for_one_shot();
+    }
     // `serve` must outlive its sockets, and the commands that write must finish what they
     // started whoever reads their output (they print with `say!`).
     let writes = matches!(
@@ -93,79 +101,6 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(cli::EXIT_SOURCE_ERROR)
         }
-    }
-}
-
-/// glibc gives each thread that allocates its own arena, up to eight per core, and an
-/// arena keeps the memory it once held: discovery reads on the blocking pool's threads,
-/// so each of them kept a few MiB of a large library's peak. Two arenas hold the peak
-/// of `skills list` on a real 10,000-skill library from 39 to 35 MiB at no cost in time.
-///
-/// glibc also raises its threshold for mapping a block on its own each time such a block
-/// is freed, so after the first large buffer is let go (a chunk of files, a list of
-/// skills) the later ones are carved from the heap and leave holes in it. Kept at its
-/// starting 128 KiB, the threshold maps every large block and unmaps it when freed:
-/// 0.9-2.5 MiB less at the peak on real libraries of 2,800 to 40,000 skills, with no
-/// difference in time over 25 interleaved runs.
-///
-/// A thread's arena grows a page at a time, one `mprotect` each (the main arena grows by
-/// `brk` with room to spare): a warm start on a real library made 2,600 of those calls
-/// whenever its busiest thread was not the main one, and each takes the lock the other
-/// thread's page faults need. Grown once at start, the second arena keeps its pages
-/// writable when a free gives their memory back (`MADV_DONTNEED`), so that start makes
-/// about 40 calls and holds no more memory. Past the 32 MiB grown here it grows a page
-/// at a time again (13,030 calls in a one-shot search of a 40,000-skill library); growing
-/// more at start, a larger `M_TOP_PAD` or a single arena did not make such a process
-/// measurably faster (docs/performance.md).
-///
-/// `skills serve` (`serve`) gets [`SERVE_ARENAS`]: at its start the walk of the sources,
-/// the kept search index's decoding and the client's first requests allocate on four
-/// threads at once, and with two arenas a sixth of their CPU time went to waiting for
-/// an arena's lock and waking its waiters (`perf`, warm, on a 40,000-skill library). A
-/// server gives what it freed back after its start ([`trim_heap`]); a one-shot command
-/// keeps two, for its peak.
-fn tune_malloc(serve: bool) {
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = serve;
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: called in main before any other thread exists; the settings
-    // only bound how glibc allocates later; the one block is freed by the thread that
-    // took it (a null pointer, if the allocation failed, is a no-op for `free`), and that
-    // thread is joined before the threshold is set back.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, if serve { SERVE_ARENAS } else { 2 });
-        // One block of 32 MiB, taken and given back on a thread of its own, makes the
-        // second arena's heap writable at once (the threshold is raised so that the
-        // block comes from the heap rather than a mapping of its own).
-        // A thread the system refuses (a process limit) only leaves the arena as it was.
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        let grown = std::thread::Builder::new().spawn(|| {
-            let block = std::hint::black_box(libc::malloc(32 << 20));
-            libc::free(block);
-        });
-        if let Ok(grown) = grown {
-            let _ = grown.join();
-        }
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
-    }
-}
-
-/// glibc's arenas for `skills serve` ([`tune_malloc`]).
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-const SERVE_ARENAS: libc::c_int = 4;
-
-/// Hands the heap's free pages back to the system (glibc keeps them otherwise): a
-/// long-running server calls it after work that allocated and freed a lot (discovery,
-/// a page of manifests), so its resident memory follows what it holds, not what it
-/// once held.
-pub(crate) fn trim_heap() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only returns free memory of glibc's arenas to the system; it
-    // may run at any time from any thread.
-    #[allow(unsafe_code)]
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 

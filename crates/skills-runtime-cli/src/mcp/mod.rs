@@ -102,7 +102,7 @@ fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_
         server.keep_list_fresh().await;
         // What discovery and the index's decoding freed goes back to the system here,
         // not before `initialize` is answered (10-15 ms at 40,000 skills).
-        let _ = tokio::task::spawn_blocking(crate::trim_heap).await;
+        let _ = tokio::task::spawn_blocking(crate::heap::trim).await;
         let watching = catalog.clone();
         let watch = match tokio::task::spawn_blocking(move || watching.watch()).await {
             Ok(Ok(watch)) => watch,
@@ -116,6 +116,7 @@ fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_
             );
         }
         catalog.reload().await;
+        let _ = tokio::task::spawn_blocking(crate::heap::settle).await;
         std::future::pending::<()>().await;
         drop(watch);
     });

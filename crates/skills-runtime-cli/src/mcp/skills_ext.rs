@@ -72,7 +72,7 @@ impl SkillsServer {
             }
         }
         // A page reads and digests up to 500 skills' files: give back what it freed.
-        crate::trim_heap();
+        crate::heap::trim();
         let mut result = ListSkillsResult::with_all_items(skills);
         result.next_cursor = next;
         Ok(result)
