@@ -21,6 +21,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::fields::FieldMap;
 use crate::parse::ParseOutcome;
 use crate::skill::{FrontmatterValue, SkillListing, SkillMetadata};
+use crate::window::text;
 
 /// How deep decoded frontmatter values may nest.
 const MAX_VALUE_DEPTH: usize = 128;
@@ -360,7 +361,7 @@ impl<'a> Reader<'a> {
         let len = self.len()?;
         let bytes = self.take(len)?;
         if text {
-            self::text(bytes)?;
+            crate::window::text(bytes)?;
         }
         Some(bytes)
     }
@@ -439,24 +440,6 @@ impl<'a> Reader<'a> {
         })
     }
 }
-
-/// `bytes` as text, if they are UTF-8. Most of a cache's strings are short and ASCII
-/// (paths, names, diagnostic kinds, frontmatter keys); for those, `simdutf8` hands over
-/// to the standard library's check, which spent about a hundred instructions a string
-/// before it looked at a byte (a tenth of a warm agentskillexchange start's decoding,
-/// by `callgrind`). `is_ascii` checks them a word at a time.
-fn text(bytes: &[u8]) -> Option<&str> {
-    if bytes.len() < SHORT_TEXT && bytes.is_ascii() {
-        // SAFETY: every ASCII byte string is UTF-8.
-        #[allow(unsafe_code)]
-        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
-    }
-    simdutf8::basic::from_utf8(bytes).ok()
-}
-
-/// Below this length `simdutf8` uses the standard library's check; from it on, its own
-/// vector code is the faster check.
-const SHORT_TEXT: usize = 64;
 
 /// The entries of a skill's `extra` map as [`Reader::extra`] kept them: `u32 count
 /// (str key value)*`, whole.

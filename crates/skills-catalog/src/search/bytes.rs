@@ -75,9 +75,14 @@ impl<'a> In<'a> {
         Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
     }
 
-    pub(super) fn string(&mut self) -> Option<String> {
+    /// The next string, borrowed from the window (valid until the next read).
+    pub(super) fn str(&mut self) -> Option<&str> {
         let len = self.u32()? as usize;
-        String::from_utf8(self.take(len)?.to_vec()).ok()
+        skills_core::window::text(self.take(len)?)
+    }
+
+    pub(super) fn string(&mut self) -> Option<String> {
+        self.str().map(str::to_owned)
     }
 
     pub(super) fn u32s(&mut self) -> Option<Vec<u32>> {

@@ -64,7 +64,7 @@ impl Vocabulary {
             let word = match input.u32()? {
                 0 => None,
                 1 => {
-                    let word: Arc<str> = input.string()?.into();
+                    let word: Arc<str> = Arc::from(input.str()?);
                     let grams = input.u32()? as usize;
                     let skills = input.u32()?;
                     vocabulary.ids.insert(Arc::clone(&word), (id as u32, skills));
