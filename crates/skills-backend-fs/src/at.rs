@@ -183,7 +183,7 @@ fn child_name<'a>(host: &Path, dir: &'a Path) -> Option<&'a str> {
     if child.is_empty() || child.contains(&b'/') || child == b"." || child == b".." {
         return None;
     }
-    std::str::from_utf8(child).ok()
+    skills_core::utf8::checked(child)
 }
 
 /// A file's entry from its `stat`: the etag is its size, mtime, ctime and inode.
@@ -239,7 +239,7 @@ fn etag_of(size: u64, mtime_ns: u128, ctime_ns: u128, ino: u64) -> String {
         }
     }
     // Hex digits and dashes: always UTF-8.
-    std::str::from_utf8(&text[at..]).map_or_else(|_| String::new(), str::to_owned)
+    skills_core::utf8::checked(&text[at..]).map_or_else(String::new, str::to_owned)
 }
 
 /// The time `secs` seconds and `nanos` nanoseconds from the Unix epoch, as the standard

@@ -48,7 +48,7 @@ impl Names {
             if name == b"." || name == b".." {
                 return;
             }
-            let Ok(name) = std::str::from_utf8(name) else {
+            let Some(name) = skills_core::utf8::checked(name) else {
                 tracing::debug!(dir = dir_path, "skipping an entry whose name is not UTF-8");
                 let shown = String::from_utf8_lossy(name);
                 left_out.push(format!("{}: a name that is not UTF-8", path::join(dir_path, &shown)));

@@ -21,7 +21,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::fields::FieldMap;
 use crate::parse::ParseOutcome;
 use crate::skill::{FrontmatterValue, SkillListing, SkillMetadata};
-use crate::window::text;
+use crate::utf8::checked as text;
 
 /// How deep decoded frontmatter values may nest.
 const MAX_VALUE_DEPTH: usize = 128;
@@ -361,7 +361,7 @@ impl<'a> Reader<'a> {
         let len = self.len()?;
         let bytes = self.take(len)?;
         if text {
-            crate::window::text(bytes)?;
+            crate::utf8::checked(bytes)?;
         }
         Some(bytes)
     }

@@ -73,6 +73,7 @@ mod skill_files;
 mod skill_size;
 mod split;
 pub mod url;
+pub mod utf8;
 mod watch;
 pub mod window;
 mod yaml;

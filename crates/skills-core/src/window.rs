@@ -98,32 +98,6 @@ impl<'s> ReadWindow<'s> {
     }
 }
 
-/// `bytes` as text, if they are UTF-8: how the kept listings and search indexes check
-/// the strings they decode. Most are short and ASCII (paths, names, diagnostic kinds,
-/// frontmatter keys, an index's words); for those, `simdutf8` hands over to the
-/// standard library's check, which spent about a hundred instructions a string before
-/// it looked at a byte (a tenth of a warm agentskillexchange start's decoding, by
-/// `callgrind`). `is_ascii` checks them a word at a time.
-///
-/// ```
-/// use skills_core::window::text;
-/// assert_eq!(text(b"pdf-tools"), Some("pdf-tools"));
-/// assert_eq!(text("caf\u{e9}".as_bytes()), Some("caf\u{e9}"));
-/// assert_eq!(text(b"\xff\xfe"), None);
-/// ```
-pub fn text(bytes: &[u8]) -> Option<&str> {
-    if bytes.len() < SHORT_TEXT && bytes.is_ascii() {
-        // SAFETY: every ASCII byte string is UTF-8.
-        #[allow(unsafe_code)]
-        return Some(unsafe { std::str::from_utf8_unchecked(bytes) });
-    }
-    simdutf8::basic::from_utf8(bytes).ok()
-}
-
-/// Below this length `simdutf8` uses the standard library's check; from it on, its own
-/// vector code is the faster check.
-const SHORT_TEXT: usize = 64;
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -78,7 +78,7 @@ impl<'a> In<'a> {
     /// The next string, borrowed from the window (valid until the next read).
     pub(super) fn str(&mut self) -> Option<&str> {
         let len = self.u32()? as usize;
-        skills_core::window::text(self.take(len)?)
+        skills_core::utf8::checked(self.take(len)?)
     }
 
     pub(super) fn string(&mut self) -> Option<String> {
