@@ -21,9 +21,12 @@ pub(crate) const CHUNK: usize = 256 * 1024;
 /// longer than the window grows it; the window never holds more than the `len` bytes.
 pub struct ReadWindow<'s> {
     source: &'s mut dyn Read,
-    /// Bytes read and not yet taken: `buf[at..]`.
+    /// Bytes read and not yet taken: `buf[at..end]`. What lies past `end` was read
+    /// before and is written over by the next read: the buffer is zeroed only where it
+    /// grows, not at every read (a kept listing of 40,000 skills is 40 MB).
     buf: Vec<u8>,
     at: usize,
+    end: usize,
     /// Bytes still in the source.
     unread: u64,
 }
@@ -43,23 +46,24 @@ impl<'s> ReadWindow<'s> {
             source,
             buf: Vec::new(),
             at: 0,
+            end: 0,
             unread: len,
         }
     }
 
     /// Bytes not yet taken, read or not.
     pub fn left(&self) -> u64 {
-        (self.buf.len() - self.at) as u64 + self.unread
+        (self.end - self.at) as u64 + self.unread
     }
 
     /// The bytes read and not yet taken.
     pub fn held(&self) -> &[u8] {
-        &self.buf[self.at..]
+        &self.buf[self.at..self.end]
     }
 
     /// Marks the first `n` held bytes taken (at most all of them).
     pub fn advance(&mut self, n: usize) {
-        self.at = (self.at + n).min(self.buf.len());
+        self.at = (self.at + n).min(self.end);
     }
 
     /// Reads `more` bytes or more into the window: a chunk at least, and at least as much
@@ -69,26 +73,28 @@ impl<'s> ReadWindow<'s> {
         if self.unread == 0 {
             return false;
         }
-        self.buf.drain(..self.at);
-        self.at = 0;
-        let held = self.buf.len();
+        self.buf.copy_within(self.at..self.end, 0);
+        let held = self.end - self.at;
+        (self.at, self.end) = (0, held);
         let want = more
             .max(CHUNK)
             .max(held)
             .min(usize::try_from(self.unread).unwrap_or(usize::MAX));
-        self.buf.resize(held + want, 0);
-        if self.source.read_exact(&mut self.buf[held..]).is_err() {
-            self.buf.truncate(held);
+        if self.buf.len() < held + want {
+            self.buf.resize(held + want, 0);
+        }
+        if self.source.read_exact(&mut self.buf[held..held + want]).is_err() {
             self.unread = 0;
             return false;
         }
+        self.end = held + want;
         self.unread -= want as u64;
         true
     }
 
     /// The next `n` bytes; `None` when fewer are left (or the source fails).
     pub fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let held = self.buf.len() - self.at;
+        let held = self.end - self.at;
         if held < n && ((n - held) as u64 > self.unread || !self.fill(n - held)) {
             return None;
         }
@@ -116,6 +122,23 @@ mod tests {
         assert_eq!(window.take(bytes.len() - at + 1), None);
         assert_eq!(window.take(bytes.len() - at), Some(&bytes[at..]));
         assert!(!window.fill(1));
+    }
+
+    #[test]
+    fn bytes_left_from_a_longer_read_are_never_taken() {
+        let bytes: Vec<u8> = (0..(CHUNK + 5)).map(|i| (i % 253) as u8).collect();
+        let mut source = bytes.as_slice();
+        let mut window = ReadWindow::new(&mut source, bytes.len() as u64);
+        assert_eq!(window.take(CHUNK - 1), Some(&bytes[..CHUNK - 1]));
+        // One byte held, five unread: ten cannot be had, whatever the buffer still holds.
+        assert_eq!(window.take(10), None);
+        assert_eq!(window.held(), &bytes[CHUNK - 1..CHUNK]);
+        // The next read is shorter than the first: the buffer's tail is the first read's.
+        assert_eq!(window.take(6), Some(&bytes[CHUNK - 1..]));
+        assert_eq!((window.left(), window.held()), (0, &[][..]));
+        assert_eq!(window.take(1), None);
+        window.advance(3);
+        assert!(window.held().is_empty());
     }
 
     #[test]
