@@ -2,13 +2,13 @@
 //!
 //! A one-shot command (`list`, `search`, `validate`...) allocates from the system's
 //! allocator (glibc on Linux), tuned for a low peak ([`tune_for_one_shot`]): a user runs
-//! it on a large library as often as they like, and its memory is what the issue of a
-//! warm start bounds. `skills serve` is started once per session by an MCP client, and
-//! the client waits for its first answers: before its runtime starts it switches to
-//! mimalloc ([`use_mimalloc`]), whose threads allocate and free without sharing an
-//! arena's lock. The choice is per process, made in `main` before any other thread
-//! exists; blocks taken from glibc before the switch are given back to glibc (decision
-//! 109 gives the figures).
+//! it on a large library as often as they like, and its peak memory is what counts.
+//! `skills serve` is started once per session by an MCP client, and the client waits
+//! for its first answers: before its runtime starts it switches to mimalloc
+//! ([`use_mimalloc`]), whose threads allocate and free without sharing an arena's lock.
+//! The choice is per process, made in `main` before any other thread exists; blocks
+//! taken from glibc before the switch are given back to glibc (decision 109 gives the
+//! figures).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,11 +88,11 @@ fn in_mimalloc(ptr: *mut u8) -> bool {
     ours
 }
 
-/// mimalloc's `mi_option_purge_delay` (its place in `mi_option_t`, the same in its
-/// versions 2 and 3): how many milliseconds memory it freed stays committed. At 0 it is
-/// given back at once, which holds a warm serve of a 40,304-skill library to the
-/// system allocator's resident memory at no cost in time that a run could see (at the
-/// default of 10 ms, 25% more; decision 109). `MIMALLOC_PURGE_DELAY` still decides
+/// mimalloc's `mi_option_purge_delay` (its place in `mi_option_t`, mimalloc.h): how
+/// many milliseconds memory it freed stays committed (10 by default). [`settle`] sets
+/// it to 0 once a server's start is over: at 0 from the start, the start lost part of
+/// its gain; left at 10 ms, a server whose threads then idle kept about a fifth more
+/// resident memory than with glibc (decision 109). `MIMALLOC_PURGE_DELAY` still decides
 /// when it is set.
 const PURGE_DELAY: mi::mi_option_t = 15;
 
