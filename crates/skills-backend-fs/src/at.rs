@@ -238,8 +238,8 @@ fn etag_of(size: u64, mtime_ns: u128, ctime_ns: u128, ino: u64) -> String {
             text[at] = b'-';
         }
     }
-    // Hex digits and dashes: always UTF-8.
-    skills_core::utf8::checked(&text[at..]).map_or_else(String::new, str::to_owned)
+    // Hex digits and dashes: ASCII, one character a byte.
+    text[at..].iter().map(|&b| char::from(b)).collect()
 }
 
 /// The time `secs` seconds and `nanos` nanoseconds from the Unix epoch, as the standard

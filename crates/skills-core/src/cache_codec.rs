@@ -21,7 +21,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::fields::FieldMap;
 use crate::parse::ParseOutcome;
 use crate::skill::{FrontmatterValue, SkillListing, SkillMetadata};
-use crate::utf8::checked as text;
+use crate::utf8;
 
 /// How deep decoded frontmatter values may nest.
 const MAX_VALUE_DEPTH: usize = 128;
@@ -244,7 +244,7 @@ impl<'a> Reader<'a> {
 
     pub(crate) fn str(&mut self) -> Option<&'a str> {
         let len = self.len()?;
-        text(self.take(len)?)
+        utf8::checked(self.take(len)?)
     }
 
     fn string(&mut self) -> Option<String> {
@@ -361,7 +361,7 @@ impl<'a> Reader<'a> {
         let len = self.len()?;
         let bytes = self.take(len)?;
         if text {
-            crate::utf8::checked(bytes)?;
+            utf8::checked(bytes)?;
         }
         Some(bytes)
     }
