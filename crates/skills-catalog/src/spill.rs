@@ -73,12 +73,42 @@ impl SkillCatalog {
                 }
             }
         };
-        if matches!(tokio::task::spawn_blocking(finish).await, Ok(Some(()))) {
-            state.cache.mark_saved();
-        }
-        // The cache holds the etags of what spilled, not the parses: whatever needs them
-        // loads them from the file (or, if it was not written, reads the files again).
+        let _ = tokio::task::spawn_blocking(finish).await;
+        // The cache held the etags of what spilled, not the parses: whatever needs them
+        // loads them from the file (or, if it was not written, reads the files again), so
+        // the etags go too (8,000 paths and etags, about 2 MB, held to the end of a
+        // one-shot command otherwise).
+        state.cache = skills_core::ParseCache::default();
         state.parses_unloaded = true;
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+    use std::sync::Arc;
+
+    use skills_core::MemoryBackend;
+
+    use crate::{PersistentCache, SkillCatalog, SkillSource};
+
+    #[tokio::test]
+    async fn a_finished_spill_keeps_nothing_of_what_went_to_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let backend = Arc::new(MemoryBackend::new());
+        for name in ["pdf", "web"] {
+            let text = format!("---\nname: {name}\ndescription: About {name}\n---\n");
+            backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+        }
+        let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/skills").with_spec("test-library")])
+            .with_persistent_cache(PersistentCache::new(dir.path()));
+        assert_eq!(catalog.ensure_loaded().await.skills().len(), 2);
+        let work = catalog.work.lock().await;
+        let state = &work.as_ref().unwrap()[0];
+        assert!(state.spill.is_none(), "spill");
+        assert!(state.parses_unloaded, "unloaded");
+        assert!(state.cache.is_empty(), "the etags of the spilled parses are still held");
     }
 }

@@ -87,12 +87,19 @@ async fn a_listing_reads_back_whole_and_a_damaged_one_not_at_all() {
     let back = SkillListing::from_bytes(&bytes).unwrap();
     assert_eq!(back, listing);
 
-    // Streamed part by part, the same bytes.
+    // Streamed part by part, the same bytes: a part per skill and per diagnostic, so a
+    // writer never gathers a large library's listing (or its warnings) in one buffer.
     let mut streamed = Vec::new();
+    let mut parts = 0;
     SkillListing::write_bytes(listing.folders, &listing.skills, &listing.diagnostics, &mut |part| {
-        streamed.extend_from_slice(part)
+        streamed.extend_from_slice(part);
+        parts += 1;
     });
     assert_eq!(streamed, bytes);
+    assert!(
+        parts > listing.skills.len() + listing.diagnostics.len(),
+        "{parts} parts"
+    );
 
     // Any cut, and anything after the end, is refused.
     for end in 0..bytes.len() {
