@@ -74,10 +74,9 @@ impl SkillCatalog {
             }
         };
         let _ = tokio::task::spawn_blocking(finish).await;
-        // The cache held the etags of what spilled, not the parses: whatever needs them
-        // loads them from the file (or, if it was not written, reads the files again), so
-        // the etags go too (8,000 paths and etags, about 2 MB, held to the end of a
-        // one-shot command otherwise).
+        // The cache holds nothing of what spilled, only the parses that could not go (a
+        // file changed within the racy window): whatever needs the parses loads them from
+        // the file (or, if it was not written, reads the files again), so those go too.
         state.cache = skills_core::ParseCache::default();
         state.parses_unloaded = true;
         true
@@ -109,6 +108,9 @@ mod tests {
         let state = &work.as_ref().unwrap()[0];
         assert!(state.spill.is_none(), "spill");
         assert!(state.parses_unloaded, "unloaded");
-        assert!(state.cache.is_empty(), "the etags of the spilled parses are still held");
+        assert!(
+            state.cache.is_empty(),
+            "the cache still holds entries of the spilled parses"
+        );
     }
 }

@@ -123,14 +123,7 @@ impl ParseCache {
             .entries
             .iter()
             .filter(|(_, e)| !e.racy)
-            .filter_map(|(path, e)| {
-                Some((
-                    path.as_str(),
-                    e.etag.as_str(),
-                    e.outcome.as_ref()?.bytes(),
-                    e.words.as_ref(),
-                ))
-            })
+            .map(|(path, e)| (path.as_str(), e.etag.as_str(), e.outcome.bytes(), e.words.as_ref()))
             .chain(self.base.iter().flat_map(Base::entries))
             .collect();
         entries.sort_unstable_by(|a, b| a.0.cmp(b.0));

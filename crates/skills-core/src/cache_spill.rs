@@ -8,7 +8,7 @@ use crate::parse_cache::{ParseCache, Spill, SpillSink};
 impl ParseCache {
     /// Gives every parse this cache takes from now on to `sink` (as the bytes
     /// [`write_bytes`](Self::write_bytes) gives for it) instead of keeping it: the cache
-    /// keeps the file's etag only, so a later discovery through it reads the file again.
+    /// keeps nothing of the file, so a later discovery through it reads the file again.
     /// For a first discovery whose parses are only wanted in the cache file, written as
     /// they are read: the sink's bytes are then the file's whole payload. A parse that
     /// must not be written (its file changed within the racy window) stays in memory.
@@ -81,7 +81,7 @@ mod tests {
     }
 
     #[test]
-    fn spilled_parses_leave_only_their_etags_and_are_read_again() {
+    fn spilled_parses_leave_nothing_behind_and_are_read_again() {
         let (backend, bytes, sink) = library();
         let mut cache = ParseCache::new().with_racy_window(Duration::ZERO);
         assert!(cache.spill_to(sink));
@@ -89,8 +89,8 @@ mod tests {
         assert_eq!(first.skills.len(), 2);
         // Nothing is kept to write: what the sink has is the whole cache.
         assert!(cache.to_bytes().is_empty());
-        assert_eq!(cache.len(), 2);
-        assert!(cache.etag("/s/pdf/SKILL.md").is_some());
+        assert_eq!(cache.len(), 0);
+        assert!(cache.etag("/s/pdf/SKILL.md").is_none());
         let given = bytes.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let kept = ParseCache::from_bytes(given).unwrap_or_else(|| panic!("the spill is no cache"));
         assert_eq!(kept.len(), 2);

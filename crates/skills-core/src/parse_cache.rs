@@ -23,10 +23,9 @@ pub const DEFAULT_RACY_WINDOW: Duration = Duration::from_secs(2);
 pub(crate) struct Entry {
     pub(crate) etag: String,
     /// The parse, encoded: a cache holds about a third of the memory the parsed skills
-    /// take, and a hit decodes a fresh copy for the listing instead of cloning one. `None`
-    /// when it went to the cache's [spill](ParseCache::spill_to): the entry then proves
-    /// nothing and is never a hit.
-    pub(crate) outcome: Option<Blob>,
+    /// take, and a hit decodes a fresh copy for the listing instead of cloning one. (A
+    /// parse that went to the cache's [spill](ParseCache::spill_to) has no entry.)
+    pub(crate) outcome: Blob,
     /// Whether the file changed too close to its read for the etag to prove it unchanged
     /// later: kept in memory, never written to disk.
     pub(crate) racy: bool,
@@ -193,7 +192,7 @@ impl ParseCache {
     pub(crate) fn hit(&self, entry: &FileInfo) -> Option<Blob> {
         let etag = entry.etag.as_deref()?;
         if let Some(cached) = self.entries.get(&entry.path) {
-            return (cached.etag == etag).then(|| cached.outcome.clone()).flatten();
+            return (cached.etag == etag).then(|| cached.outcome.clone());
         }
         let base = self.base.as_ref()?;
         let at = base.find(&entry.path)?;
@@ -213,24 +212,25 @@ impl ParseCache {
         let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
         // A spilling cache gives a new file's parse away; one it took before cannot be
         // taken back from the sink, so a second parse of a file breaks the spill.
-        let spilled = if racy || !self.spill.active() {
-            false
-        } else if in_base || self.entries.get(&entry.path).is_some() {
-            self.spill.break_off();
-            false
-        } else {
-            self.spill.give(&entry.path, etag, &self.scratch)
-        };
-        let outcome = (!spilled).then(|| {
-            let bytes = self.scratch.to_vec();
-            Blob {
-                range: 0..bytes.len(),
-                buffer: Arc::new(bytes),
+        // What went is not kept at all: a later discovery through the cache finds no
+        // entry and reads the file again (a first start of thereisnotime held 1.7 MB of
+        // paths and etags for nothing).
+        if !racy && self.spill.active() {
+            if in_base || self.entries.get(&entry.path).is_some() || self.spill.gave(&entry.path) {
+                self.spill.break_off();
+            } else {
+                self.spill.give(&entry.path, etag, &self.scratch);
+                self.dirty = true;
+                return;
             }
-        });
+        }
+        let bytes = self.scratch.to_vec();
         let cached = Entry {
             etag: etag.clone(),
-            outcome,
+            outcome: Blob {
+                range: 0..bytes.len(),
+                buffer: Arc::new(bytes),
+            },
             racy,
             words: None,
         };
@@ -341,6 +341,15 @@ pub(crate) struct Spill {
     pub(crate) broken: bool,
     /// Where an entry's path, etag and length are put before they go.
     head: Vec<u8>,
+    /// The hash of each path whose entry went: a file parsed again after its first parse
+    /// went breaks the spill, and the cache keeps no entry of what went to tell it.
+    gone: std::collections::HashSet<u64, foldhash::fast::FixedState>,
+}
+
+/// A path's hash for [`Spill::gave`], the same in every spill of the process.
+fn path_hash(path: &str) -> u64 {
+    use std::hash::BuildHasher as _;
+    foldhash::fast::FixedState::with_seed(0x5eed).hash_one(path)
 }
 
 impl Clone for Spill {
@@ -373,14 +382,20 @@ impl Spill {
     }
 
     /// Gives the entry `path`, `etag`, `outcome` to the sink: what `write_bytes` writes
-    /// of it. Whether it went (always, while spilling).
-    pub(crate) fn give(&mut self, path: &str, etag: &str, outcome: &[u8]) -> bool {
-        let Some(sink) = &mut self.sink else { return false };
+    /// of it (nothing, unless spilling).
+    pub(crate) fn give(&mut self, path: &str, etag: &str, outcome: &[u8]) {
+        let Some(sink) = &mut self.sink else { return };
+        self.gone.insert(path_hash(path));
         self.head.clear();
         put_entry_head(&mut self.head, path, etag, outcome.len());
         sink(&self.head);
         sink(outcome);
-        true
+    }
+
+    /// Whether an entry for `path` may have gone to the sink already (a hash of its path
+    /// says so: two paths of one hash only cost the file its place).
+    pub(crate) fn gave(&self, path: &str) -> bool {
+        self.gone.contains(&path_hash(path))
     }
 
     /// Notes that an entry taken while spilling could not go to the sink whole.
