@@ -22,10 +22,15 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic of `kind` about `path`.
     pub fn new(path: impl Into<String>, kind: DiagnosticKind, message: impl Into<String>) -> Self {
+        let mut message = message.into();
+        // A formatted message has room to spare (`to_string` grows by doubling: a
+        // 162-byte message in 256 bytes), and a library's diagnostics are held for as
+        // long as it is (9,350 of them at thereisnotime).
+        message.shrink_to_fit();
         Self {
             path: path.into(),
             kind,
-            message: message.into(),
+            message,
             cut: None,
         }
     }
@@ -264,5 +269,19 @@ diagnostic_kinds! {
 impl fmt::Display for DiagnosticKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_keeps_no_room_to_spare() {
+        let mut message = String::with_capacity(256);
+        message.push_str("name does not match its folder");
+        let diagnostic = Diagnostic::new("/s/a/SKILL.md", DiagnosticKind::NameMismatch, message);
+        assert_eq!(diagnostic.message, "name does not match its folder");
+        assert_eq!(diagnostic.message.capacity(), diagnostic.message.len());
     }
 }
