@@ -143,3 +143,38 @@ async fn a_library_with_a_lowercase_skill_file_keeps_its_listing() {
     assert_eq!(renamed.get("old").unwrap().description, "The old skill");
     assert!(lowercase(&renamed).is_empty());
 }
+
+#[tokio::test]
+async fn a_damaged_kept_listing_is_read_past_and_kept_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = Arc::new(MemoryBackend::new());
+    for name in ["web", "pdf"] {
+        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
+        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+    }
+    let fresh = catalog(backend.clone(), &cache).ensure_loaded().await;
+
+    // The last byte of the payload changed: the header (and the digest of the files it
+    // was kept for) still matches, the checksum does not.
+    let file = common::cache_files(dir.path(), "listing")
+        .pop()
+        .expect("a kept listing");
+    let mut bytes = std::fs::read(&file).unwrap();
+    *bytes.last_mut().unwrap() ^= 0xff;
+    std::fs::write(&file, &bytes).unwrap();
+
+    let warm = catalog(backend.clone(), &cache).ensure_loaded().await;
+    assert_eq!(warm.skills(), fresh.skills());
+    assert_eq!(warm.diagnostics(), fresh.diagnostics());
+    // The start that read past it kept the listing again, whole.
+    assert!(
+        std::fs::read(&file).unwrap() != bytes,
+        "the damaged listing was not kept again"
+    );
+    edit_kept_listing(dir.path(), "web", "From the kept listing");
+    assert_eq!(
+        description(&catalog(backend, &cache), "web").await,
+        "From the kept listing"
+    );
+}
