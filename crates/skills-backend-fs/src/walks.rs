@@ -2,7 +2,6 @@
 //! directory tree, [`walk_many`](FilesystemBackend::walk_many) for many at once. Both
 //! take directories from one [`WorkQueue`].
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use futures_util::future::join_all;
@@ -122,18 +121,26 @@ impl FilesystemBackend {
 
 /// Runs of entries each sorted by path, merged into one sorted list: on the caller's
 /// thread only the merge is left (a sort of the whole walk there took 8-12 ms of a
-/// 9,000-skill library's discovery), and without a sort's scratch space.
-fn merge_sorted(runs: Vec<Vec<FileInfo>>) -> Vec<FileInfo> {
+/// 9,000-skill library's discovery), and without a sort's scratch space. It merges from
+/// the last path down, taking each entry from the end of its run and giving a run's
+/// memory back as it empties (runs and merged list held whole at once were 12 MB of a
+/// warm start's peak at 61,000 files), then turns the list around.
+fn merge_sorted(mut runs: Vec<Vec<FileInfo>>) -> Vec<FileInfo> {
     let mut merged = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-    let mut runs: Vec<VecDeque<FileInfo>> = runs.into_iter().map(VecDeque::from).collect();
-    // Few runs (one per thread): the smallest head is found by looking at each.
+    // Few runs (one per thread): the largest tail is found by looking at each. Of equal
+    // paths the later run's goes first, so that the earlier run's comes first in the end.
     while let Some(at) = (0..runs.len())
-        .filter_map(|i| runs[i].front().map(|head| (i, head)))
-        .min_by(|a, b| a.1.path.cmp(&b.1.path))
+        .filter_map(|i| runs[i].last().map(|tail| (i, tail)))
+        .max_by(|a, b| a.1.path.cmp(&b.1.path))
         .map(|(i, _)| i)
     {
-        merged.extend(runs[at].pop_front());
+        let run = &mut runs[at];
+        merged.extend(run.pop());
+        if run.len() < run.capacity() / 2 {
+            run.shrink_to_fit();
+        }
     }
+    merged.reverse();
     merged
 }
 
@@ -203,5 +210,19 @@ mod tests {
             ]
         );
         assert!(super::merge_sorted(vec![run(&[]), run(&[])]).is_empty());
+    }
+
+    #[test]
+    fn equal_paths_keep_the_order_of_their_runs() {
+        let entry = |path: &str, size: u64| FileInfo {
+            size,
+            ..FileInfo::directory(path)
+        };
+        let merged = super::merge_sorted(vec![
+            vec![entry("/s/a", 1), entry("/s/b", 1)],
+            vec![entry("/s/a", 2), entry("/s/b", 2), entry("/s/b", 3)],
+        ]);
+        let got: Vec<(&str, u64)> = merged.iter().map(|e| (e.path.as_str(), e.size)).collect();
+        assert_eq!(got, [("/s/a", 1), ("/s/a", 2), ("/s/b", 1), ("/s/b", 2), ("/s/b", 3)]);
     }
 }
