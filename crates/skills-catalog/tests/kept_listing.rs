@@ -30,6 +30,16 @@ fn edit_kept_listing(dir: &std::path::Path, skill: &str, description: &str) {
     write_cache_file(&file, &key, &listing.to_bytes()).unwrap();
 }
 
+/// A library of two skills, `web` and `pdf`, each described as "The NAME skill".
+fn web_and_pdf() -> Arc<MemoryBackend> {
+    let backend = Arc::new(MemoryBackend::new());
+    for name in ["web", "pdf"] {
+        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
+        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
+    }
+    backend
+}
+
 async fn description(catalog: &SkillCatalog, name: &str) -> String {
     catalog.ensure_loaded().await.get(name).unwrap().description.clone()
 }
@@ -38,11 +48,7 @@ async fn description(catalog: &SkillCatalog, name: &str) -> String {
 async fn a_warm_start_serves_the_kept_listing_until_a_file_changes() {
     let dir = tempfile::tempdir().unwrap();
     let cache = PersistentCache::new(dir.path());
-    let backend = Arc::new(MemoryBackend::new());
-    for name in ["web", "pdf"] {
-        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
-        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
-    }
+    let backend = web_and_pdf();
     assert_eq!(
         description(&catalog(backend.clone(), &cache), "web").await,
         "The web skill"
@@ -148,11 +154,7 @@ async fn a_library_with_a_lowercase_skill_file_keeps_its_listing() {
 async fn a_damaged_kept_listing_is_read_past_and_kept_again() {
     let dir = tempfile::tempdir().unwrap();
     let cache = PersistentCache::new(dir.path());
-    let backend = Arc::new(MemoryBackend::new());
-    for name in ["web", "pdf"] {
-        let text = format!("---\nname: {name}\ndescription: The {name} skill\n---\n");
-        backend.insert(&format!("/skills/{name}/SKILL.md"), text).unwrap();
-    }
+    let backend = web_and_pdf();
     let fresh = catalog(backend.clone(), &cache).ensure_loaded().await;
 
     // The last byte of the payload changed: the header (and the digest of the files it
