@@ -12,7 +12,7 @@ impl ParseCache {
     /// For a first discovery whose parses are only wanted in the cache file, written as
     /// they are read: the sink's bytes are then the file's whole payload. A parse that
     /// must not be written (its file changed within the racy window) stays in memory.
-    /// Does nothing, and says `false`, unless the cache is empty.
+    /// Does nothing, and says `false`, unless the cache is empty and not spilling already.
     ///
     /// ```
     /// use std::sync::{Arc, Mutex};
@@ -35,7 +35,9 @@ impl ParseCache {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn spill_to(&mut self, sink: SpillSink) -> bool {
-        if !self.is_empty() {
+        // A spilling cache stays empty (what went is not kept): a second sink would take
+        // the rest of the first one's stream.
+        if !self.is_empty() || self.spill.active() {
             return false;
         }
         self.spill = Spill::into(sink);
@@ -91,6 +93,8 @@ mod tests {
         assert!(cache.to_bytes().is_empty());
         assert_eq!(cache.len(), 0);
         assert!(cache.etag("/s/pdf/SKILL.md").is_none());
+        // Empty, but spilling: no second sink takes the rest of the stream.
+        assert!(!cache.spill_to(Box::new(|_| panic!("a second sink was given parts"))));
         let given = bytes.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let kept = ParseCache::from_bytes(given).unwrap_or_else(|| panic!("the spill is no cache"));
         assert_eq!(kept.len(), 2);
