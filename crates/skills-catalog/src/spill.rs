@@ -106,8 +106,8 @@ mod tests {
         assert_eq!(catalog.ensure_loaded().await.skills().len(), 2);
         let work = catalog.work.lock().await;
         let state = &work.as_ref().unwrap()[0];
-        assert!(state.spill.is_none(), "spill");
-        assert!(state.parses_unloaded, "unloaded");
+        assert!(state.spill.is_none(), "the spill was not finished");
+        assert!(state.parses_unloaded, "the parses are not marked as in their file");
         assert!(
             state.cache.is_empty(),
             "the cache still holds entries of the spilled parses"
