@@ -55,9 +55,11 @@ impl SkillCatalog {
         let dir = self.persistent_cache().map(|p| p.dir().to_owned());
         let finish = move || {
             // Dropped unfinished when a parse did not go whole: the temporary file goes.
-            let writer = spill.0.lock().unwrap_or_else(PoisonError::into_inner).take()?;
+            let Some(writer) = spill.0.lock().unwrap_or_else(PoisonError::into_inner).take() else {
+                return;
+            };
             if !whole {
-                return None;
+                return;
             }
             let file = writer.file.clone();
             match writer.finish() {
@@ -65,12 +67,8 @@ impl SkillCatalog {
                     if let Some(dir) = &dir {
                         prune(dir, &file);
                     }
-                    Some(())
                 }
-                Err(error) => {
-                    debug!(file = %file.display(), %error, "skills cache not written");
-                    None
-                }
+                Err(error) => debug!(file = %file.display(), %error, "skills cache not written"),
             }
         };
         let _ = tokio::task::spawn_blocking(finish).await;

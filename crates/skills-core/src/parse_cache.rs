@@ -210,17 +210,17 @@ impl ParseCache {
         self.scratch.clear();
         cache_codec::encode(outcome, &entry.path, &mut self.scratch);
         let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
-        // A spilling cache gives a new file's parse away; one it took before cannot be
-        // taken back from the sink, so a second parse of a file breaks the spill.
-        // What went is not kept at all: a later discovery through the cache finds no
-        // entry and reads the file again (a first start of thereisnotime held 1.7 MB of
-        // paths and etags for nothing).
+        self.dirty = true;
+        // A spilling cache gives a new file's parse away and keeps nothing of it: a later
+        // discovery through the cache finds no entry and reads the file again (a first
+        // start of thereisnotime held 1.7 MB of paths and etags for nothing). A parse it
+        // gave cannot be taken back from the sink, so a second parse of a file breaks the
+        // spill.
         if !racy && self.spill.active() {
             if in_base || self.entries.get(&entry.path).is_some() || self.spill.gave(&entry.path) {
                 self.spill.break_off();
             } else {
                 self.spill.give(&entry.path, etag, &self.scratch);
-                self.dirty = true;
                 return;
             }
         }
@@ -234,7 +234,6 @@ impl ParseCache {
             racy,
             words: None,
         };
-        self.dirty = true;
         if self.entries.insert(&entry.path, cached).is_some() || in_base {
             if let Some(changed) = &mut self.changed {
                 changed.push(entry.path.clone());
