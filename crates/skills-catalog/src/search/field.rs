@@ -64,6 +64,8 @@ impl Field {
     pub(super) fn encode(&self, out: &mut Out) {
         out.f32(self.avgdl);
         out.len(self.postings.len());
+        // The postings of all lists, for the reader to take room for them at once.
+        out.len(self.postings.iter().map(|(_, list)| list.len()).sum());
         for (token, list) in self.postings.iter() {
             out.u32(token);
             out.len(list.len());
@@ -77,7 +79,8 @@ impl Field {
     pub(super) fn decode(input: &mut In<'_>) -> Option<Self> {
         let mut field = Self::with_avgdl(input.f32()?);
         let count = input.count(8)?;
-        field.postings.reserve_read(count);
+        let postings = input.count(4)?;
+        field.postings.reserve_read(count, postings);
         for _ in 0..count {
             let token = input.u32()?;
             let len = input.count(4)?;
