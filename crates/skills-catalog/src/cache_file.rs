@@ -296,6 +296,11 @@ impl std::io::Read for Payload {
 }
 
 impl Payload {
+    /// The payload's length in bytes, as its header says.
+    pub(crate) fn len(&self) -> u64 {
+        self.len
+    }
+
     /// Whether the whole payload was read and its checksum is the header's: only then
     /// may what was decoded from it be used.
     fn verify(&self) -> bool {

@@ -94,6 +94,8 @@ pub struct SkillCatalog {
     pub(crate) digests: DigestCache,
     /// Where each source's parses are kept between processes, when they are.
     pub(crate) persist: Option<PersistentCache>,
+    /// What hands the heap's free memory back to the system, if the caller gave it.
+    pub(crate) release: Option<fn()>,
 }
 
 impl SkillCatalog {
@@ -128,6 +130,7 @@ impl SkillCatalog {
             lock: None,
             digests: DigestCache::default(),
             persist: None,
+            release: None,
         }
     }
 
@@ -321,7 +324,7 @@ impl SkillCatalog {
     }
 
     /// The discovery of `source` with the catalog's settings.
-    fn discovery<'s>(&self, source: &'s SkillSource) -> Discovery<'s> {
+    pub(crate) fn discovery<'s>(&self, source: &'s SkillSource) -> Discovery<'s> {
         Discovery::new(&**source.backend(), source.path())
             .limits(self.limits)
             .depth(source.depth())

@@ -265,15 +265,18 @@ impl PersistentCache {
 impl PersistentCache {
     /// The listing kept for `source`, if the file holds it whole, whichever files it was
     /// kept for: `found` hears the digest of those files (see
-    /// [`listing_file`](Self::listing_file)) as soon as the header is read, and the read
-    /// stops early once `wanted` is false (the walk found other files). Read while the
-    /// source is walked.
+    /// [`listing_file`](Self::listing_file)) and the listing's length in bytes as soon
+    /// as the header is read, `between` is called between the listing's skills and its
+    /// diagnostics (see [`SkillListing::read_from_gated`]), and the read stops early
+    /// once `wanted` is false (the walk found other files). Read while the source is
+    /// walked.
     pub(crate) fn read_listing(
         &self,
         source: &SkillSource,
         limits: &DiscoveryLimits,
         wanted: &AtomicBool,
-        found: &mut dyn FnMut(u128),
+        found: &mut dyn FnMut(u128, u64),
+        between: &mut dyn FnMut() -> bool,
     ) -> Option<SkillListing> {
         let (file, key) = self.file_of(source, limits)?;
         let prefix = format!("{key}\nlisting of ");
@@ -281,8 +284,9 @@ impl PersistentCache {
         // Decoded as it is read: the file's bytes (40 MB at 40,000 skills) are never
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
-        found(u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?);
-        payload.decoded(|source, len| SkillListing::read_from(&mut WhileWanted(source, wanted), len))
+        let digest = u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?;
+        found(digest, payload.len());
+        payload.decoded(|source, len| SkillListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
     }
 }
 
@@ -439,15 +443,18 @@ mod tests {
         write_cache_file(&file.with_extension("listing"), &kept, &listing.to_bytes()).unwrap();
         let wanted = AtomicBool::new(true);
         let mut heard = Vec::new();
-        let read = persist.read_listing(&source, &limits, &wanted, &mut |digest| heard.push(digest));
+        let mut found = |digest, len| heard.push((digest, len));
+        let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert_eq!(read.unwrap().diagnostics, listing.diagnostics);
-        assert_eq!(heard, [7]);
+        let len = listing.to_bytes().len() as u64;
+        assert_eq!(heard, [(7, len)]);
         // Not wanted: the digest is still told (before the payload is read), the listing
         // is not read.
         wanted.store(false, std::sync::atomic::Ordering::Relaxed);
-        let read = persist.read_listing(&source, &limits, &wanted, &mut |digest| heard.push(digest));
+        let mut found = |digest, len| heard.push((digest, len));
+        let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert!(read.is_none());
-        assert_eq!(heard, [7, 7]);
+        assert_eq!(heard, [(7, len), (7, len)]);
     }
 
     #[test]

@@ -233,6 +233,12 @@ async fn load(
         .with_incremental_reload(matches!(need, Need::Live | Need::Serve))
         // A search (a server's first one too) should find the kept index ready.
         .with_search_prefetch(matches!(need, Need::Search | Need::Serve));
+    // A one-shot command's peak is what counts: what a large start lets go of goes back
+    // to the system before more comes. A server's first answers count more; it gives
+    // memory back once they are sent.
+    if !matches!(need, Need::Serve) {
+        catalog = catalog.with_memory_release(crate::heap::trim);
+    }
     if let Some(lock) = lock {
         catalog = catalog.with_lock(lock);
     }
