@@ -276,7 +276,7 @@ pub(crate) struct Payload {
     file: std::fs::File,
     hasher: xxhash_rust::xxh3::Xxh3,
     read: u64,
-    len: u64,
+    pub(crate) len: u64,
     sum: String,
     /// The key the file was written for.
     pub(crate) key: String,
@@ -296,11 +296,6 @@ impl std::io::Read for Payload {
 }
 
 impl Payload {
-    /// The payload's length in bytes, as its header says.
-    pub(crate) fn len(&self) -> u64 {
-        self.len
-    }
-
     /// Whether the whole payload was read and its checksum is the header's: only then
     /// may what was decoded from it be used.
     fn verify(&self) -> bool {

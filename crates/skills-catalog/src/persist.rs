@@ -285,7 +285,7 @@ impl PersistentCache {
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
         let digest = u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?;
-        found(digest, payload.len());
+        found(digest, payload.len);
         payload.decoded(|source, len| SkillListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
     }
 }
