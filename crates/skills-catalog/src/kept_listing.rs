@@ -196,9 +196,14 @@ impl SkillCatalog {
             }
             return Ok(listing);
         }
-        let walked = match walked {
-            Some(walked) => walked,
-            None => self.discovery(source).walk().await?,
+        // Walked again: what is kept now stands for the files of this walk.
+        let (walked, file) = match walked {
+            Some(walked) => (walked, file),
+            None => {
+                let walked = self.discovery(source).walk().await?;
+                let file = persist.listing_file(source, &self.limits, &walked, SystemTime::now());
+                (walked, file)
+            }
         };
         state.cache = persist.load_now(source, self.limits).await.with_change_tracking();
         state.keep_listing = file;

@@ -89,4 +89,8 @@ async fn a_long_kept_listing_answers_the_same_when_its_diagnostics_wait_for_the_
         std::fs::read(&file).unwrap() != bytes,
         "the damaged listing was not kept again"
     );
+    // Kept again for these files: the next start takes it, and waits for the walk again.
+    let warm = catalog(backend, &cache, Some(release)).ensure_loaded().await;
+    assert_same(&warm, &fresh);
+    assert_eq!(RELEASED.load(Ordering::SeqCst), 3);
 }
