@@ -128,16 +128,15 @@ impl SkillCatalog {
             };
             // The walk's entries go on this thread, and first (see `take`).
             let mut between = || {
-                !long.get()
-                    || gate
-                        .recv()
-                        .map(|files| {
-                            drop(files);
-                            if let Some(release) = release {
-                                release();
-                            }
-                        })
-                        .is_ok()
+                if !long.get() {
+                    return true;
+                }
+                let Ok(files) = gate.recv() else { return false };
+                drop(files);
+                if let Some(release) = release {
+                    release();
+                }
+                true
             };
             // Each skill goes behind its `Arc` here, beside the walk, not after it.
             persist

@@ -88,9 +88,8 @@ impl Field {
                 return None;
             }
         }
-        field.postings.finish_read();
         field.tokens = None;
-        Some(field)
+        field.postings.holds_read(postings).then_some(field)
     }
 
     /// Indexes `words` as the text of `slot` (below [`MAX_SLOTS`]).
@@ -213,6 +212,25 @@ mod tests {
 
     fn term(word: &str) -> u32 {
         <u32 as bm25::TokenEmbedder>::embed(word)
+    }
+
+    #[test]
+    fn a_field_whose_count_of_postings_is_not_what_its_lists_hold_is_refused() {
+        let mut built = Field::new(9, 2);
+        built.upsert(0, &words("pdf forms fill"));
+        built.upsert(1, &words("pdf merge"));
+        let mut out = Out::default();
+        built.encode(&mut out);
+        let read = |bytes: &[u8]| Field::decode(&mut In::new(&mut &bytes[..], bytes.len() as u64));
+        assert!(read(&out.0).is_some());
+        // The count follows the average length and the number of lists; there are 5 (`pdf` twice).
+        let at = 4 + 4;
+        assert_eq!(out.0[at..at + 4], 5u32.to_le_bytes());
+        for wrong in [0u32, 4, 6] {
+            let mut damaged = out.0.clone();
+            damaged[at..at + 4].copy_from_slice(&wrong.to_le_bytes());
+            assert!(read(&damaged).is_none(), "{wrong}");
+        }
     }
 
     #[test]

@@ -69,9 +69,11 @@ impl Lists {
         true
     }
 
-    /// Lets go of the room the block grew into while it was read.
-    pub(super) fn finish_read(&mut self) {
-        self.block.shrink_to_fit();
+    /// Whether the block holds the `postings` postings its lists were said to have (a
+    /// field that says otherwise is damaged; taken at that size, the block has no room
+    /// to spare).
+    pub(super) fn holds_read(&self, postings: usize) -> bool {
+        self.block.len() == postings
     }
 
     /// The postings of a list in the block.
@@ -151,7 +153,7 @@ mod tests {
         let start = lists.block.as_ptr();
         assert!(lists.push_read(1, (0..1_000).map(|slot| Posting::new(slot, 1.0))));
         assert!(lists.push_read(2, (0..2_000).map(|slot| Posting::new(slot, 1.0))));
-        lists.finish_read();
+        assert!(lists.holds_read(3_000) && !lists.holds_read(2_999));
         // Grown by doubling, it would have been moved as it filled.
         assert_eq!(lists.block.as_ptr(), start);
         assert_eq!(lists.block.capacity(), 3_000);
@@ -165,7 +167,7 @@ mod tests {
         for (token, slots) in [(7, &[0, 2][..]), (8, &[1]), (9, &[0, 1, 2])] {
             assert!(lists.push_read(token, slots.iter().map(|&slot| Posting::new(slot, 1.0))));
         }
-        lists.finish_read();
+        assert!(lists.holds_read(6));
         lists.list_mut(10).push(Posting::new(3, 1.0));
         assert_eq!(lists.len(), 4);
         assert_eq!(slots(lists.get(9)), [0, 1, 2]);
