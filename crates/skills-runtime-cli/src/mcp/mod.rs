@@ -104,10 +104,9 @@ fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_
         // not before `initialize` is answered (10-15 ms at 40,000 skills).
         let _ = tokio::task::spawn_blocking(crate::heap::trim).await;
         let watching = catalog.clone();
-        let watch = match tokio::task::spawn_blocking(move || watching.watch()).await {
-            Ok(Ok(watch)) => watch,
-            Ok(Err(error)) => return eprintln!("warning: the sources are not watched: {error}"),
-            Err(_) => return eprintln!("warning: the sources are not watched"),
+        let watch = match watched(tokio::task::spawn_blocking(move || watching.watch()).await) {
+            Ok(watch) => watch,
+            Err(warning) => return warning.into_iter().for_each(|w| eprintln!("{w}")),
         };
         for (i, reason) in watch.unwatched() {
             eprintln!(
@@ -120,6 +119,20 @@ fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_
         std::future::pending::<()>().await;
         drop(watch);
     });
+}
+
+/// The watch the background task set up, or the warning to print when it could not
+/// (none when the client left while it was being set up: the runtime is shutting down
+/// and there is nothing left to watch for).
+fn watched<T>(
+    joined: Result<Result<T, skills_runtime::WatchError>, tokio::task::JoinError>,
+) -> Result<T, Option<String>> {
+    match joined {
+        Ok(Ok(watch)) => Ok(watch),
+        Ok(Err(error)) => Err(Some(format!("warning: the sources are not watched: {error}"))),
+        Err(stopped) if stopped.is_cancelled() => Err(None),
+        Err(_) => Err(Some("warning: the sources are not watched".to_owned())),
+    }
 }
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -197,4 +210,30 @@ fn not_found() -> Response<Body> {
     let mut response = Response::new(Full::new(Bytes::from_static(b"not found; the MCP endpoint is /mcp\n")).boxed());
     *response.status_mut() = StatusCode::NOT_FOUND;
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::watched;
+
+    /// A client that leaves while the watch is being set up shuts the runtime down, which
+    /// cancels the task setting it up: that is no failure to warn of. A watch that failed
+    /// or panicked is.
+    #[tokio::test]
+    async fn a_watch_cancelled_by_the_shutdown_is_not_warned_of() {
+        let cancelled = tokio::spawn(std::future::pending::<Result<(), skills_runtime::WatchError>>());
+        cancelled.abort();
+        assert_eq!(watched(cancelled.await), Err(None));
+
+        let panicked = tokio::spawn(async { panic!("the watch panicked") });
+        let warning = watched::<()>(panicked.await).unwrap_err().unwrap();
+        assert_eq!(warning, "warning: the sources are not watched");
+
+        let failed = watched::<()>(Ok(Err(skills_runtime::WatchError::NoRuntime)))
+            .unwrap_err()
+            .unwrap();
+        assert!(failed.starts_with("warning: the sources are not watched: "), "{failed}");
+
+        assert_eq!(watched(Ok(Ok(7))), Ok(7));
+    }
 }
