@@ -3,7 +3,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use skills_core::{Diagnostic, DiagnosticKind, ResourceMetadata, Severity, SkillListing, SkillMetadata};
+use skills_core::{
+    Diagnostic, DiagnosticKind, ResourceMetadata, Severity, SharedListing, SkillListing, SkillMetadata,
+};
 
 /// A skill's resource files, shared by every snapshot and thread that has them.
 pub type SharedResources = Arc<[ResourceMetadata]>;
@@ -37,6 +39,17 @@ impl From<SkillListing> for Listing {
                 .into_iter()
                 .map(|(name, resources)| (name, resources.into()))
                 .collect(),
+        }
+    }
+}
+
+impl From<SharedListing> for Listing {
+    fn from(listing: SharedListing) -> Self {
+        Self {
+            skills: listing.skills,
+            diagnostics: listing.diagnostics,
+            folders: listing.folders,
+            resources: BTreeMap::new(),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest as _, Sha256};
-use skills_core::{DiscoveryLimits, ParseCache, SkillListing, Walked};
+use skills_core::{DiscoveryLimits, ParseCache, SharedListing, Walked};
 use tracing::debug;
 
 use crate::cache_file::{
@@ -267,7 +267,7 @@ impl PersistentCache {
     /// kept for: `found` hears the digest of those files (see
     /// [`listing_file`](Self::listing_file)) and the listing's length in bytes as soon
     /// as the header is read, `between` is called between the listing's skills and its
-    /// diagnostics (see [`SkillListing::read_from_gated`]), and the read stops early
+    /// diagnostics (see [`SharedListing::read_from_gated`]), and the read stops early
     /// once `wanted` is false (the walk found other files). Read while the source is
     /// walked.
     pub(crate) fn read_listing(
@@ -277,7 +277,7 @@ impl PersistentCache {
         wanted: &AtomicBool,
         found: &mut dyn FnMut(u128, u64),
         between: &mut dyn FnMut() -> bool,
-    ) -> Option<SkillListing> {
+    ) -> Option<SharedListing> {
         let (file, key) = self.file_of(source, limits)?;
         let prefix = format!("{key}\nlisting of ");
         let accept = |stored: &str| stored.len() == prefix.len() + 32 && stored.starts_with(&prefix);
@@ -286,7 +286,7 @@ impl PersistentCache {
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
         let digest = u128::from_str_radix(&payload.key[prefix.len()..], 16).ok()?;
         found(digest, payload.len);
-        payload.decoded(|source, len| SkillListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
+        payload.decoded(|source, len| SharedListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
     }
 }
 
@@ -427,7 +427,7 @@ mod tests {
         let source = SkillSource::new(std::sync::Arc::new(skills_core::MemoryBackend::new()), "/s").with_spec("s");
         let limits = DiscoveryLimits::default();
         let (file, key) = persist.file_of(&source, &limits).unwrap();
-        let listing = SkillListing {
+        let listing = skills_core::SkillListing {
             diagnostics: (0..20_000)
                 .map(|i| {
                     skills_core::Diagnostic::new(
@@ -437,7 +437,7 @@ mod tests {
                     )
                 })
                 .collect(),
-            ..SkillListing::default()
+            ..skills_core::SkillListing::default()
         };
         let kept = format!("{key}\nlisting of {:032x}", 7u128);
         write_cache_file(&file.with_extension("listing"), &kept, &listing.to_bytes()).unwrap();
@@ -445,7 +445,7 @@ mod tests {
         let mut heard = Vec::new();
         let mut found = |digest, len| heard.push((digest, len));
         let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
-        assert_eq!(read.unwrap().diagnostics, listing.diagnostics);
+        assert_eq!(*read.unwrap().diagnostics, *listing.diagnostics);
         let len = listing.to_bytes().len() as u64;
         assert_eq!(heard, [(7, len)]);
         // Not wanted: the digest is still told (before the payload is read), the listing

@@ -83,6 +83,7 @@ mod yaml_simple;
 
 pub use async_trait::async_trait;
 pub use backend::{BackendExt, BackendProtocol, Walk};
+pub use cache_window::SharedListing;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, Walked, list_skills};
 pub use error::BackendError;
