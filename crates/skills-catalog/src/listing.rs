@@ -85,15 +85,20 @@ pub(crate) fn keep_last_good(
     last_resources: &BTreeMap<String, SharedResources>,
 ) -> Listing {
     let kept: Vec<(Arc<SkillMetadata>, Diagnostic)> = {
-        let skipped: Vec<&Diagnostic> = found
-            .diagnostics
-            .iter()
-            // A skill the lock withholds is not an edit to get over: never serve it.
-            .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
-            .collect();
-        // Nothing was served before (a first discovery): nothing to keep, and no set of
-        // every name to build.
-        if skipped.is_empty() || last_skills.is_empty() {
+        // Nothing was served before (a first discovery): nothing to keep, and neither
+        // the diagnostics to look through (cold in memory after a large kept listing's
+        // decoding) nor a set of every name to build.
+        let skipped: Vec<&Diagnostic> = if last_skills.is_empty() {
+            Vec::new()
+        } else {
+            found
+                .diagnostics
+                .iter()
+                // A skill the lock withholds is not an edit to get over: never serve it.
+                .filter(|d| d.severity() == Severity::Skip && d.kind != DiagnosticKind::LockMismatch)
+                .collect()
+        };
+        if skipped.is_empty() {
             Vec::new()
         } else {
             let by_path: HashMap<&str, &Arc<SkillMetadata>> =
