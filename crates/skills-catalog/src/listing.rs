@@ -3,9 +3,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use skills_core::{
-    Diagnostic, DiagnosticKind, ResourceMetadata, Severity, SharedListing, SkillListing, SkillMetadata,
-};
+use skills_core::{Diagnostic, DiagnosticKind, ResourceMetadata, Severity, SharedListing, SkillListing, SkillMetadata};
 
 /// A skill's resource files, shared by every snapshot and thread that has them.
 pub type SharedResources = Arc<[ResourceMetadata]>;

@@ -240,7 +240,13 @@ mod tests {
     fn a_shared_listing_reads_as_the_listing_and_refuses_damaged_diagnostics() {
         let mut written = listing(40);
         written.diagnostics = (0..50)
-            .map(|i| Diagnostic::new(format!("/s/d-{i}/SKILL.md"), DiagnosticKind::NameMismatch, "m".repeat(i)))
+            .map(|i| {
+                Diagnostic::new(
+                    format!("/s/d-{i}/SKILL.md"),
+                    DiagnosticKind::NameMismatch,
+                    "m".repeat(i),
+                )
+            })
             .collect();
         let bytes = written.to_bytes();
         let shared = SharedListing::read_from_gated(&mut bytes.as_slice(), bytes.len() as u64, &mut || true).unwrap();
@@ -250,7 +256,10 @@ mod tests {
         assert_eq!(shared.folders, written.folders);
 
         // The kind of the 26th diagnostic renamed to one that does not exist.
-        let mut at = bytes.windows(b"name-mismatch".len()).enumerate().filter(|(_, w)| w == b"name-mismatch");
+        let mut at = bytes
+            .windows(b"name-mismatch".len())
+            .enumerate()
+            .filter(|(_, w)| w == b"name-mismatch");
         let (at, _) = at.nth(25).unwrap();
         let mut damaged = bytes.clone();
         damaged[at] = b'x';
