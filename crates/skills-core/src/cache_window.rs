@@ -90,6 +90,11 @@ impl SharedListing {
     }
 }
 
+/// The encoded bytes a diagnostic of a real listing takes at least: its path, its kind's
+/// name and its message, each with its length (a path of a dozen characters, a message of
+/// a few words). A diagnostic's item in memory is about 80 bytes.
+const PLAUSIBLE_DIAGNOSTIC_BYTES: u64 = 48;
+
 /// The listing encoded in the next `len` bytes of `source` (as
 /// [`SkillListing::to_bytes`] writes it), `between` called between its skills and its
 /// diagnostics, each skill as `keep` makes it: `(folders, skills, diagnostics)`, `None`
@@ -119,8 +124,18 @@ fn read_listing<S, D: FromIterator<Diagnostic>>(
     }
     // Collected from a range mapped to its items, an iterator whose length is known: a
     // shared slice is allocated once at its size and written in place, not gathered in a
-    // vector and copied. Past a damaged item nothing more is read, and the listing is
-    // refused.
+    // vector and copied. Past a damaged item nothing more is read, the items left are
+    // written empty, and the listing is refused. So that a count a damaged file
+    // overstates cannot have many empty items written, a count is taken so only when the
+    // bytes left hold [`PLAUSIBLE_DIAGNOSTIC_BYTES`] for each; any other is gathered in a
+    // vector first, which stops at the first damaged item.
+    if (count as u64).saturating_mul(PLAUSIBLE_DIAGNOSTIC_BYTES) > window.left() {
+        let mut diagnostics = Vec::new();
+        for _ in 0..count {
+            diagnostics.push(item(&mut window, |r| r.diagnostic(""))?);
+        }
+        return (window.left() == 0).then(|| (folders, skills, diagnostics.into_iter().collect()));
+    }
     let mut damaged = false;
     let diagnostics = (0..count)
         .map(|_| {
@@ -268,5 +283,19 @@ mod tests {
         assert!(SkillListing::read_from_gated(&mut damaged.as_slice(), len, &mut || true).is_none());
         let cut = &bytes[..bytes.len() - 3];
         assert!(SharedListing::read_from_gated(&mut &cut[..], bytes.len() as u64, &mut || true).is_none());
+
+        // Diagnostics too short to be taken at their count (gathered in a vector first):
+        // the same listing, and `None` when one is damaged.
+        written.diagnostics = (0..50)
+            .map(|i| Diagnostic::new(format!("/d{i}"), DiagnosticKind::NameMismatch, ""))
+            .collect();
+        let bytes = written.to_bytes();
+        let len = bytes.len() as u64;
+        let shared = SharedListing::read_from_gated(&mut bytes.as_slice(), len, &mut || true).unwrap();
+        assert_eq!(*shared.diagnostics, *written.diagnostics);
+        let at = bytes.len() - 10;
+        let mut damaged = bytes.clone();
+        damaged[at..].fill(0xff);
+        assert!(SharedListing::read_from_gated(&mut damaged.as_slice(), len, &mut || true).is_none());
     }
 }
