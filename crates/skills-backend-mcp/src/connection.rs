@@ -230,7 +230,7 @@ impl Connector {
                 handler
                     .serve_with_lifecycle(transport, self.lifecycle.mode())
                     .await
-                    .map_err(|e| redact(e.to_string(), token))?
+                    .map_err(|e| redact(crate::failure::why(&e), token))?
             }
             McpTarget::Stdio { command, args } => {
                 let mut child = tokio::process::Command::new(command);
@@ -242,7 +242,7 @@ impl Connector {
                 handler
                     .serve_with_lifecycle(transport, self.lifecycle.mode())
                     .await
-                    .map_err(|e| e.to_string())?
+                    .map_err(|e| crate::failure::why(&e))?
             }
         };
         let info = session.peer_info();

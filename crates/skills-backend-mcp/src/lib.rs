@@ -35,6 +35,7 @@
 #![warn(missing_docs)]
 
 mod connection;
+mod failure;
 mod target;
 mod tree;
 mod watch;
