@@ -205,12 +205,13 @@ impl HttpRegistryBackend {
                 let mut state = self.state();
                 if let Some(entries) = state.entries.clone() {
                     state.problem = Some(format!(
-                        "{} cannot be reached ({error}); serving the last index read",
-                        self.index_url
+                        "{} cannot be reached ({}); serving the last index read",
+                        self.index_url,
+                        skills_core::with_cause(&error)
                     ));
                     return Ok(entries);
                 }
-                return Err(failed(error.to_string()));
+                return Err(failed(skills_core::with_cause(&error)));
             }
         };
         if response.status() == reqwest::StatusCode::NOT_MODIFIED {

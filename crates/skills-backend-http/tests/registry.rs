@@ -231,3 +231,18 @@ async fn a_batch_of_skills_downloads_several_at_a_time() {
         "{most} requests at once"
     );
 }
+
+/// A registry nobody answers for says why it could not be listed: the HTTP client keeps
+/// the refused connection among its error's causes, out of its message.
+#[tokio::test]
+async fn an_unreachable_registry_says_why() {
+    use skills_core::BackendProtocol as _;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let backend = HttpRegistryBackend::new(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let error = backend.ls_info("/").await.unwrap_err().to_string();
+    assert!(error.to_lowercase().contains("connection refused"), "{error}");
+}

@@ -2,10 +2,9 @@
 //! transport error names the transport's Rust type (`WorkerTransport<...>`), and stops
 //! before the cause that says what happened (a refused connection, an unknown host).
 
-use std::error::Error;
-
 use rmcp::service::ClientInitializeError;
 use rmcp::transport::streamable_http_client::StreamableHttpError;
+use skills_core::with_cause;
 
 /// What setting up a session failed on: for a transport error, its message and the
 /// innermost cause it wraps; for a failed fallback, what the first attempt failed on;
@@ -13,29 +12,15 @@ use rmcp::transport::streamable_http_client::StreamableHttpError;
 pub(crate) fn why(error: &ClientInitializeError) -> String {
     match error {
         ClientInitializeError::TransportError { error, .. } => {
-            let message = error.error.to_string();
             // The HTTP client's error is held, not chained as a source.
-            let held: &(dyn Error + 'static) = match error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
-                Some(StreamableHttpError::Client(client)) => client,
-                _ => &*error.error,
-            };
-            match root(held) {
-                Some(root) if !message.contains(&root) => format!("{message}: {root}"),
-                _ => message,
+            match error.error.downcast_ref::<StreamableHttpError<reqwest::Error>>() {
+                Some(StreamableHttpError::Client(client)) => with_cause(client),
+                _ => with_cause(&*error.error),
             }
         }
         ClientInitializeError::LegacyFallbackFailed { discover, .. } => why(discover),
         other => other.to_string(),
     }
-}
-
-/// The message of the innermost cause of `error`, if it has one.
-fn root(error: &(dyn Error + 'static)) -> Option<String> {
-    let mut cause = error.source()?;
-    while let Some(deeper) = cause.source() {
-        cause = deeper;
-    }
-    Some(cause.to_string())
 }
 
 #[cfg(test)]
@@ -110,7 +95,7 @@ mod tests {
         let error = transport(Box::new(StreamableHttpError::Client(refused)));
         let said = why(&error);
         assert!(
-            said.starts_with(&format!("Client error: error sending request for url ({url})")),
+            said.starts_with(&format!("error sending request for url ({url})")),
             "{said}"
         );
         assert!(said.to_lowercase().contains("refused"), "{said}");

@@ -232,7 +232,7 @@ impl ObjectStoreBackend {
             }
             other => BackendError::Other {
                 path: path.to_owned(),
-                message: format!("{}: {other}", self.name),
+                message: format!("{}: {}", self.name, skills_core::with_cause(&other)),
             },
         }
     }

@@ -41,6 +41,11 @@ async fn errors_of_a_dead_server_are_typed_and_free_of_credentials() {
     let error = backend.ls_info("/").await.unwrap_err();
     assert!(matches!(error, BackendError::Other { .. }), "{error:?}");
     assert!(error.to_string().contains("s3://team/lib"), "{error}");
+    // Why, from the HTTP client's causes, which the store's message leaves out.
+    assert!(
+        error.to_string().to_lowercase().contains("connection refused"),
+        "{error}"
+    );
     assert_no_credentials(&format!("{error} {error:?} {backend:?}"));
 
     let error = backend.walk("/", 3).await.unwrap_err();

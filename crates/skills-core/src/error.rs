@@ -77,3 +77,45 @@ impl BackendError {
         }
     }
 }
+
+/// The message of `error` for people, with its innermost cause when the message does not
+/// already say it: the errors of HTTP clients say what they tried ("error sending
+/// request for url ...") and keep why it failed ("Connection refused", "failed to lookup
+/// address information") in their chain of sources, which `to_string` leaves out.
+///
+/// ```
+/// use std::io::{Error, ErrorKind};
+///
+/// #[derive(Debug)]
+/// struct Sending(Error);
+/// impl std::fmt::Display for Sending {
+///     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+///         f.write_str("error sending request")
+///     }
+/// }
+/// impl std::error::Error for Sending {
+///     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+///         Some(&self.0)
+///     }
+/// }
+///
+/// let refused = Sending(Error::new(ErrorKind::ConnectionRefused, "Connection refused"));
+/// assert_eq!(skills_core::with_cause(&refused), "error sending request: Connection refused");
+/// // Nothing behind it: the message alone.
+/// assert_eq!(skills_core::with_cause(&refused.0), "Connection refused");
+/// ```
+pub fn with_cause(error: &(dyn std::error::Error + 'static)) -> String {
+    let message = error.to_string();
+    let Some(mut cause) = error.source() else {
+        return message;
+    };
+    while let Some(deeper) = cause.source() {
+        cause = deeper;
+    }
+    let cause = cause.to_string();
+    if message.contains(&cause) {
+        message
+    } else {
+        format!("{message}: {cause}")
+    }
+}

@@ -86,7 +86,7 @@ pub use backend::{BackendExt, BackendProtocol, Walk};
 pub use cache_window::SharedListing;
 pub use diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut, Severity};
 pub use discover::{Discovery, SourceError, Walked, list_skills};
-pub use error::BackendError;
+pub use error::{BackendError, with_cause};
 pub use extensions::{
     HookAction, HookEvent, McpServerDependency, MissingTools, SkillContext, SkillDependencies, SkillExtensions,
     SkillHook, ToolRequirements,
