@@ -277,7 +277,7 @@ impl HttpRegistryBackend {
                 };
                 return Err((kind, format!("{url} answered {}", response.status())));
             }
-            Err(error) => return Err((FileErrorKind::Other, error.to_string())),
+            Err(error) => return Err((FileErrorKind::Other, skills_core::with_cause(&error))),
         };
         let bytes = read_bounded(response, limit).await?;
         if sha256_text(&bytes) != entry.digest {
@@ -336,7 +336,7 @@ async fn read_bounded(mut response: reqwest::Response, limit: u64) -> Result<Vec
     while let Some(chunk) = response
         .chunk()
         .await
-        .map_err(|e| (FileErrorKind::Other, e.to_string()))?
+        .map_err(|e| (FileErrorKind::Other, skills_core::with_cause(&e)))?
     {
         if (out.len() + chunk.len()) as u64 > limit {
             return Err(too_large());

@@ -232,17 +232,29 @@ async fn a_batch_of_skills_downloads_several_at_a_time() {
     );
 }
 
-/// A registry nobody answers for says why it could not be listed: the HTTP client keeps
-/// the refused connection among its error's causes, out of its message.
+/// A registry nobody answers for says why it could not be listed, and a file whose host
+/// does not answer says why it could not be read: the HTTP client keeps the refused
+/// connection among its error's causes, out of its message.
 #[tokio::test]
-async fn an_unreachable_registry_says_why() {
+async fn an_unreachable_registry_or_file_says_why() {
     use skills_core::BackendProtocol as _;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let backend = HttpRegistryBackend::new(&format!("http://127.0.0.1:{port}/")).unwrap();
+    let backend = HttpRegistryBackend::new(&format!("http://127.0.0.1:{closed}/")).unwrap();
     let error = backend.ls_info("/").await.unwrap_err().to_string();
     assert!(error.to_lowercase().contains("connection refused"), "{error}");
+
+    let registry = Registry::default();
+    let digest = sha256_text(md("web", "Search the web").as_bytes());
+    let index = format!(
+        r#"{{"skills": [{{"name": "web", "type": "skill-md", "url": "http://127.0.0.1:{closed}/web/SKILL.md", "digest": "{digest}"}}]}}"#
+    );
+    registry.put(&format!("{PREFIX}/index.json"), index);
+    let backend = HttpRegistryBackend::new(&registry.start().await).unwrap();
+    let answer = backend.download_files(&["/web/SKILL.md".to_owned()]).await;
+    let error = answer[0].error.as_ref().unwrap();
+    assert!(error.message.to_lowercase().contains("connection refused"), "{error:?}");
 }
