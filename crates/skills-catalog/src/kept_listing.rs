@@ -79,6 +79,7 @@ fn keepable(diagnostics: &[Diagnostic]) -> bool {
                 | DiagnosticKind::Withheld
                 | DiagnosticKind::DeeperSkills
                 | DiagnosticKind::SourceIsASkill
+                | DiagnosticKind::HiddenSkills
                 | DiagnosticKind::SourceNotFound
                 | DiagnosticKind::SourceNotADirectory
                 | DiagnosticKind::SourceUnreadable

@@ -29,6 +29,7 @@ fn touched_folders(last: &Listing, root: &str, depth: usize, paths: &[String]) -
             d.kind,
             DiagnosticKind::DeeperSkills
                 | DiagnosticKind::SourceIsASkill
+                | DiagnosticKind::HiddenSkills
                 | DiagnosticKind::LimitExceeded
                 | DiagnosticKind::ListingFailed
                 | DiagnosticKind::SourceStale

@@ -168,6 +168,9 @@ diagnostic_kinds! {
     /// The source has no skill folder, and is itself one (a `SKILL.md` at its root): a
     /// source is a folder of skill folders. The message says what to read instead.
     SourceIsASkill = "source-is-a-skill" => Warning,
+    /// The source has no skill folder outside hidden folders (which discovery does not
+    /// search), but some in them; the message names the folders to give as sources.
+    HiddenSkills = "hidden-skills" => Warning,
     /// The frontmatter holds a common authoring mistake (text after `|-`, an unquoted
     /// `: `, a value starting with `*` or `#`); it was read line by line and the skill
     /// loaded. The message says how to fix it.

@@ -8,6 +8,7 @@ use crate::file::FileInfo;
 use crate::limits::{DiscoveryLimits, cap_directories};
 use crate::parse_cache::ParseCache;
 use crate::path;
+use crate::probe::deeper_skills;
 use crate::read::{Found, read_skills, skill_files};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
@@ -124,10 +125,6 @@ pub struct Discovery<'a> {
     resources: bool,
     depth: usize,
 }
-
-/// How deep a discovery of depth 1 that finds no skill folder looks, to say whether
-/// there are skills deeper.
-const PROBE_DEPTH: usize = 4;
 
 impl<'a> Discovery<'a> {
     /// The discovery of the source at `source` in `backend`: default limits, no cache,
@@ -279,7 +276,7 @@ impl<'a> Walked<'a> {
         };
         let backend = discovery.backend;
         let mut listing = read_skills(backend, &root, found, &discovery.limits, discovery.cache, cut).await;
-        if listing.folders == 0 && discovery.depth < PROBE_DEPTH {
+        if listing.folders == 0 {
             listing
                 .diagnostics
                 .extend(deeper_skills(backend, &root, discovery.depth).await);
@@ -329,81 +326,6 @@ impl Discovery<'_> {
         }
         Ok(listing)
     }
-}
-
-/// Most directories the probe for deeper skills lists: the hint must stay cheap on a
-/// large tree (a walk of every level would read each skill's resources too).
-const PROBE_DIRS: usize = 256;
-
-/// The hint for a source without skill folders within `depth`: the skill folders found
-/// up to [`PROBE_DEPTH`] levels down by listing at most [`PROBE_DIRS`] directories,
-/// level by level, and how deep to look for them.
-async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, depth: usize) -> Option<Diagnostic> {
-    let mut queue = std::collections::VecDeque::from([(root.to_owned(), 0usize)]);
-    let mut found: Vec<String> = Vec::new();
-    let mut levels = 0;
-    let mut visits = 0;
-    let mut partial = false;
-    let mut root_is_a_skill = false;
-    while let Some((dir, level)) = queue.pop_front() {
-        if visits == PROBE_DIRS {
-            break;
-        }
-        visits += 1;
-        let Ok(entries) = backend.ls_info(&dir).await else {
-            continue;
-        };
-        if level == 0
-            && entries
-                .iter()
-                .any(|e| !e.is_dir && crate::is_skill_file_name(path::file_name(&e.path)))
-        {
-            root_is_a_skill = true;
-        }
-        if level > 0
-            && entries
-                .iter()
-                .any(|e| !e.is_dir && crate::is_skill_file_name(path::file_name(&e.path)))
-        {
-            found.push(path::join(&dir, SKILL_FILE));
-            levels = levels.max(level);
-            continue;
-        }
-        if level == PROBE_DEPTH {
-            continue;
-        }
-        let below = entries.into_iter().filter(|e| {
-            let name = path::file_name(&e.path);
-            e.is_dir && !name.starts_with('.') && name != "node_modules"
-        });
-        let room = (PROBE_DIRS - visits).saturating_sub(queue.len());
-        for (n, entry) in below.enumerate() {
-            if n == room {
-                partial = true;
-                break;
-            }
-            queue.push_back((entry.path, level + 1));
-        }
-    }
-    let Some(first) = found.first() else {
-        return root_is_a_skill.then(|| {
-            let message = "this source is itself a skill folder (its SKILL.md is at the root), and a source \
-                           is a folder of skill folders: read its parent folder instead (a repository that is \
-                           one skill cannot be a source yet)";
-            Diagnostic::new(root, DiagnosticKind::SourceIsASkill, message)
-        });
-    };
-    let count = if queue.is_empty() && !partial {
-        found.len().to_string()
-    } else {
-        format!("at least {}", found.len())
-    };
-    let levels = levels.max(depth + 1);
-    let message = format!(
-        "no skill folder within {depth} level(s) of this source, but {count} deeper, such as {first}: discover \
-         {levels} levels deep to find them"
-    );
-    Some(Diagnostic::new(root, DiagnosticKind::DeeperSkills, message))
 }
 
 /// The entries of a path-sorted list that lie under `dir`: one contiguous range.

@@ -64,6 +64,7 @@ pub mod parse;
 mod parse_cache;
 pub mod path;
 pub mod poll;
+mod probe;
 mod profile;
 mod read;
 mod recover;

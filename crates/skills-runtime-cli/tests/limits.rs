@@ -254,6 +254,33 @@ fn recovered_mistakes_load_and_fail_only_strict_validation() {
 }
 
 #[test]
+fn skills_kept_in_hidden_folders_are_hinted_with_the_folders_to_give() {
+    // A repository laid out as `skills/.curated/<skill>`: the walk does not look into
+    // hidden folders; the warning names the folder, which read as a source finds them.
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "repo/skills/.curated/review/SKILL.md",
+        &md("review", "Reviews"),
+    );
+    write(
+        dir.path(),
+        "repo/skills/.curated/deploy/SKILL.md",
+        &md("deploy", "Deploys"),
+    );
+    let out = skills(dir.path(), &["list", "--source", "repo", "--json"]);
+    assert!(names(&out).is_empty());
+    let err = stderr(&out);
+    assert!(
+        err.contains("hidden-skills") && err.contains("but 2 in them") && err.contains("repo/skills/.curated"),
+        "{err}"
+    );
+    assert!(!err.contains("--depth"), "{err}");
+    let out = skills(dir.path(), &["list", "--source", "repo/skills/.curated", "--json"]);
+    assert_eq!(names(&out), ["deploy", "review"], "{}", stderr(&out));
+}
+
+#[test]
 fn nested_layouts_are_found_with_a_depth_and_hinted_without_one() {
     let dir = tempfile::tempdir().unwrap();
     write(

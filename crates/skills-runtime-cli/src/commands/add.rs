@@ -129,7 +129,10 @@ pub async fn install(
         .iter()
         .filter(|d| {
             d.severity() != Severity::Warning
-                || matches!(d.kind, DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill)
+                || matches!(
+                    d.kind,
+                    DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill | DiagnosticKind::HiddenSkills
+                )
         })
         .cloned()
         .collect();
