@@ -215,6 +215,18 @@ fn merge_folders(
     if last.skills.len() - gone_count + found.skills.len() >= max_skills {
         return Err(Some(last));
     }
+    // A skill that hides an earlier folder's copy of its name (the copy's
+    // `duplicate-name` warning names it) holds the copy's place, and without it the copy
+    // comes back: a full reload decides.
+    let hides_a_copy = |skill: &skills_core::SkillMetadata| {
+        let named = format!(" by {}, ", skill.path);
+        last.diagnostics
+            .iter()
+            .any(|d| d.kind == DiagnosticKind::DuplicateName && d.message.contains(&named))
+    };
+    if gone_count > 0 && last.skills.iter().any(|s| within(s.dir()) && hides_a_copy(s)) {
+        return Err(Some(last));
+    }
     for diagnostic in last.diagnostics.iter() {
         if let Some(i) = held_in(&diagnostic.path) {
             held[i] = true;

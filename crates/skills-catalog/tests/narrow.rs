@@ -235,3 +235,61 @@ async fn a_narrowed_reload_keeps_rewrites_and_drops_diagnostics_as_a_full_one_gi
     assert_eq!(said(&catalog), "[]");
     assert_eq!(said(&catalog), from_scratch().await);
 }
+
+#[tokio::test]
+async fn a_name_declared_twice_keeps_its_first_place_through_reloads() {
+    // In path order `stagehand-2/` < `stagehand-browserbase/` < `stagehand/` (`-` sorts
+    // before `/`): the later `stagehand/` declares the name of `stagehand-2/` again, and
+    // is kept in its place, before `stagehand-browserbase` (the listing is out of path
+    // order there). A reload of either copy gives what a fresh discovery gives.
+    let backend = Arc::new(MemoryBackend::new());
+    backend.insert("/s/alpha/SKILL.md", md("alpha", "First")).unwrap();
+    backend
+        .insert("/s/stagehand/SKILL.md", md("stagehand", "The kept one"))
+        .unwrap();
+    backend
+        .insert("/s/stagehand-2/SKILL.md", md("stagehand", "The hidden one"))
+        .unwrap();
+    backend
+        .insert(
+            "/s/stagehand-browserbase/SKILL.md",
+            md("stagehand-browserbase", "Another"),
+        )
+        .unwrap();
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend.clone(), "/s")]);
+    let snapshot = catalog.ensure_loaded().await;
+    let seen: Vec<(&str, &str)> = snapshot
+        .skills()
+        .iter()
+        .map(|s| (s.name.as_str(), s.description.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("alpha", "First"),
+            ("stagehand", "The kept one"),
+            ("stagehand-browserbase", "Another")
+        ]
+    );
+    let described = |skills: &[Arc<skills_core::SkillMetadata>]| -> Vec<(String, String)> {
+        skills.iter().map(|s| (s.name.clone(), s.description.clone())).collect()
+    };
+    for (path, description) in [
+        ("/s/stagehand/SKILL.md", "The kept one, edited"),
+        ("/s/stagehand-2/SKILL.md", "The hidden one, edited"),
+    ] {
+        backend.insert(path, md("stagehand", description)).unwrap();
+        catalog.reload_paths(0, &[path.into()]).await;
+        let (skills, _, diagnostics) = fresh(&backend).await;
+        let after = catalog.snapshot();
+        assert_eq!(described(after.skills()), described(&skills), "after {path}");
+        assert_eq!(after.diagnostics().len(), diagnostics, "after {path}");
+    }
+    // Without the folder that was kept, the copy it hid is the skill.
+    assert_eq!(backend.remove("/s/stagehand/SKILL.md"), 1);
+    catalog.reload_paths(0, &["/s/stagehand/SKILL.md".into()]).await;
+    let (skills, _, _) = fresh(&backend).await;
+    let after = catalog.snapshot();
+    assert_eq!(described(after.skills()), described(&skills));
+    assert_eq!(after.get("stagehand").unwrap().description, "The hidden one, edited");
+}
