@@ -168,6 +168,42 @@ fn write_line<C: AsRef<str>>(cells: &[C], widths: &[usize], text: &mut Vec<u8>) 
     text.push(b'\n');
 }
 
+/// [`print_diagnostics`] for a command about one skill or one request (`load`,
+/// `search`): every error, and what is said of the skill folders in `about`, in full;
+/// what is said of the rest of the library in one line that counts it (on a real
+/// library, hundreds of lines that would bury the answer; `skills validate` lists them).
+pub fn print_diagnostics_about(diagnostics: &[Diagnostic], about: &[&str]) {
+    let (shown, rest): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+        diagnostics.iter().filter(|d| d.cut.is_none()).partition(|d| {
+            d.severity() == Severity::Error || about.iter().any(|dir| skills_runtime::path::is_within(&d.path, dir))
+        });
+    let shown: Vec<Diagnostic> = shown.into_iter().cloned().collect();
+    print_diagnostics(&shown);
+    let skipped = rest.iter().filter(|d| d.severity() == Severity::Skip).count();
+    let warnings = rest.len() - skipped;
+    let counted = |n: usize, one: &str, many: &str| match n {
+        0 => None,
+        1 => Some(format!("1 {one}")),
+        n => Some(format!("{n} {many}")),
+    };
+    let parts: Vec<String> = [
+        counted(skipped, "skipped skill", "skipped skills"),
+        counted(warnings, "warning", "warnings"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !parts.is_empty() {
+        let mut err = std::io::stderr().lock();
+        // A closed stderr is no reason to stop the command.
+        let _ = writeln!(
+            err,
+            "warning: {} in the library not shown (`skills validate` lists them)",
+            parts.join(" and ")
+        );
+    }
+}
+
 /// Warnings of one kind printed before the rest are counted in one line: a real library
 /// can carry tens of thousands of `name-mismatch` warnings, and every command printing
 /// them all would bury what matters (`skills validate` lists every one).

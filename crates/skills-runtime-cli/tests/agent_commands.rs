@@ -165,3 +165,57 @@ fn no_progress_output_when_stderr_is_not_a_terminal() {
         );
     }
 }
+
+#[test]
+fn load_and_search_count_the_rest_of_the_library_s_warnings() {
+    // One skill to load; three with names the specification refuses (warnings), one
+    // without a description (skipped) and one whose own warning concerns it.
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "lib/web/SKILL.md", &common::md("web", "Researches the web"));
+    for name in ["Title One", "Title Two", "Title Three"] {
+        let folder = name.to_lowercase().replace(' ', "-");
+        common::write(
+            dir.path(),
+            &format!("lib/{folder}/SKILL.md"),
+            &common::md(name, "A title"),
+        );
+    }
+    common::write(
+        dir.path(),
+        "lib/blank/SKILL.md",
+        "---\nname: blank\ndescription: ''\n---\n",
+    );
+    common::write(
+        dir.path(),
+        "lib/mismatch/SKILL.md",
+        &common::md("other-name", "Named apart"),
+    );
+    let source = "--source=lib";
+
+    let out = skills(dir.path(), &["load", source, "web"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "warning: 1 skipped skill and 4 warnings in the library not shown (`skills validate` lists them)"
+    );
+    // What concerns the skill loaded is said in full.
+    let out = skills(dir.path(), &["load", source, "other-name"]);
+    let err = text(&out.stderr);
+    assert!(err.contains("lib/mismatch/SKILL.md: name-mismatch"), "{err}");
+    assert!(err.contains("1 skipped skill and 3 warnings in the library"), "{err}");
+    // A skill that does not load gets everything, which may say why.
+    let out = skills(dir.path(), &["load", source, "blank"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("lib/blank/SKILL.md: missing-description"), "{err}");
+    assert!(err.contains("invalid-name") && !err.contains("not shown"), "{err}");
+
+    let out = skills(dir.path(), &["search", source, "research the web"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("web"));
+    assert_eq!(
+        text(&out.stderr).trim(),
+        "warning: 1 skipped skill and 4 warnings in the library not shown (`skills validate` lists them)"
+    );
+}

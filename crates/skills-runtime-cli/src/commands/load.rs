@@ -7,7 +7,7 @@ use skills_runtime::{Invoker, LoadRequest, SkillArguments, load_skill_with};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::library::{self, Need};
-use crate::output::print_diagnostics;
+use crate::output::{print_diagnostics, print_diagnostics_about};
 
 #[derive(Serialize)]
 struct LoadJson<'a> {
@@ -23,7 +23,12 @@ pub async fn load(args: &SourceArgs, name: &str, json: bool, arguments: Vec<Stri
     let library = library::catalog(args, Need::Agent, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
-    print_diagnostics(snapshot.diagnostics());
+    // What the library says of other skills is counted, not listed: the answer is about
+    // one skill. A skill that does not load gets everything, which may say why.
+    match snapshot.get(name) {
+        Some(skill) => print_diagnostics_about(snapshot.diagnostics(), &[skill.dir()]),
+        None => print_diagnostics(snapshot.diagnostics()),
+    }
     let arguments = (!arguments.is_empty()).then_some(SkillArguments::List(arguments));
     let request = LoadRequest::new(&[])
         .with_arguments(arguments.as_ref())

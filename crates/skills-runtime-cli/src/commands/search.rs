@@ -7,7 +7,7 @@ use skills_runtime::{Explanation, SearchHit, format_search_results};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, SourceArgs};
 use crate::library::{self, Need};
-use crate::output::print_diagnostics;
+use crate::output::print_diagnostics_about;
 
 #[derive(Serialize)]
 struct HitJson<'a> {
@@ -39,7 +39,7 @@ pub async fn search(
     let library = library::catalog(args, Need::Search, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
-    print_diagnostics(snapshot.diagnostics());
+    print_diagnostics_about(snapshot.diagnostics(), &[]);
     let selection = library.selection(view)?;
     let selection = selection.as_ref();
     let hits = catalog
