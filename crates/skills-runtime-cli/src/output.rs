@@ -230,13 +230,17 @@ pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
             }
         }
         // A closed stderr is no reason to stop the command.
-        let _ = if d.kind == DiagnosticKind::DeeperSkills {
-            writeln!(
+        let _ = match d.kind {
+            DiagnosticKind::DeeperSkills => writeln!(
                 err,
                 "{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)"
-            )
-        } else {
-            writeln!(err, "{prefix}: {d}")
+            ),
+            DiagnosticKind::HiddenSkills => writeln!(
+                err,
+                "{prefix}: {d} (of a git source, a folder is given as #path=FOLDER after its URL; \
+                 skills add takes owner/repo/FOLDER)"
+            ),
+            _ => writeln!(err, "{prefix}: {d}"),
         };
     }
     for (kind, count) in warnings.into_iter().filter(|&(_, n)| n > WARNINGS_PER_KIND) {

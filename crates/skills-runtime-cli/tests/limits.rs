@@ -275,7 +275,7 @@ fn skills_kept_in_hidden_folders_are_hinted_with_the_folders_to_give() {
         err.contains("hidden-skills") && err.contains("but 2 in them") && err.contains("repo/skills/.curated"),
         "{err}"
     );
-    assert!(!err.contains("--depth"), "{err}");
+    assert!(!err.contains("--depth") && err.contains("#path=FOLDER"), "{err}");
     let out = skills(dir.path(), &["list", "--source", "repo/skills/.curated", "--json"]);
     assert_eq!(names(&out), ["deploy", "review"], "{}", stderr(&out));
 }
