@@ -91,7 +91,9 @@ pub use catalog::SkillCatalog;
 pub use compact::{COMPACT_CHARS, short_entry};
 pub use depends::{dependency_diagnostics, dependency_problems, mcp_server_dependencies, with_dependencies};
 pub use listing::SharedResources;
-pub use load::{Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with};
+pub use load::{
+    AVAILABLE_LIST_CHARS, Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with,
+};
 pub use persist::PersistentCache;
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};
 pub use prompt::{PromptTemplate, SKILLS_SYSTEM_PROMPT, TemplateError};

@@ -57,11 +57,12 @@ impl fmt::Display for LoadAnswer {
 #[non_exhaustive]
 pub enum LoadError {
     /// No skill has that name.
-    #[error("Error: Skill '{name}' not found. Available skills: {}", available_list(.available))]
+    #[error("Error: Skill '{name}' not found. Available skills: {}", available_list(.name, .available))]
     NotFound {
         /// The name asked for, escaped and shortened (it comes from the model).
         name: String,
-        /// Every skill of the snapshot.
+        /// Every skill of the snapshot (the message lists them all up to
+        /// [`AVAILABLE_LIST_CHARS`], else the names most like `name`).
         available: Vec<String>,
     },
     /// The skill's source is not one of the catalog's.
@@ -127,11 +128,71 @@ pub enum LoadError {
     },
 }
 
-fn available_list(names: &[String]) -> String {
+/// Characters of the list of names an unknown name's error holds: the whole list of a
+/// library up to a few hundred skills, as the reference gives it; past that, the names
+/// most like the one asked for (a library of 10,000 skills listed whole was a 323,000-
+/// character tool result).
+pub const AVAILABLE_LIST_CHARS: usize = 2_000;
+
+/// Names most like the one asked for that an unknown name's error gives, at most.
+const LIKE_NAMES: usize = 10;
+
+fn available_list(asked: &str, names: &[String]) -> String {
     if names.is_empty() {
-        "(none)".to_owned()
+        return "(none)".to_owned();
+    }
+    let whole = names.iter().map(|n| n.len() + 2).sum::<usize>();
+    if whole <= AVAILABLE_LIST_CHARS {
+        return names.join(", ");
+    }
+    let asked = trigrams(asked);
+    let mut like: Vec<(f32, &String)> = names
+        .iter()
+        .map(|name| (likeness(&asked, &trigrams(name)), name))
+        .filter(|(score, _)| *score >= 0.2)
+        .collect();
+    like.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let like: Vec<&str> = like.iter().take(LIKE_NAMES).map(|(_, name)| name.as_str()).collect();
+    let all = names.len();
+    let rest = format!("{all} skills in all, too many to list here: search for a skill by what it does");
+    if like.is_empty() {
+        format!("({rest})")
     } else {
-        names.join(", ")
+        format!("{} ({rest})", like.join(", "))
+    }
+}
+
+/// The character trigrams of a name, lowercased and padded at both ends, sorted.
+fn trigrams(name: &str) -> Vec<[char; 3]> {
+    let chars: Vec<char> = std::iter::once(' ')
+        .chain(name.chars().flat_map(char::to_lowercase))
+        .chain(std::iter::once(' '))
+        .collect();
+    let mut grams: Vec<[char; 3]> = chars.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+    grams.sort_unstable();
+    grams
+}
+
+/// How alike two names' trigrams are: twice the trigrams they share over all of them
+/// (1 for the same name, 0 for nothing in common).
+fn likeness(a: &[[char; 3]], b: &[[char; 3]]) -> f32 {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let total = a.len() + b.len();
+    if total == 0 {
+        0.0
+    } else {
+        2.0 * shared as f32 / total as f32
     }
 }
 

@@ -187,3 +187,48 @@ async fn the_first_discovery_names_every_skill_to_a_subscriber_and_to_a_caller()
     let event = unheard.reload_sources(&[]).await.unwrap();
     assert_eq!(added(&event.changes), ["sql", "web"]);
 }
+
+#[tokio::test]
+async fn an_unknown_name_in_a_large_library_gets_the_names_like_it_not_every_name() {
+    // 400 skills: their names would make a list of about 10,000 characters.
+    let backend = Arc::new(MemoryBackend::new());
+    for i in 0..400 {
+        let name = format!("team-tool-number-{i:03}");
+        backend
+            .insert(
+                &format!("/s/{name}/SKILL.md"),
+                format!("---\nname: {name}\ndescription: d\n---\n"),
+            )
+            .unwrap();
+    }
+    for name in ["pdf-processing", "pdf-forms"] {
+        backend
+            .insert(
+                &format!("/s/{name}/SKILL.md"),
+                format!("---\nname: {name}\ndescription: d\n---\n"),
+            )
+            .unwrap();
+    }
+    let catalog = SkillCatalog::new(vec![SkillSource::new(backend, "/s")]);
+    let snapshot = catalog.ensure_loaded().await;
+    let missing = load_skill(&snapshot, "pdf-procesing", &[]).await.to_string();
+    assert!(
+        missing.starts_with("Error: Skill 'pdf-procesing' not found. Available skills: pdf-processing, pdf-forms"),
+        "{missing}"
+    );
+    assert!(
+        missing.ends_with("(402 skills in all, too many to list here: search for a skill by what it does)"),
+        "{missing}"
+    );
+    assert!(
+        missing.len() < skills_catalog::AVAILABLE_LIST_CHARS,
+        "{}",
+        missing.len()
+    );
+    // A name like none of them gets the count alone.
+    let missing = load_skill(&snapshot, "zzzz", &[]).await.to_string();
+    assert_eq!(
+        missing,
+        "Error: Skill 'zzzz' not found. Available skills: (402 skills in all, too many to list here: search for a skill by what it does)"
+    );
+}

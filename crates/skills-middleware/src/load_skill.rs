@@ -26,7 +26,7 @@ pub const LOAD_SKILL: &str = "load_skill";
 ///
 /// | case | status | message |
 /// |---|---|---|
-/// | unknown name | error | `Error: Skill 'x' not found. Available skills: a, b` |
+/// | unknown name | error | `Error: Skill 'x' not found. Available skills: a, b` (past [`AVAILABLE_LIST_CHARS`](skills_catalog::AVAILABLE_LIST_CHARS) of names, the ten most like `x` and how many there are) |
 /// | already loaded | success | `Skill 'x' is already loaded. Its instructions are already active.` |
 /// | read failure | error | `Error: Failed to read skill file at <path>: <reason>` |
 /// | over the size limit | error | `Error: Skill file at <path> exceeds maximum size (<n> bytes)` |
