@@ -107,3 +107,49 @@ async fn a_registrys_digests_are_checked_before_anything_is_written() {
     let lock = std::fs::read_to_string(project.join("skills.lock")).unwrap();
     assert!(lock.contains(&sha256_text(web.as_bytes())), "{lock}");
 }
+
+#[tokio::test]
+async fn two_sources_with_one_label_keep_their_own_entries_in_the_lock() {
+    // Two libraries whose folders are both named `skills` (as `anthropics/skills` and
+    // `obra/superpowers` keep theirs): each is a source labelled `skills`.
+    let dir = project();
+    let root = dir.path();
+    for (owner, name) in [("first", "pdf"), ("second", "review")] {
+        let folder = root.join(format!("{owner}/skills/{name}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("SKILL.md"), md(name, &format!("The {name} skill"))).unwrap();
+    }
+    for owner in ["first", "second"] {
+        let out = skills(root, &["add", &format!("{owner}/skills")], &[]).await;
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let lock = std::fs::read_to_string(root.join("skills.lock")).unwrap();
+    assert!(
+        lock.contains("[sources.\"skills\"]") && lock.contains("[sources.\"skills-2\"]"),
+        "{lock}"
+    );
+    // Each skill is checked, synced and updated against its own source.
+    let out = skills(root, &["outdated"], &[]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("2 skills up to date"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    let out = skills(root, &["sync", "--frozen"], &[]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A frozen sync that has to install again checks each source's pinned skills only.
+    std::fs::remove_dir_all(root.join(".agents/skills/review")).unwrap();
+    let out = skills(root, &["sync", "--frozen"], &[]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(root.join(".agents/skills/review/SKILL.md").is_file());
+    let out = skills(root, &["update"], &[]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("error"), "{}", stderr(&out));
+    // Adding the first again keeps its entry (no `skills-3`).
+    let out = skills(root, &["add", "first/skills"], &[]).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lock = std::fs::read_to_string(root.join("skills.lock")).unwrap();
+    assert!(!lock.contains("skills-3"), "{lock}");
+}

@@ -78,8 +78,36 @@ pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
 
 pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let source = resolve_source(request.source);
-    let library = open(&source, args, Need::Listing).await?;
+    let lockfile = match &args.lock.lockfile {
+        Some(lockfile) => lockfile.clone(),
+        None => lockfile_of(&install_root(request.flags.global)?, request.flags.global),
+    };
+    let library = open(&locked_as(&source, &lockfile), args, Need::Listing).await?;
     install(request, &source, &library.catalog, args.lock.frozen).await
+}
+
+/// `source` under the key the lock at `lockfile` keeps it by (`KEY=SOURCE`), when it has
+/// one and the source names no label: two sources may carry one label (`skills`), and
+/// the lock keeps the second under another key, which its catalog must carry for the
+/// lock's checks to find its skills.
+pub fn locked_as(source: &str, lockfile: &Path) -> String {
+    let labelled = source
+        .parse::<skills_runtime::sources::SourceSpec>()
+        .is_ok_and(|spec| spec.label.is_some());
+    let key = read_lock(lockfile)
+        .ok()
+        .flatten()
+        .and_then(|lock| crate::commands::sync::label_in_lock(lockfile, &lock, source));
+    // A key that cannot be a label (an MCP server's `host:port`) is left out: it is the
+    // label the source gives itself.
+    key.filter(|_| !labelled)
+        .map(|key| format!("{key}={source}"))
+        .filter(|keyed| {
+            keyed
+                .parse::<skills_runtime::sources::SourceSpec>()
+                .is_ok_and(|spec| spec.label.is_some())
+        })
+        .unwrap_or_else(|| source.to_owned())
 }
 
 /// The source `skills add` reads for `text`: `owner/repo[/path][@ref]` (when no folder
@@ -154,10 +182,10 @@ pub async fn install(
     if frozen {
         // What the lock pins from this source must still be there, as pinned (the
         // frozen catalog withholds a skill whose files differ).
-        let label = catalog
-            .sources()
-            .first()
-            .map(|s| s.label().to_owned())
+        let label = lock
+            .as_ref()
+            .and_then(|lock| crate::commands::sync::label_in_lock(&lockfile, lock, source))
+            .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
             .unwrap_or_default();
         let missing: Vec<&str> = lock
             .iter()
@@ -246,12 +274,25 @@ pub async fn install(
     let names: Vec<String> = plan.iter().map(|(step, ..)| step.name.clone()).collect();
     let (pinned, problems) = catalog.pin_only(&names).await;
     let mut lock = lock.unwrap_or_default();
+    // Each source keeps its own entry in the lock, although two may carry one label
+    // (`skills`, the last folder of both `anthropics/skills#path=skills` and
+    // `obra/superpowers#path=skills`): the second took the first's place, and the first
+    // one's skills were then looked for in the second.
+    let mut keys: BTreeMap<String, String> = BTreeMap::new();
+    for (label, source) in pinned.sources {
+        let key = lock_key(&lock, &label, &source);
+        lock.sources.insert(key.clone(), source);
+        keys.insert(label, key);
+    }
     for (step, ..) in plan.iter().filter(|(step, ..)| step.action != Action::KeepLocalEdit) {
         if let Some(skill) = pinned.skills.get(&step.name) {
-            lock.skills.insert(step.name.clone(), skill.clone());
+            let mut skill = skill.clone();
+            if let Some(key) = keys.get(&skill.source) {
+                skill.source.clone_from(key);
+            }
+            lock.skills.insert(step.name.clone(), skill);
         }
     }
-    lock.sources.extend(pinned.sources);
     write_file(&lockfile, lock.to_toml().as_bytes())?;
     for problem in &problems {
         say_err!("error: {problem}");
@@ -418,4 +459,23 @@ fn describe(step: &Step) -> String {
 pub fn say_waiting(pid: Option<u32>) {
     let pid = pid.map_or_else(|| "?".to_owned(), |p| p.to_string());
     say_err!("waiting for another skills run (process {pid}) installing here");
+}
+
+/// The key under which the lock keeps the source pinned as `label`: the entry of the same
+/// location if the lock has one, else `label` if it is free, else `label` with a number.
+fn lock_key(lock: &Lock, label: &str, source: &skills_runtime::lock::LockedSource) -> String {
+    if source.spec.is_some() {
+        if let Some((key, _)) = lock.sources.iter().find(|(_, locked)| locked.spec == source.spec) {
+            return key.clone();
+        }
+    }
+    match lock.sources.get(label) {
+        None => label.to_owned(),
+        // A lock written before sources recorded where they are: the same source.
+        Some(locked) if locked.spec.is_none() => label.to_owned(),
+        Some(_) => (2..)
+            .map(|n| format!("{label}-{n}"))
+            .find(|key| !lock.sources.contains_key(key))
+            .unwrap_or_else(|| label.to_owned()),
+    }
 }

@@ -34,7 +34,8 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
     for (i, spec) in specs.iter().enumerate() {
         say!("from {}:", spec.source);
         let source = add::resolve_source(&spec.source);
-        let library = add::open(&source, args, Need::Live).await?;
+        let lockfile = install_root(false)?.join(skills_runtime::lock::LOCK_FILE);
+        let library = add::open(&add::locked_as(&source, &lockfile), args, Need::Live).await?;
         let catalog = library.catalog.clone();
         let request = AddRequest::of_install(spec, &spec.skills, dry_run);
         add::install(&request, &source, &catalog, false)
@@ -93,10 +94,10 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
     let lockfile = install_root(false)?.join(skills_runtime::lock::LOCK_FILE);
     let lock = read_lock(&lockfile)?.unwrap_or_default();
     let snapshot = catalog.snapshot();
-    let label = catalog
-        .sources()
-        .first()
-        .map(|s| s.label().to_owned())
+    // The source's entry in the lock, found by where it is (two sources may carry one
+    // label, and the lock then keeps the second under another).
+    let label = super::sync::label_in_lock(&lockfile, &lock, &watched.spec.source)
+        .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
         .unwrap_or_default();
     // The skills this `[[install]]` covers: those named, or every one of the source
     // (new ones included) and every one installed from it.
