@@ -112,10 +112,11 @@ impl SkillCatalog {
     }
 
     /// A catalog over `sources` (priority order: for one name, the last source wins);
-    /// nothing is discovered yet. Resources are discovered with the skills.
+    /// nothing is discovered yet. Resources are discovered with the skills. A label an
+    /// earlier source has is made distinct (`skills`, `skills-2`: see [`SkillSource::label`]).
     pub fn new(sources: Vec<SkillSource>) -> Self {
         Self {
-            sources: sources.into(),
+            sources: crate::source::distinct_labels(sources).into(),
             limits: DiscoveryLimits::default(),
             resources: true,
             lazy: false,

@@ -81,7 +81,9 @@ impl SkillSource {
         &self.path
     }
 
-    /// The label: the one set, or the path's last component capitalized.
+    /// The label: the one set, or the path's last component capitalized. In a catalog,
+    /// a label an earlier source has gets a number (`skills-2`): the lock keeps each
+    /// source under its label, and two sources of one label would be one to it.
     pub fn label(&self) -> &str {
         &self.label
     }
@@ -118,6 +120,25 @@ pub struct SourcePathError {
     pub path: String,
     /// Why it was refused.
     pub reason: String,
+}
+
+/// `sources` with each label distinct: a label an earlier source has gets the first free
+/// number (`skills`, `skills-2`); a source keeps whether its label was set.
+pub(crate) fn distinct_labels(mut sources: Vec<SkillSource>) -> Vec<SkillSource> {
+    let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for source in &mut sources {
+        if !taken.contains(&source.label) {
+            taken.insert(source.label.clone());
+            continue;
+        }
+        let label = (2..)
+            .map(|n| format!("{}-{n}", source.label))
+            .find(|label| !taken.contains(label))
+            .unwrap_or_default();
+        taken.insert(label.clone());
+        source.label = label;
+    }
+    sources
 }
 
 #[cfg(test)]

@@ -189,3 +189,33 @@ async fn a_frozen_catalog_takes_nothing_from_a_persistent_cache() {
     assert_eq!(frozen.stats().files_read, 3);
     assert_eq!(names(&frozen), ["notes", "pdf", "web"]);
 }
+
+#[tokio::test]
+async fn two_sources_of_one_label_are_pinned_and_served_frozen_apart() {
+    // Two folders named `skills` (as two repositories keep theirs): each source is
+    // labelled `Skills` by its path, and the catalog tells them apart.
+    let backend = Arc::new(MemoryBackend::new());
+    backend.insert("/a/skills/web/SKILL.md", md("web", "Search.")).unwrap();
+    backend
+        .insert("/b/skills/pdf/SKILL.md", md("pdf", "Read PDFs."))
+        .unwrap();
+    let both = || {
+        SkillCatalog::new(vec![
+            SkillSource::new(backend.clone(), "/a/skills"),
+            SkillSource::new(backend.clone(), "/b/skills"),
+        ])
+    };
+    let catalog = both();
+    let labels: Vec<&str> = catalog.sources().iter().map(|s| s.label()).collect();
+    assert_eq!(labels, ["Skills", "Skills-2"]);
+    let (lock, problems) = catalog.pin().await;
+    assert!(problems.is_empty(), "{problems:?}");
+    assert_eq!(lock.sources.len(), 2);
+    assert_eq!(lock.skills["web"].source, "Skills");
+    assert_eq!(lock.skills["pdf"].source, "Skills-2");
+    // Served frozen, each skill is found in the source the lock pins it to.
+    let frozen = both().with_lock(lock);
+    frozen.ensure_loaded().await;
+    assert!(mismatches(&frozen).is_empty(), "{:?}", mismatches(&frozen));
+    assert_eq!(names(&frozen), ["web", "pdf"]);
+}
