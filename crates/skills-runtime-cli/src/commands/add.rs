@@ -18,6 +18,7 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_gi
 use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, SkillMetadata, with_dependencies};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
+use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
 use crate::library::{self, Need};
 use crate::output::print_diagnostics;
 
@@ -82,32 +83,9 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
         Some(lockfile) => lockfile.clone(),
         None => lockfile_of(&install_root(request.flags.global)?, request.flags.global),
     };
-    let library = open(&locked_as(&source, &lockfile), args, Need::Listing).await?;
+    let lock = read_lock(&lockfile).ok().flatten();
+    let library = open(&locked_as(&source, &lockfile, lock.as_ref()), args, Need::Listing).await?;
     install(request, &source, &library.catalog, args.lock.frozen).await
-}
-
-/// `source` under the key the lock at `lockfile` keeps it by (`KEY=SOURCE`), when it has
-/// one and the source names no label: two sources may carry one label (`skills`), and
-/// the lock keeps the second under another key, which its catalog must carry for the
-/// lock's checks to find its skills.
-pub fn locked_as(source: &str, lockfile: &Path) -> String {
-    let labelled = source
-        .parse::<skills_runtime::sources::SourceSpec>()
-        .is_ok_and(|spec| spec.label.is_some());
-    let key = read_lock(lockfile)
-        .ok()
-        .flatten()
-        .and_then(|lock| crate::commands::sync::label_in_lock(lockfile, &lock, source));
-    // A key that cannot be a label (an MCP server's `host:port`) is left out: it is the
-    // label the source gives itself.
-    key.filter(|_| !labelled)
-        .map(|key| format!("{key}={source}"))
-        .filter(|keyed| {
-            keyed
-                .parse::<skills_runtime::sources::SourceSpec>()
-                .is_ok_and(|spec| spec.label.is_some())
-        })
-        .unwrap_or_else(|| source.to_owned())
 }
 
 /// The source `skills add` reads for `text`: `owner/repo[/path][@ref]` (when no folder
@@ -184,7 +162,7 @@ pub async fn install(
         // frozen catalog withholds a skill whose files differ).
         let label = lock
             .as_ref()
-            .and_then(|lock| crate::commands::sync::label_in_lock(&lockfile, lock, source))
+            .and_then(|lock| label_in_lock(&lockfile, lock, source))
             .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
             .unwrap_or_default();
         let missing: Vec<&str> = lock
@@ -459,23 +437,4 @@ fn describe(step: &Step) -> String {
 pub fn say_waiting(pid: Option<u32>) {
     let pid = pid.map_or_else(|| "?".to_owned(), |p| p.to_string());
     say_err!("waiting for another skills run (process {pid}) installing here");
-}
-
-/// The key under which the lock keeps the source pinned as `label`: the entry of the same
-/// location if the lock has one, else `label` if it is free, else `label` with a number.
-fn lock_key(lock: &Lock, label: &str, source: &skills_runtime::lock::LockedSource) -> String {
-    if source.spec.is_some() {
-        if let Some((key, _)) = lock.sources.iter().find(|(_, locked)| locked.spec == source.spec) {
-            return key.clone();
-        }
-    }
-    match lock.sources.get(label) {
-        None => label.to_owned(),
-        // A lock written before sources recorded where they are: the same source.
-        Some(locked) if locked.spec.is_none() => label.to_owned(),
-        Some(_) => (2..)
-            .map(|n| format!("{label}-{n}"))
-            .find(|key| !lock.sources.contains_key(key))
-            .unwrap_or_else(|| label.to_owned()),
-    }
 }

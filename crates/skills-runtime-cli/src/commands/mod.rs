@@ -9,6 +9,7 @@ mod json_text;
 mod list;
 mod load;
 mod lock;
+mod lock_keys;
 mod new;
 mod npm_lock;
 mod outdated;

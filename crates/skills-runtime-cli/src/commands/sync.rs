@@ -17,11 +17,11 @@ use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
+use crate::commands::lock_keys::label_in_lock;
 use skills_install::agents::{self, Agent};
 use skills_install::link::shown;
 use skills_install::write::digests_of;
 use skills_runtime::lock::Lock;
-use skills_runtime::sources::{SourceSpec, is_path};
 
 pub async fn sync(options: SyncOptions, args: &SourceArgs) -> anyhow::Result<ExitCode> {
     let SyncOptions {
@@ -199,35 +199,4 @@ fn in_place(root: &Path, lockfile: &Path, lock: &Lock, spec: &InstallSpec) -> Op
         return None;
     }
     Some(names.len())
-}
-
-/// The label under which `lock` pins the source `source` (an `[[install]]`'s source
-/// text): its own `label=`, or the locked source whose spec is the same location (a
-/// folder compared as the folder it resolves to).
-pub(crate) fn label_in_lock(lockfile: &Path, lock: &Lock, source: &str) -> Option<String> {
-    let spec: SourceSpec = source.parse().ok()?;
-    if let Some(label) = spec.label {
-        return lock.sources.contains_key(&label).then_some(label);
-    }
-    let base = lockfile
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let wanted = if is_path(&spec.location) {
-        std::fs::canonicalize(base.join(&spec.location))
-            .ok()?
-            .display()
-            .to_string()
-    } else {
-        skills_runtime::url::without_password(&spec.location)
-    };
-    lock.sources.iter().find_map(|(label, locked)| {
-        let locked_spec = locked.spec.as_deref()?;
-        let same = if is_path(locked_spec) {
-            std::fs::canonicalize(base.join(locked_spec)).is_ok_and(|p| p.display().to_string() == wanted)
-        } else {
-            locked_spec == wanted
-        };
-        same.then(|| label.clone())
-    })
 }

@@ -35,7 +35,9 @@ pub async fn watch(specs: &[InstallSpec], dry_run: bool, args: &SourceArgs) -> a
         say!("from {}:", spec.source);
         let source = add::resolve_source(&spec.source);
         let lockfile = install_root(false)?.join(skills_runtime::lock::LOCK_FILE);
-        let library = add::open(&add::locked_as(&source, &lockfile), args, Need::Live).await?;
+        let lock = read_lock(&lockfile).ok().flatten();
+        let locked = crate::commands::lock_keys::locked_as(&source, &lockfile, lock.as_ref());
+        let library = add::open(&locked, args, Need::Live).await?;
         let catalog = library.catalog.clone();
         let request = AddRequest::of_install(spec, &spec.skills, dry_run);
         add::install(&request, &source, &catalog, false)
@@ -96,7 +98,7 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
     let snapshot = catalog.snapshot();
     // The source's entry in the lock, found by where it is (two sources may carry one
     // label, and the lock then keeps the second under another).
-    let label = super::sync::label_in_lock(&lockfile, &lock, &watched.spec.source)
+    let label = crate::commands::lock_keys::label_in_lock(&lockfile, &lock, &watched.spec.source)
         .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
         .unwrap_or_default();
     // The skills this `[[install]]` covers: those named, or every one of the source

@@ -9,7 +9,7 @@ use anyhow::bail;
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, read_trusted_lock};
-use crate::commands::sync::label_in_lock;
+use crate::commands::lock_keys::label_in_lock;
 use crate::library;
 use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 
