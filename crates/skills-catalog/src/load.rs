@@ -145,10 +145,18 @@ fn available_list(asked: &str, names: &[String]) -> String {
     if whole <= AVAILABLE_LIST_CHARS {
         return names.join(", ");
     }
-    let asked = trigrams(asked);
+    // Alike as the search index reads a misspelt word as a known one: by trigrams.
+    use crate::search::{shared_trigrams, similarity, trigrams};
+    let asked = trigrams(&asked.to_lowercase());
     let mut like: Vec<(f32, &String)> = names
         .iter()
-        .map(|name| (likeness(&asked, &trigrams(name)), name))
+        .map(|name| {
+            let grams = trigrams(&name.to_lowercase());
+            (
+                similarity(shared_trigrams(&asked, &grams), asked.len(), grams.len()),
+                name,
+            )
+        })
         .filter(|(score, _)| *score >= 0.2)
         .collect();
     like.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
@@ -159,40 +167,6 @@ fn available_list(asked: &str, names: &[String]) -> String {
         format!("({rest})")
     } else {
         format!("{} ({rest})", like.join(", "))
-    }
-}
-
-/// The character trigrams of a name, lowercased and padded at both ends, sorted.
-fn trigrams(name: &str) -> Vec<[char; 3]> {
-    let chars: Vec<char> = std::iter::once(' ')
-        .chain(name.chars().flat_map(char::to_lowercase))
-        .chain(std::iter::once(' '))
-        .collect();
-    let mut grams: Vec<[char; 3]> = chars.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
-    grams.sort_unstable();
-    grams
-}
-
-/// How alike two names' trigrams are: twice the trigrams they share over all of them
-/// (1 for the same name, 0 for nothing in common).
-fn likeness(a: &[[char; 3]], b: &[[char; 3]]) -> f32 {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                shared += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    let total = a.len() + b.len();
-    if total == 0 {
-        0.0
-    } else {
-        2.0 * shared as f32 / total as f32
     }
 }
 

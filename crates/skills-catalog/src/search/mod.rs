@@ -55,6 +55,7 @@ pub(crate) use instructions::{Unread, opening};
 use postings::MAX_SLOTS;
 use terms::Scored;
 use text::{Words, plain};
+pub(crate) use text::{shared as shared_trigrams, similarity, trigrams};
 use vocabulary::Vocabulary;
 
 /// Results a search gives when no limit is asked for.

@@ -187,6 +187,23 @@ pub(crate) fn trigrams(word: &str) -> Vec<Trigram> {
     grams
 }
 
+/// How many trigrams two sorted lists of [`trigrams`] share.
+pub(crate) fn shared(a: &[Trigram], b: &[Trigram]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
 /// How alike two words are (Dice coefficient, 0 to 1) that share `shared` trigrams of
 /// `a` and `b`.
 pub(crate) fn similarity(shared: usize, a: usize, b: usize) -> f32 {
