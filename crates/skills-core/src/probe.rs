@@ -109,12 +109,12 @@ async fn probe_wide_then_deep(backend: &dyn BackendProtocol, root: &str, budget:
 }
 
 /// How many skill folders a probe saw: the number, or "at least" it when some folders
-/// were not seen.
-fn counted(seen: &Probed) -> String {
-    if seen.partial {
-        format!("at least {}", seen.found.len())
+/// were not seen (`partial`).
+fn counted(partial: bool, found: usize) -> String {
+    if partial {
+        format!("at least {found}")
     } else {
-        seen.found.len().to_string()
+        found.to_string()
     }
 }
 
@@ -132,7 +132,7 @@ pub(crate) async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, dep
         may_hide = seen.hidden_seen || seen.partial;
         if let Some(first) = seen.found.first() {
             let levels = seen.levels.max(depth + 1);
-            let count = counted(&seen);
+            let count = counted(seen.partial, seen.found.len());
             let message = format!(
                 "no skill folder within {depth} level(s) of this source, but {count} deeper, such as {first}: \
                  discover {levels} levels deep to find them"
@@ -143,11 +143,7 @@ pub(crate) async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, dep
     if may_hide {
         let hidden = probe_wide_then_deep(backend, root, NARROW_DIRS, true).await;
         root_is_a_skill |= hidden.root_is_a_skill;
-        if let Some(hint) = hidden
-            .found
-            .first()
-            .and_then(|first| in_hidden_folders(root, &hidden, first))
-        {
+        if let Some(hint) = in_hidden_folders(root, &hidden) {
             return Some(hint);
         }
     }
@@ -162,10 +158,12 @@ pub(crate) async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, dep
 /// The hint for skill folders found only in hidden folders (`skills/.curated/...`): the
 /// hidden folders that hold them, each to be given as a source of its own (with the
 /// depth its skill folders need).
-fn in_hidden_folders(root: &str, seen: &Probed, first: &str) -> Option<Diagnostic> {
+fn in_hidden_folders(root: &str, seen: &Probed) -> Option<Diagnostic> {
     const NAMED: usize = 4;
-    // Each hidden folder with how deep below it its skill folders lie.
+    // Each hidden folder with how deep below it its skill folders lie, and the skill
+    // folders found in them.
     let mut folders: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut in_them: Vec<&str> = Vec::new();
     for found in &seen.found {
         let inside = found.strip_prefix(root).unwrap_or(found).trim_start_matches('/');
         let parts: Vec<&str> = inside.split('/').collect();
@@ -177,10 +175,9 @@ fn in_hidden_folders(root: &str, seen: &Probed, first: &str) -> Option<Diagnosti
         };
         let depth = folders.entry(path::join(root, &parts[..=at].join("/"))).or_default();
         *depth = (*depth).max(parts.len() - at - 2);
+        in_them.push(found);
     }
-    if folders.is_empty() {
-        return None;
-    }
+    let first = in_them.first()?;
     let mut named = folders
         .iter()
         .take(NAMED)
@@ -193,7 +190,7 @@ fn in_hidden_folders(root: &str, seen: &Probed, first: &str) -> Option<Diagnosti
     if folders.len() > NAMED {
         named.push_str(&format!(" and {} more", folders.len() - NAMED));
     }
-    let count = counted(seen);
+    let count = counted(seen.partial, in_them.len());
     let message = format!(
         "no skill folder outside hidden folders, which discovery does not search, but {count} in them, such as \
          {first}: give each folder that holds them as a source of its own: {named}"
