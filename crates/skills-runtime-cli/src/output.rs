@@ -177,8 +177,7 @@ pub fn print_diagnostics_about(diagnostics: &[Diagnostic], about: &[&str]) {
         diagnostics.iter().filter(|d| d.cut.is_none()).partition(|d| {
             d.severity() == Severity::Error || about.iter().any(|dir| skills_runtime::path::is_within(&d.path, dir))
         });
-    let shown: Vec<Diagnostic> = shown.into_iter().cloned().collect();
-    print_diagnostics(&shown);
+    print_diagnostics(shown);
     let skipped = rest.iter().filter(|d| d.severity() == Severity::Skip).count();
     let warnings = rest.len() - skipped;
     let counted = |n: usize, one: &str, many: &str| match n {
@@ -212,11 +211,11 @@ const WARNINGS_PER_KIND: usize = 20;
 /// Prints diagnostics to stderr, prefixed by their severity: every skip and error, and
 /// [`WARNINGS_PER_KIND`] warnings of each kind with a count of the rest. A limit's cut is
 /// left out: the command said it already, in the command line's words ([`cut_line`]).
-pub fn print_diagnostics(diagnostics: &[Diagnostic]) {
+pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
     // Warnings seen, by kind.
     let mut warnings: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-    for d in diagnostics.iter().filter(|d| d.cut.is_none()) {
+    for d in diagnostics.into_iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
             Severity::Skip => "skipped",
