@@ -9,6 +9,9 @@
 //!   MiB).
 //! - The index is fetched with a conditional GET (`If-None-Match`), at the start of
 //!   each listing of the root: an unchanged registry costs one request answered `304`.
+//! - Discovery walks the index alone (an archive is downloaded when its files are read):
+//!   each `SKILL.md`'s etag is made of the digest its entry gives, so parses cached by
+//!   etag hold until the artifact changes.
 //! - Plain `http://` is accepted only on a loopback address, as for S3 endpoints.
 //!
 //! ```
@@ -35,8 +38,8 @@ use async_trait::async_trait;
 use futures_util::StreamExt;
 use skills_core::digest::sha256_text;
 use skills_core::{
-    BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo, SKILL_FILE,
-    path,
+    BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
+    LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, is_skill_file_name, path,
 };
 use url::Url;
 
@@ -261,6 +264,45 @@ impl HttpRegistryBackend {
         .clone()
     }
 
+    /// What a listing gives for `entry`'s `SKILL.md`: its size when it was read, and an
+    /// etag made of the digest the index gives.
+    fn skill_file_info(&self, entry: &IndexEntry) -> FileInfo {
+        let state = self.state();
+        let (size, etag) = match entry.kind {
+            ArtifactType::SkillMd => (state.sizes.get(&entry.digest).copied(), entry.digest.clone()),
+            ArtifactType::Archive => {
+                let unpacked = state.archives.get(&entry.digest).and_then(|cell| cell.get());
+                let file = unpacked
+                    .and_then(|files| files.as_ref().ok())
+                    .and_then(|files| files.get(SKILL_FILE).or_else(|| files.get(LOWERCASE_SKILL_FILE)));
+                (file.map(|f| f.bytes.len() as u64), archive_skill_etag(&entry.digest))
+            }
+        };
+        FileInfo {
+            path: format!("/{}/{SKILL_FILE}", entry.name),
+            is_dir: false,
+            size: size.unwrap_or(0),
+            modified_at: None,
+            etag: Some(etag),
+            changed_at: None,
+        }
+    }
+
+    /// Each skill folder of the index and its `SKILL.md`, from the index alone (fetched
+    /// again, conditionally): what a walk of the root for `SKILL.md` files finds, with
+    /// no archive downloaded, so that a start whose parses are cached by etag sends one
+    /// request.
+    async fn index_walk(&self) -> Result<Walk, BackendError> {
+        let entries = self.entries(true).await?;
+        let mut walk = Walk::default();
+        for entry in entries.iter() {
+            walk.entries.push(FileInfo::directory(format!("/{}", entry.name)));
+            walk.entries.push(self.skill_file_info(entry));
+        }
+        walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Ok(walk)
+    }
+
     /// The bytes of `entry`'s artifact, checked against its digest.
     async fn fetch(&self, entry: &IndexEntry, limit: u64) -> Result<Vec<u8>, (FileErrorKind, String)> {
         let url = match self.index_url.join(&entry.url) {
@@ -312,9 +354,14 @@ impl HttpRegistryBackend {
                 FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the registry's index")
             }
             ArtifactType::Archive => match self.archive_of(entry).await {
-                Ok(files) => match files.get(inner) {
+                // A walk of the index names every skill's file `SKILL.md`; an archive may
+                // hold it as `skill.md`.
+                Ok(files) => match files
+                    .get(inner)
+                    .or_else(|| (inner == SKILL_FILE).then(|| files.get(LOWERCASE_SKILL_FILE)).flatten())
+                {
                     Some(file) => FileDownloadResponse::ok(asked, file.bytes.clone()),
-                    None if !archive_listing(&files, name, inner).is_empty() => {
+                    None if !archive_listing(&files, entry, inner).is_empty() => {
                         FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory")
                     }
                     None => FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the skill's archive"),
@@ -363,33 +410,44 @@ impl BackendProtocol for HttpRegistryBackend {
             path: normalized.clone(),
         };
         let entry = find_entry(&entries, name).ok_or_else(not_found)?;
-        let skill_md = |size: u64| FileInfo {
-            path: format!("/{name}/{SKILL_FILE}"),
-            is_dir: false,
-            size,
-            modified_at: None,
-            etag: Some(entry.digest.clone()),
-            changed_at: None,
-        };
         match entry.kind {
-            ArtifactType::SkillMd if inner.is_empty() => {
-                let size = self.state().sizes.get(&entry.digest).copied().unwrap_or(0);
-                Ok(vec![skill_md(size)])
-            }
+            ArtifactType::SkillMd if inner.is_empty() => Ok(vec![self.skill_file_info(entry)]),
             ArtifactType::SkillMd => Err(not_found()),
             ArtifactType::Archive => match self.archive_of(entry).await {
                 Ok(files) => {
-                    let listed = archive_listing(&files, name, inner);
+                    let listed = archive_listing(&files, entry, inner);
                     if listed.is_empty() && !inner.is_empty() {
                         return Err(not_found());
                     }
                     Ok(listed)
                 }
                 // The skill's SKILL.md stays listed: reading it says what is wrong.
-                Err(_) if inner.is_empty() => Ok(vec![skill_md(0)]),
+                Err(_) if inner.is_empty() => Ok(vec![self.skill_file_info(entry)]),
                 Err(_) => Err(not_found()),
             },
         }
+    }
+
+    /// The skill folders of the index with their `SKILL.md` files, from the index alone
+    /// (an archive is not downloaded to be walked), when discovery walks the root.
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        let root = path::normalize(path)?;
+        if root == "/" && file_name == SKILL_FILE {
+            return self.index_walk().await;
+        }
+        let mut walk = self.walk(&root, 2).await?;
+        walk.keep_child_files(&root, file_name);
+        Ok(walk)
+    }
+
+    /// As [`child_files`](Self::child_files) at the root, whose folders are the only skill
+    /// folders a registry has; a walk elsewhere.
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let root = path::normalize(path)?;
+        if root == "/" && file_name == SKILL_FILE && max_depth >= 2 {
+            return self.index_walk().await;
+        }
+        self.walk(&root, max_depth).await
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
@@ -424,9 +482,18 @@ impl BackendProtocol for HttpRegistryBackend {
     }
 }
 
-/// The entries directly under `inner` (a folder inside skill `name`) of an unpacked
-/// archive: its files, each with its content's digest as etag, and its folders.
-fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<FileInfo> {
+/// The etag of the `SKILL.md` of the skill an archive holds: made of the archive's
+/// digest, which the index gives, so that a walk of the index knows it without the
+/// archive, and a parse cached by it holds until the archive changes.
+fn archive_skill_etag(digest: &str) -> String {
+    format!("{digest} {SKILL_FILE}")
+}
+
+/// The entries directly under `inner` (a folder inside `entry`'s skill) of its unpacked
+/// archive: its files, each with its content's digest as etag (the skill's own file with
+/// [`archive_skill_etag`]), and its folders.
+fn archive_listing(files: &archive::Unpacked, entry: &IndexEntry, inner: &str) -> Vec<FileInfo> {
+    let name = &entry.name;
     let prefix = if inner.is_empty() {
         String::new()
     } else {
@@ -448,7 +515,11 @@ fn archive_listing(files: &archive::Unpacked, name: &str, inner: &str) -> Vec<Fi
                 is_dir: false,
                 size: file.bytes.len() as u64,
                 modified_at: None,
-                etag: Some(file.digest.clone()),
+                etag: Some(if is_skill_file_name(rel) {
+                    archive_skill_etag(&entry.digest)
+                } else {
+                    file.digest.clone()
+                }),
                 changed_at: None,
             }),
         }

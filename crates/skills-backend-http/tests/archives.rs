@@ -229,3 +229,133 @@ async fn an_archive_is_downloaded_once_for_all_the_files_of_a_batch() {
         .count();
     assert_eq!(archive_gets, 1, "the three files share one download");
 }
+
+/// The names of the artifacts `registry` was asked for since its log was last read.
+fn asked(registry: &Registry) -> Vec<String> {
+    let mut asked: Vec<String> = registry
+        .log()
+        .into_iter()
+        .map(|(path, _)| path.trim_start_matches(PREFIX).to_owned())
+        .collect();
+    asked.sort();
+    asked
+}
+
+/// A start with a persistent cache, after one that wrote it, sends one request for the
+/// index: discovery walks the index, not the archives, and each parse is cached under
+/// an etag made of its archive's digest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_warm_start_of_archived_skills_asks_for_the_index_only() {
+    use skills_catalog::PersistentCache;
+    use skills_core::BackendProtocol;
+
+    let registry = Registry::default();
+    let put_archives = |deploy: &str| {
+        let deploy_md = format!("---\nname: deploy\ndescription: {deploy}\n---\nRun scripts/run.sh.\n");
+        let archives = [
+            (
+                "deploy.tar.gz",
+                tar_gz(
+                    &[("SKILL.md", deploy_md.as_bytes()), ("scripts/run.sh", b"echo go\n")],
+                    None,
+                ),
+            ),
+            // Its skill file in lowercase: served as the walk names it, SKILL.md.
+            (
+                "lower.zip",
+                zip_of(&[("skill.md", md("lower").as_bytes()), ("references/a.md", b"# A\n")]),
+            ),
+            // Larger than a skill file may be: refused when it is read (its size is not
+            // known before).
+            (
+                "huge.zip",
+                zip_of(&[("SKILL.md", format!("{}{}", md("huge"), "x".repeat(11 << 20)).as_bytes())]),
+            ),
+        ];
+        let mut entries = Vec::new();
+        for (file, bytes) in archives {
+            let name = file.split('.').next().unwrap();
+            entries.push(entry(name, file, &sha256_text(&bytes)));
+            registry.put(&format!("{PREFIX}/{file}"), bytes);
+        }
+        registry.put(
+            &format!("{PREFIX}/index.json"),
+            format!(r#"{{"skills": [{}]}}"#, entries.join(", ")),
+        );
+    };
+    put_archives("Deploy the service");
+    let url = registry.start().await;
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(cache_dir.path());
+    let start = || {
+        let source = SkillSource::new(Arc::new(HttpRegistryBackend::new(&url).unwrap()), "/").with_spec(&url);
+        // Resources listed when a skill is loaded, as `skills serve` lists them.
+        SkillCatalog::new(vec![source])
+            .with_lazy_resources(true)
+            .with_persistent_cache(cache.clone())
+    };
+
+    let cold = start();
+    let names: Vec<String> = cold
+        .ensure_loaded()
+        .await
+        .skills()
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    assert_eq!(names, ["deploy", "lower"]);
+    let too_large = cold
+        .snapshot()
+        .diagnostics()
+        .iter()
+        .find(|d| d.path == "/huge/SKILL.md")
+        .map(|d| d.message.clone());
+    assert!(
+        too_large.as_deref().is_some_and(|m| m.contains("byte limit")),
+        "{too_large:?}"
+    );
+    cold.prepare_search().await;
+    assert_eq!(
+        asked(&registry),
+        ["/deploy.tar.gz", "/huge.zip", "/index.json", "/lower.zip"],
+        "cold: each archive once, for discovery and search alike"
+    );
+    let answer = cold.search("deploy the service", 5).unwrap();
+    // A listing of a skill's folder gives its SKILL.md the etag the walk of the index
+    // gave it, so that a reload of that folder keeps its parse.
+    let backend = cold.snapshot().source_for("deploy").unwrap().backend().clone();
+    let walked = backend.child_files("/", "SKILL.md").await.unwrap();
+    for name in ["deploy", "lower"] {
+        let in_folder = backend.ls_info(&format!("/{name}")).await.unwrap();
+        let in_folder = in_folder
+            .iter()
+            .find(|f| f.path.to_lowercase().ends_with("/skill.md"))
+            .unwrap();
+        let in_walk = walked
+            .entries
+            .iter()
+            .find(|f| f.path == format!("/{name}/SKILL.md"))
+            .unwrap();
+        assert_eq!(in_folder.etag, in_walk.etag, "{name}");
+    }
+    asked(&registry);
+
+    let warm = start();
+    warm.ensure_loaded().await;
+    warm.prepare_search().await;
+    assert_eq!(asked(&registry), ["/index.json"], "warm: the index only");
+    assert_eq!(warm.snapshot().skills(), cold.snapshot().skills());
+    assert_eq!(warm.search("deploy the service", 5).unwrap(), answer);
+
+    // One archive changed: it is downloaded, and the one that could not be read is tried
+    // again (a parse is kept, a failure is not); the other is not.
+    put_archives("Ship the service to production");
+    let after = start();
+    after.ensure_loaded().await;
+    after.prepare_search().await;
+    assert_eq!(asked(&registry), ["/deploy.tar.gz", "/huge.zip", "/index.json"]);
+    assert_eq!(
+        after.snapshot().get("deploy").unwrap().description,
+        "Ship the service to production"
+    );
+}

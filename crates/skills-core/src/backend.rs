@@ -144,9 +144,7 @@ pub trait BackendProtocol: Send + Sync + Debug {
     /// cheaper than listing a directory (local disk) overrides it.
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         let mut walk = self.walk(path, 2).await?;
-        let root = path::normalize(path)?;
-        walk.entries
-            .retain(|e| path::parent(&e.path) == root || crate::file_name_matches(path::file_name(&e.path), file_name));
+        walk.keep_child_files(&path::normalize(path)?, file_name);
         Ok(walk)
     }
 
@@ -302,4 +300,15 @@ pub struct Walk {
     /// publisher) refuses a skill with any, since a copy without them would not be the
     /// skill.
     pub left_out: Vec<String>,
+}
+
+impl Walk {
+    /// Keeps of a two-level walk of `root` what
+    /// [`child_files`](BackendProtocol::child_files) answers: `root`'s children, and the
+    /// files below them named `file_name`. For a backend that answers `child_files` its
+    /// own way for some folders and by a walk for the others.
+    pub fn keep_child_files(&mut self, root: &str, file_name: &str) {
+        self.entries
+            .retain(|e| path::parent(&e.path) == root || crate::file_name_matches(path::file_name(&e.path), file_name));
+    }
 }
