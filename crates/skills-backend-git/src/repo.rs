@@ -256,6 +256,27 @@ impl GitBackend {
         let this = self.clone();
         skills_core::blocking::run_blocking(move || work(&this), failed).await
     }
+
+    /// A walk of the tree at `path` by `walk` (given the normalized path), on the
+    /// blocking pool.
+    async fn walk_with(
+        &self,
+        path: &str,
+        walk: impl FnOnce(&GitBackend, &str) -> Result<Walk, BackendError> + Send + 'static,
+    ) -> Result<Walk, BackendError> {
+        let normalized = path::normalize(path)?;
+        let for_error = normalized.clone();
+        self.blocking(
+            move |b| walk(b, &normalized),
+            |message| {
+                Err(BackendError::Other {
+                    path: for_error,
+                    message,
+                })
+            },
+        )
+        .await
+    }
 }
 
 impl fmt::Display for GitBackend {
@@ -323,17 +344,27 @@ impl BackendProtocol for GitBackend {
 
     /// One walk of the commit's trees in memory.
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
-        let normalized = path::normalize(path)?;
-        let for_error = normalized.clone();
-        self.blocking(
-            move |b| b.walk_blocking(&normalized, max_depth),
-            |message| {
-                Err(BackendError::Other {
-                    path: for_error,
-                    message,
-                })
-            },
-        )
+        self.walk_with(path, move |b, normalized| b.walk_blocking(normalized, max_depth))
+            .await
+    }
+
+    /// A walk of two levels that reads the size of the second level's `file_name` files
+    /// only.
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        let file_name = file_name.to_owned();
+        self.walk_with(path, move |b, normalized| {
+            b.find_blocking(normalized, &file_name, 2, true)
+        })
+        .await
+    }
+
+    /// A walk that reads the size of the `file_name` files only, and stops at skill
+    /// folders.
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let file_name = file_name.to_owned();
+        self.walk_with(path, move |b, normalized| {
+            b.find_blocking(normalized, &file_name, max_depth, false)
+        })
         .await
     }
 }
