@@ -310,6 +310,42 @@ fn update_installs_the_new_versions_from_the_locked_sources() {
     );
 }
 
+/// A skill its source no longer has (a release of obra/superpowers took six away) is
+/// said and left installed; the others are updated.
+#[test]
+fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let lib = root.join("lib");
+    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    std::fs::remove_dir_all(root.join("lib/pdf")).unwrap();
+    write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
+
+    let out = skills(&project, &["update"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pdf: gone from ") && stderr(&out).contains("the installed version is kept"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
+            .unwrap()
+            .contains("better")
+    );
+    assert!(project.join(".agents/skills/pdf/SKILL.md").is_file());
+    let out = skills(&project, &["outdated"]);
+    assert_eq!(stdout(&out), "pdf: gone from its source\n");
+    // Asked for by name alone: nothing to install, and nothing lost.
+    let out = skills(&project, &["update", "pdf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("pdf: gone from "), "{}", stderr(&out));
+    assert!(project.join(".agents/skills/pdf/SKILL.md").is_file());
+}
+
 #[test]
 fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
     let dir = tempfile::tempdir().unwrap();

@@ -35,6 +35,9 @@ pub struct AddRequest<'a> {
     pub record: bool,
     /// Install only what this view offers of the source (`skills sync --view`).
     pub view: Option<std::sync::Arc<skills_runtime::SkillView>>,
+    /// A skill named that the source no longer has is said (naming the source so) and
+    /// left installed as it is (`skills update`), not an error.
+    pub keep_gone: Option<&'a str>,
 }
 
 impl<'a> AddRequest<'a> {
@@ -52,6 +55,7 @@ impl<'a> AddRequest<'a> {
             },
             record: false,
             view: None,
+            keep_gone: None,
         }
     }
 }
@@ -182,7 +186,7 @@ pub async fn install(
             );
         }
     }
-    let mut skills = choose(&snapshot, request.skills)?;
+    let mut skills = choose(&snapshot, request.skills, request.keep_gone)?;
     if let Some(view) = &request.view {
         let filter = skills_runtime::SkillFilter {
             view: Some(view.clone()),
@@ -333,9 +337,15 @@ pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
 }
 
 /// The skills named (every one of the source without names) with the skills they depend
-/// on, or an error naming the missing ones and what the source has. A dependency the
-/// source does not have is said, not an error: it may be installed from elsewhere.
-fn choose<'a>(snapshot: &'a CatalogSnapshot, names: &[String]) -> anyhow::Result<Vec<&'a SkillMetadata>> {
+/// on, or an error naming the missing ones and what the source has; with `keep_gone`
+/// (the source as given), the missing ones are said to be kept as installed instead. A
+/// dependency the source does not have is said, not an error: it may be installed from
+/// elsewhere.
+fn choose<'a>(
+    snapshot: &'a CatalogSnapshot,
+    names: &[String],
+    keep_gone: Option<&str>,
+) -> anyhow::Result<Vec<&'a SkillMetadata>> {
     let all = snapshot.skills();
     if names.is_empty() {
         if all.is_empty() {
@@ -348,7 +358,11 @@ fn choose<'a>(snapshot: &'a CatalogSnapshot, names: &[String]) -> anyhow::Result
         .filter(|n| !all.iter().any(|s| &s.name == *n))
         .map(String::as_str)
         .collect();
-    if !missing.is_empty() {
+    if let (false, Some(source)) = (missing.is_empty(), keep_gone) {
+        for name in &missing {
+            say_err!("{}", gone_and_kept(name, source));
+        }
+    } else if !missing.is_empty() {
         let available: Vec<&str> = all.iter().take(30).map(|s| s.name.as_str()).collect();
         bail!(
             "the source has no skill {}; it has: {}",
@@ -356,7 +370,12 @@ fn choose<'a>(snapshot: &'a CatalogSnapshot, names: &[String]) -> anyhow::Result
             available.join(", ")
         );
     }
-    let (with, missing) = with_dependencies(snapshot, names);
+    let names: Vec<String> = names
+        .iter()
+        .filter(|n| !missing.contains(&n.as_str()))
+        .cloned()
+        .collect();
+    let (with, missing) = with_dependencies(snapshot, &names);
     for name in with.iter().filter(|n| !names.contains(n)) {
         say!("{name}: added, a skill asked for depends on it");
     }
@@ -364,6 +383,11 @@ fn choose<'a>(snapshot: &'a CatalogSnapshot, names: &[String]) -> anyhow::Result
         say_err!("warning: {name}: a skill asked for depends on it and the source has no skill of that name");
     }
     Ok(all.iter().filter(|s| with.contains(&s.name)).map(|s| &**s).collect())
+}
+
+/// What is said of an installed skill `name` that `source` no longer has.
+pub fn gone_and_kept(name: &str, source: &str) -> String {
+    format!("{name}: gone from {source}; the installed version is kept (`skills remove {name}` removes it)")
 }
 
 /// Every file of `skill`'s folder, read once through its source (the containment,

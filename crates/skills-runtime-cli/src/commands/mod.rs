@@ -115,6 +115,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 flags,
                 record: true,
                 view: None,
+                keep_gone: None,
             };
             add::add(&request, &installer_args(discovery)).await
         }

@@ -118,10 +118,7 @@ async fn follow(watched: &Watched<'_>, dry_run: bool) -> anyhow::Result<()> {
     let mut due = Vec::new();
     for name in &names {
         match now.skills.get(name) {
-            None if lock.skills.contains_key(name) => say_err!(
-                "{name}: gone from {}; the installed version is kept (`skills remove {name}` removes it)",
-                watched.spec.source
-            ),
+            None if lock.skills.contains_key(name) => say_err!("{}", add::gone_and_kept(name, &watched.spec.source)),
             None => {}
             Some(_) if differs(&lock, &now, name) => due.push(name.clone()),
             Some(_) => {}

@@ -75,6 +75,9 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
             flags,
             record: false,
             view: None,
+            // A skill the source no longer has stays installed, said; the others are
+            // updated.
+            keep_gone: Some(&spec.location),
         };
         let done = add::add(&add, &source_args).await?;
         if done != ExitCode::from(EXIT_OK) {
