@@ -344,6 +344,18 @@ fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("pdf: gone from "), "{}", stderr(&out));
     assert!(project.join(".agents/skills/pdf/SKILL.md").is_file());
+
+    // A fresh clone: sync installs what the source has and says what it cannot.
+    std::fs::remove_dir_all(project.join(".agents")).unwrap();
+    let out = skills(&project, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("pdf: gone from ") && stderr(&out).contains("; not installed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(project.join(".agents/skills/web/SKILL.md").is_file());
+    assert!(!project.join(".agents/skills/pdf").exists());
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! The work is the install layer's (`skills_install`); this file reads the source,
 //! prints the plan and applies it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -35,8 +35,8 @@ pub struct AddRequest<'a> {
     pub record: bool,
     /// Install only what this view offers of the source (`skills sync --view`).
     pub view: Option<std::sync::Arc<skills_runtime::SkillView>>,
-    /// A skill named that the source no longer has is said (naming the source so) and
-    /// left installed as it is (`skills update`), not an error.
+    /// A skill named or pinned that the source no longer has is said (naming the source
+    /// so) and left as it is (`skills update`, `skills sync`), not an error.
     pub keep_gone: Option<&'a str>,
 }
 
@@ -55,7 +55,7 @@ impl<'a> AddRequest<'a> {
             },
             record: false,
             view: None,
-            keep_gone: None,
+            keep_gone: Some(&spec.source),
         }
     }
 }
@@ -161,32 +161,41 @@ pub async fn install(
     };
     let lockfile = lockfile_of(&root, request.flags.global);
     let lock = read_lock(&lockfile)?;
-    if frozen {
-        // What the lock pins from this source must still be there, as pinned (the
-        // frozen catalog withholds a skill whose files differ).
-        let label = lock
-            .as_ref()
-            .and_then(|lock| label_in_lock(&lockfile, lock, source))
-            .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
-            .unwrap_or_default();
-        let missing: Vec<&str> = lock
-            .iter()
-            .flat_map(|lock| lock.skills.iter())
-            .filter(|(name, skill)| {
-                skill.source == label && (request.skills.is_empty() || request.skills.contains(name))
-            })
-            .filter(|(name, _)| snapshot.get(name).is_none())
-            .map(|(name, _)| name.as_str())
-            .collect();
-        if !missing.is_empty() {
-            bail!(
-                "frozen: {} no longer has the pinned version of {}",
-                request.source,
-                missing.join(", ")
-            );
+    // What the lock pins from this source (of the skills asked for) and the source does
+    // not serve: with a frozen catalog, not as pinned; else, not at all.
+    let label = lock
+        .as_ref()
+        .and_then(|lock| label_in_lock(&lockfile, lock, source))
+        .or_else(|| catalog.sources().first().map(|s| s.label().to_owned()))
+        .unwrap_or_default();
+    let absent: Vec<&str> = lock
+        .iter()
+        .flat_map(|lock| lock.skills.iter())
+        .filter(|(name, skill)| skill.source == label && (request.skills.is_empty() || request.skills.contains(name)))
+        .filter(|(name, _)| snapshot.get(name).is_none())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if frozen && !absent.is_empty() {
+        bail!(
+            "frozen: {} no longer has the pinned version of {}",
+            request.source,
+            absent.join(", ")
+        );
+    }
+    let mut skills = choose(&snapshot, request.skills, request.keep_gone.is_some())?;
+    // A pinned skill gone from the source is said, whether it is installed here (it is
+    // kept) or not (a fresh clone: it cannot be).
+    if let Some(shown) = request.keep_gone.filter(|_| !frozen) {
+        let named_gone = request.skills.iter().filter(|n| snapshot.get(n).is_none());
+        let gone: BTreeSet<&str> = absent.iter().copied().chain(named_gone.map(String::as_str)).collect();
+        for name in gone {
+            if canonical.join(name).is_dir() {
+                say_err!("{}", gone_and_kept(name, shown));
+            } else {
+                say_err!("{name}: gone from {shown}; not installed (`skills remove {name}` takes it out of the lock)");
+            }
         }
     }
-    let mut skills = choose(&snapshot, request.skills, request.keep_gone)?;
     if let Some(view) = &request.view {
         let filter = skills_runtime::SkillFilter {
             view: Some(view.clone()),
@@ -337,14 +346,13 @@ pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
 }
 
 /// The skills named (every one of the source without names) with the skills they depend
-/// on, or an error naming the missing ones and what the source has; with `keep_gone`
-/// (the source as given), the missing ones are said to be kept as installed instead. A
-/// dependency the source does not have is said, not an error: it may be installed from
-/// elsewhere.
+/// on, or an error naming the missing ones and what the source has; with `keep_gone`,
+/// the missing ones are left out instead (the caller says so). A dependency the source
+/// does not have is said, not an error: it may be installed from elsewhere.
 fn choose<'a>(
     snapshot: &'a CatalogSnapshot,
     names: &[String],
-    keep_gone: Option<&str>,
+    keep_gone: bool,
 ) -> anyhow::Result<Vec<&'a SkillMetadata>> {
     let all = snapshot.skills();
     if names.is_empty() {
@@ -358,11 +366,7 @@ fn choose<'a>(
         .filter(|n| !all.iter().any(|s| &s.name == *n))
         .map(String::as_str)
         .collect();
-    if let (false, Some(source)) = (missing.is_empty(), keep_gone) {
-        for name in &missing {
-            say_err!("{}", gone_and_kept(name, source));
-        }
-    } else if !missing.is_empty() {
+    if !missing.is_empty() && !keep_gone {
         let available: Vec<&str> = all.iter().take(30).map(|s| s.name.as_str()).collect();
         bail!(
             "the source has no skill {}; it has: {}",
