@@ -88,7 +88,7 @@ impl Library {
 /// Says on stderr what a view names that no skill matches.
 pub fn warn_view(selection: &Selection) {
     for warning in selection.warnings() {
-        eprintln!("warning: {warning}");
+        show_err!("warning: {warning}");
     }
 }
 
@@ -260,7 +260,7 @@ async fn load(
     let mut cut = false;
     for diagnostic in snapshot.diagnostics() {
         if let Some(line) = crate::output::cut_line(diagnostic) {
-            eprintln!("{line}");
+            show_err!("{line}");
             cut = true;
         }
     }
@@ -336,7 +336,7 @@ fn open_pinned(args: &SourceArgs, lock: Option<&Lock>) -> anyhow::Result<(Vec<Sk
     if !config_sources && args.sources.is_empty() {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let chain = default_chain(&options, home.as_deref());
-        eprintln!("{}", chain.summary());
+        show_err!("{}", chain.summary());
         return Ok((chain.sources, settings));
     }
     Ok((opened, settings))

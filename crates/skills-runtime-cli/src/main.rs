@@ -8,7 +8,8 @@
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stdout(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stdout(), "{}", crate::terminal::visible(&text));
     }};
 }
 
@@ -16,7 +17,25 @@ macro_rules! say {
 macro_rules! say_err {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", crate::terminal::visible(&text));
+    }};
+}
+
+/// `println!` of a line for a person: what would act on a terminal (a skill file's
+/// control characters) shown as escapes ([`terminal::visible`]).
+macro_rules! show {
+    ($($arg:tt)*) => {{
+        let text = format!($($arg)*);
+        println!("{}", crate::terminal::visible(&text));
+    }};
+}
+
+/// `eprintln!` of a line for a person: see [`show!`].
+macro_rules! show_err {
+    ($($arg:tt)*) => {{
+        let text = format!($($arg)*);
+        eprintln!("{}", crate::terminal::visible(&text));
     }};
 }
 
@@ -29,6 +48,7 @@ mod mcp;
 mod output;
 mod progress;
 mod signing;
+mod terminal;
 
 use std::process::ExitCode;
 
@@ -64,7 +84,7 @@ fn main() -> ExitCode {
         Ok(text) => match text.trim().parse::<u64>() {
             Ok(secs) if secs > 0 => secs,
             _ => {
-                eprintln!("error: SKILLS_GIT_TIMEOUT must be a whole number of seconds above 0, not {text:?}");
+                show_err!("error: SKILLS_GIT_TIMEOUT must be a whole number of seconds above 0, not {text:?}");
                 return ExitCode::from(cli::EXIT_SOURCE_ERROR);
             }
         },
@@ -78,7 +98,7 @@ fn main() -> ExitCode {
         #[allow(unsafe_code)]
         let timeouts = unsafe { skills_runtime::git::set_network_timeouts(git_timeout, git_timeout) };
         if let Err(e) = timeouts {
-            eprintln!("error: {e}");
+            show_err!("error: {e}");
             return ExitCode::from(cli::EXIT_SOURCE_ERROR);
         }
     }
@@ -91,14 +111,14 @@ fn main() -> ExitCode {
     let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            show_err!("error: cannot start the async runtime: {e}");
             return ExitCode::from(cli::EXIT_SOURCE_ERROR);
         }
     };
     match runtime.block_on(commands::run(cli)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            show_err!("error: {e:#}");
             ExitCode::from(cli::EXIT_SOURCE_ERROR)
         }
     }

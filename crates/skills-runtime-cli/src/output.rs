@@ -3,37 +3,44 @@
 use skills_runtime::{Diagnostic, DiagnosticKind, Limit, Severity};
 use std::io::Write;
 
-/// Cuts `text` to at most `max` characters on one line, marking a cut with `...`.
+/// Cuts `text` to at most `max` columns of a terminal on one line, marking a cut with
+/// `...`.
 pub fn shorten(text: &str, max: usize) -> String {
     // Runs of whitespace read as one space, and only what can show is read: a table of
     // thousands of skills shortens each description, most far longer than a column, some
     // one long run of text without a space (splitting those at whitespace read them
-    // whole: a twelfth of a warm `skills list` of AgentWorkers).
+    // whole: a twelfth of a warm `skills list` of AgentWorkers). Lengths are a
+    // terminal's columns: a Chinese or Japanese character takes two.
     let mut one_line = String::with_capacity(text.len().min(max.saturating_mul(4).saturating_add(8)));
-    let mut chars = 0;
+    let mut columns = 0;
     let mut gap = false;
     for c in text.chars() {
         if c.is_whitespace() {
-            gap = chars > 0;
+            gap = columns > 0;
             continue;
         }
         if gap {
             one_line.push(' ');
-            chars += 1;
+            columns += 1;
             gap = false;
         }
         one_line.push(c);
-        chars += 1;
-        if chars > max {
+        columns += char_width(c);
+        if columns > max {
             break;
         }
     }
-    if chars <= max {
+    if columns <= max {
         return one_line;
     }
+    let room = max.saturating_sub(3);
+    let mut used = 0;
     let end = one_line
         .char_indices()
-        .nth(max.saturating_sub(3))
+        .find(|&(_, c)| {
+            used += char_width(c);
+            used > room
+        })
         .map_or(one_line.len(), |(at, _)| at);
     one_line.truncate(end);
     one_line.truncate(one_line.trim_end().len());
@@ -41,12 +48,18 @@ pub fn shorten(text: &str, max: usize) -> String {
     one_line
 }
 
-/// Characters of `text` as a terminal column counts them (one per `char`).
+/// The columns `c` takes on a terminal (one for a control character, which is shown as
+/// an escape).
+fn char_width(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(1)
+}
+
+/// The columns `text` takes on a terminal.
 fn width(text: &str) -> usize {
     if text.is_ascii() {
         text.len()
     } else {
-        text.chars().count()
+        unicode_width::UnicodeWidthStr::width(text)
     }
 }
 
@@ -138,7 +151,7 @@ where
     let mut widths: Vec<usize> = header.iter().map(|h| width(h)).collect();
     for i in 0..n {
         for (w, cell) in widths.iter_mut().zip(&row(i)) {
-            *w = (*w).max(width(cell.as_ref()));
+            *w = (*w).max(width(&crate::terminal::visible(cell.as_ref())));
         }
     }
     let mut first = Vec::new();
@@ -159,11 +172,12 @@ fn write_line<C: AsRef<str>>(cells: &[C], widths: &[usize], text: &mut Vec<u8>) 
     let cells = &cells[..cells.len().min(widths.len())];
     if let Some(last) = cells.iter().rposition(|cell| !cell.as_ref().trim_end().is_empty()) {
         for (cell, column) in cells[..last].iter().zip(widths) {
-            let cell = cell.as_ref();
+            let cell = crate::terminal::visible(cell.as_ref());
             text.extend_from_slice(cell.as_bytes());
-            text.resize(text.len() + column.saturating_sub(width(cell)) + 2, b' ');
+            text.resize(text.len() + column.saturating_sub(width(&cell)) + 2, b' ');
         }
-        text.extend_from_slice(cells[last].as_ref().trim_end().as_bytes());
+        let cell = crate::terminal::visible(cells[last].as_ref().trim_end());
+        text.extend_from_slice(cell.as_bytes());
     }
     text.push(b'\n');
 }
@@ -228,19 +242,18 @@ pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnosti
                 continue;
             }
         }
-        // A closed stderr is no reason to stop the command.
-        let _ = match d.kind {
-            DiagnosticKind::DeeperSkills => writeln!(
-                err,
-                "{prefix}: {d} (--depth N, or depth = N on the source in skills.toml)"
-            ),
-            DiagnosticKind::HiddenSkills => writeln!(
-                err,
-                "{prefix}: {d} (of a git source, a folder is given as #path=FOLDER after its URL; \
+        let hint = match d.kind {
+            DiagnosticKind::DeeperSkills => " (--depth N, or depth = N on the source in skills.toml)",
+            DiagnosticKind::HiddenSkills => {
+                " (of a git source, a folder is given as #path=FOLDER after its URL; \
                  skills add takes owner/repo/FOLDER)"
-            ),
-            _ => writeln!(err, "{prefix}: {d}"),
+            }
+            _ => "",
         };
+        // Paths and messages can hold what a skill file holds.
+        let line = d.to_string();
+        // A closed stderr is no reason to stop the command.
+        let _ = writeln!(err, "{prefix}: {}{hint}", crate::terminal::visible(&line));
     }
     for (kind, count) in warnings.into_iter().filter(|&(_, n)| n > WARNINGS_PER_KIND) {
         let more = count - WARNINGS_PER_KIND;
@@ -286,14 +299,21 @@ mod tests {
         assert_eq!(shorten("a  b\nc", 10), "a b c");
         assert_eq!(shorten("abcdefghijkl", 8), "abcde...");
         assert_eq!(shorten(&"\u{e9}".repeat(20), 5), "\u{e9}\u{e9}...");
-        // Against the plain definition (all words joined, then cut), at every length
-        // around the words' edges.
+        // Against the plain definition (all words joined, then cut to the columns a
+        // terminal gives each character), at every length around the words' edges.
         let plain = |text: &str, max: usize| {
             let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            if one_line.chars().count() <= max {
+            let columns = |s: &str| s.chars().map(char_width).sum::<usize>();
+            if columns(&one_line) <= max {
                 return one_line;
             }
-            let kept: String = one_line.chars().take(max.saturating_sub(3)).collect();
+            let mut kept = String::new();
+            for c in one_line.chars() {
+                if columns(&kept) + char_width(c) > max.saturating_sub(3) {
+                    break;
+                }
+                kept.push(c);
+            }
             format!("{}...", kept.trim_end())
         };
         for text in [
@@ -342,6 +362,28 @@ mod tests {
         let mut out = Vec::new();
         write_table(&mut out, &["N", "D", "S"], rows.len(), |i| rows[i].clone()).unwrap();
         assert_eq!(String::from_utf8(out).unwrap(), "N  D   S\na\nb  c\nd  e   f\n");
+    }
+
+    #[test]
+    fn wide_characters_take_two_columns_and_controls_show_as_escapes() {
+        // Four Chinese characters take eight columns: cut to five, they keep one.
+        assert_eq!(
+            shorten("\u{4e2d}\u{6587}\u{63cf}\u{8ff0}", 8),
+            "\u{4e2d}\u{6587}\u{63cf}\u{8ff0}"
+        );
+        assert_eq!(shorten("\u{4e2d}\u{6587}\u{63cf}\u{8ff0}", 5), "\u{4e2d}...");
+        assert_eq!(shorten("ab\u{4e2d}\u{6587}cd", 7), "ab\u{4e2d}...");
+        let rows = [
+            vec!["\u{4e2d}\u{6587}", "x"],
+            vec!["abcd", "y"],
+            vec!["e\u{1b}[2J", "z"],
+        ];
+        let mut out = Vec::new();
+        write_table(&mut out, &["N", "S"], rows.len(), |i| rows[i].clone()).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "N         S\n\u{4e2d}\u{6587}      x\nabcd      y\ne\\x1b[2J  z\n"
+        );
     }
 
     #[test]

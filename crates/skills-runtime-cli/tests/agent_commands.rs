@@ -219,3 +219,50 @@ fn load_and_search_count_the_rest_of_the_library_s_warnings() {
         "warning: 1 skipped skill and 4 warnings in the library not shown (`skills validate` lists them)"
     );
 }
+
+/// A skill file's control characters (`ESC [2J` clears a terminal, an OSC sequence sets
+/// its title or clipboard) and bidirectional controls reach no terminal from a command's
+/// lines for a person: they are shown as escapes. JSON escapes them itself, and `load`
+/// prints what a model reads byte for byte unless its output is a terminal.
+#[test]
+fn control_characters_of_a_skill_file_are_shown_as_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = dir.path().join("lib");
+    common::write(
+        &lib,
+        "evil/SKILL.md",
+        "---\nname: evil\ndescription: \"Clears \\e[2J\\e]0;owned\\a the \\u202e screen\"\nlicense: \"MIT\\e[8m\"\n---\nBody \u{1b}[31mred\n",
+    );
+    common::write(&lib, "evil/references/a\u{1b}[2Jb.md", "x\n");
+    let source = lib.to_str().unwrap();
+    for args in [
+        &["list", "--source", source][..],
+        &["info", "evil", "--source", source],
+        &["search", "clears the screen", "--source", source],
+        &["validate", source],
+    ] {
+        let out = skills(dir.path(), args);
+        let shown = format!("{}{}", common::stdout(&out), common::stderr(&out));
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
+            "{args:?}: {shown:?}"
+        );
+    }
+    let info = common::stdout(&skills(dir.path(), &["info", "evil", "--source", source]));
+    assert!(
+        info.contains("Clears \\x1b[2J\\x1b]0;owned\\x07 the \\u{202e} screen"),
+        "{info}"
+    );
+    assert!(info.contains("a\\x1b[2Jb.md"), "{info}");
+    let json = common::stdout(&skills(dir.path(), &["list", "--json", "--source", source]));
+    let listed: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        listed[0]["description"],
+        "Clears \u{1b}[2J\u{1b}]0;owned\u{7} the \u{202e} screen"
+    );
+    let loaded = skills(dir.path(), &["load", "evil", "--source", source]);
+    assert!(
+        text(&loaded.stdout).contains("Body \u{1b}[31mred"),
+        "piped: byte for byte"
+    );
+}

@@ -64,7 +64,7 @@ pub async fn info(
     let snapshot = catalog.snapshot();
     let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
         let available: Vec<_> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
-        eprintln!("error: no skill named '{name}'; available: {}", available.join(", "));
+        show_err!("error: no skill named '{name}'; available: {}", available.join(", "));
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     };
     let dir = skill.dir();
@@ -114,33 +114,33 @@ pub async fn info(
         })
         .map(|()| ExitCode::from(library.exit(EXIT_OK)));
     }
-    println!("name:          {}", skill.name);
-    println!("description:   {}", skill.description);
-    println!("source:        {} ({})", source.label(), source.location());
-    println!("path:          {}", skill.path);
+    show!("name:          {}", skill.name);
+    show!("description:   {}", skill.description);
+    show!("source:        {} ({})", source.label(), source.location());
+    show!("path:          {}", skill.path);
     if let Some(license) = &skill.license {
-        println!("license:       {license}");
+        show!("license:       {license}");
     }
     if let Some(compatibility) = &skill.compatibility {
-        println!("compatibility: {compatibility}");
+        show!("compatibility: {compatibility}");
     }
     if !skill.allowed_tools.is_empty() {
-        println!("allowed-tools: {}", skill.allowed_tools.join(", "));
+        show!("allowed-tools: {}", skill.allowed_tools.join(", "));
     }
     print_extensions(skill);
     print_dependencies(&dependencies);
     if !skill.metadata.is_empty() {
-        println!("metadata:");
+        show!("metadata:");
         for (key, value) in &skill.metadata {
-            println!("  {key}: {value}");
+            show!("  {key}: {value}");
         }
     }
     for hidden in &shadowed {
-        println!("shadows:       {} ({})", hidden.path, hidden.source);
+        show!("shadows:       {} ({})", hidden.path, hidden.source);
     }
     let resources = snapshot.resources_of(name).unwrap_or_default();
     if !resources.is_empty() {
-        println!("resources:");
+        show!("resources:");
         for kind in [
             ResourceKind::Script,
             ResourceKind::Reference,
@@ -153,16 +153,16 @@ pub async fn info(
                 .map(|r| r.path[dir.len()..].trim_start_matches('/'))
                 .collect();
             if !of_kind.is_empty() {
-                println!("  {:<10} {}", format!("{}:", kind.as_str()), of_kind.join(", "));
+                show!("  {:<10} {}", format!("{}:", kind.as_str()), of_kind.join(", "));
             }
         }
     }
-    println!("files:");
+    show!("files:");
     for file in &files {
-        println!("  {} ({} bytes)", file.path, file.size);
+        show!("  {} ({} bytes)", file.path, file.size);
     }
     for d in diagnostics {
-        println!("warning:       {}: {}", d.kind, d.message);
+        show!("warning:       {}: {}", d.kind, d.message);
     }
     Ok(ExitCode::from(library.finish(EXIT_OK)))
 }
@@ -171,7 +171,7 @@ pub async fn info(
 fn print_extensions(skill: &SkillMetadata) {
     let flags = super::flags(skill);
     if !flags.is_empty() {
-        println!("flags:         {}", flags.join(", "));
+        show!("flags:         {}", flags.join(", "));
     }
     let Some(ext) = skill.extensions() else { return };
     let fields = [
@@ -183,17 +183,17 @@ fn print_extensions(skill: &SkillMetadata) {
     ];
     for (key, value) in fields {
         if let Some(value) = value {
-            println!("{:<15}{value}", format!("{key}:"));
+            show!("{:<15}{value}", format!("{key}:"));
         }
     }
     if !ext.disallowed_tools.is_empty() {
-        println!("disallowed-tools: {}", ext.disallowed_tools.join(", "));
+        show!("disallowed-tools: {}", ext.disallowed_tools.join(", "));
     }
     if !ext.paths.is_empty() {
-        println!("paths:         {}", ext.paths.join(", "));
+        show!("paths:         {}", ext.paths.join(", "));
     }
     if !ext.hooks.is_empty() {
-        println!("hooks (nothing here runs them; an agent hands command hooks to its hook runner):");
+        show!("hooks (nothing here runs them; an agent hands command hooks to its hook runner):");
         for hook in &ext.hooks {
             let matcher = hook.matcher.as_deref().unwrap_or("*");
             let once = if hook.once { " (once)" } else { "" };
@@ -201,7 +201,7 @@ fn print_extensions(skill: &SkillMetadata) {
                 HookAction::Command { command, .. } => format!("command: {command}"),
                 HookAction::Prompt { prompt } => format!("prompt: {prompt}"),
             };
-            println!("  {} [{matcher}]{once} {action}", hook.event.as_str());
+            show!("  {} [{matcher}]{once} {action}", hook.event.as_str());
         }
     }
 }
@@ -214,7 +214,7 @@ fn print_dependencies(deps: &DependenciesJson) {
             Some(missing) if missing.is_empty() => "all available".to_owned(),
             Some(missing) => format!("missing: {missing}"),
         };
-        println!("needs tools:   {} ({checked})", deps.tools);
+        show!("needs tools:   {} ({checked})", deps.tools);
     }
     if !deps.skills.is_empty() {
         let skills: Vec<String> = deps
@@ -222,7 +222,7 @@ fn print_dependencies(deps: &DependenciesJson) {
             .iter()
             .map(|d| format!("{} ({})", d.name, if d.found { "found" } else { "missing" }))
             .collect();
-        println!("depends on:    {}", skills.join(", "));
+        show!("depends on:    {}", skills.join(", "));
     }
     if !deps.mcp_servers.is_empty() {
         let servers: Vec<String> = deps
@@ -233,9 +233,9 @@ fn print_dependencies(deps: &DependenciesJson) {
                 None => s.name.clone(),
             })
             .collect();
-        println!("mcp servers:   {}", servers.join(", "));
+        show!("mcp servers:   {}", servers.join(", "));
     }
     for problem in &deps.problems {
-        println!("warning:       {problem}");
+        show!("warning:       {problem}");
     }
 }

@@ -43,12 +43,12 @@ pub async fn list_installed(global: bool, args: &SourceArgs, json: bool) -> anyh
     let upstream = match upstream(&lock, &lockfile, args, true).await {
         Ok((now, problems)) => {
             for problem in &problems {
-                eprintln!("warning: {problem}");
+                show_err!("warning: {problem}");
             }
             Some(compare(&lock, &now))
         }
         Err(error) => {
-            eprintln!("warning: the sources were not checked: {error:#}");
+            show_err!("warning: the sources were not checked: {error:#}");
             None
         }
     };

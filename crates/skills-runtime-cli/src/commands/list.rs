@@ -53,7 +53,7 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
             return Ok(ExitCode::from(library.exit(EXIT_OK)));
         }
         let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
-        eprintln!("no skills found in: {}", searched.join(", "));
+        show_err!("no skills found in: {}", searched.join(", "));
     } else {
         let row = |k: usize| {
             let i = shown[k];

@@ -44,9 +44,10 @@ pub async fn load(args: &SourceArgs, name: &str, json: bool, arguments: Vec<Stri
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else if ok {
-        println!("{content}");
+        // What a model reads, byte for byte, unless a person's terminal would obey it.
+        println!("{}", crate::terminal::for_stdout(&content));
     } else {
-        eprintln!("{content}");
+        eprintln!("{}", crate::terminal::for_stderr(&content));
     }
     Ok(ExitCode::from(library.finish(if ok {
         EXIT_OK

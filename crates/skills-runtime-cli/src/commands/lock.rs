@@ -26,7 +26,7 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
     print_diagnostics(library.catalog.snapshot().diagnostics());
     let (pinned, problems) = library.catalog.pin().await;
     for problem in &problems {
-        eprintln!("error: {problem}");
+        show_err!("error: {problem}");
     }
     let lock = if update.is_empty() {
         pinned
@@ -37,9 +37,9 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
                 Some(skill) => {
                     lock.skills.insert(name.clone(), skill.clone());
                 }
-                None if lock.skills.remove(name).is_some() => eprintln!("unpinned {name}: it is gone"),
+                None if lock.skills.remove(name).is_some() => show_err!("unpinned {name}: it is gone"),
                 None => {
-                    eprintln!("error: no skill named '{name}' in the library or the lock");
+                    show_err!("error: no skill named '{name}' in the library or the lock");
                     return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
                 }
             }
@@ -51,10 +51,10 @@ pub async fn lock(args: &SourceArgs, update: &[String], sign: Option<&std::path:
     relative_locations(&mut lock, &settings.path);
     let text = lock.to_toml();
     skills_install::write::write_file(&settings.path, text.as_bytes())?;
-    println!("locked {} skills in {}", lock.skills.len(), settings.path.display());
+    show!("locked {} skills in {}", lock.skills.len(), settings.path.display());
     if let Some(key) = sign {
         let signature = crate::signing::sign(&settings.path, &text, key)?;
-        println!("signed: {}", signature.display());
+        show!("signed: {}", signature.display());
     }
     let code = if problems.is_empty() {
         EXIT_OK
@@ -115,7 +115,7 @@ pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
     let lock = match settings.read() {
         Ok(lock) => lock,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            show_err!("error: {error:#}");
             return Ok(ExitCode::from(EXIT_DRIFT));
         }
     };
@@ -145,10 +145,10 @@ pub async fn verify(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         for line in &lines {
-            println!("{line}");
+            show!("{line}");
         }
         if lines.is_empty() {
-            println!("{} skills match {}", found.skills.len(), settings.path.display());
+            show!("{} skills match {}", found.skills.len(), settings.path.display());
         }
     }
     Ok(ExitCode::from(if lines.is_empty() {

@@ -23,12 +23,12 @@ pub struct Scaffold<'a> {
 /// standard resource directories (each kept in git by a `.gitkeep`). Refuses invalid names and existing folders.
 pub fn new_skill(name: &str, dir: &Path, scaffold: &Scaffold<'_>) -> anyhow::Result<ExitCode> {
     if let Err(problem) = validate_skill_name(name, name) {
-        eprintln!("error: {name:?} is not a valid skill name: {problem}");
+        show_err!("error: {name:?} is not a valid skill name: {problem}");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
     let root = dir.join(name);
     if root.exists() {
-        eprintln!("error: {} already exists", root.display());
+        show_err!("error: {} already exists", root.display());
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
     let description = scaffold
@@ -39,7 +39,7 @@ pub fn new_skill(name: &str, dir: &Path, scaffold: &Scaffold<'_>) -> anyhow::Res
         ("argument hint", scaffold.argument_hint),
     ] {
         if value.is_some_and(|v| v.contains(['\n', '\r'])) {
-            eprintln!("error: the {field} must be one line");
+            show_err!("error: the {field} must be one line");
             return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
         }
     }
@@ -74,6 +74,6 @@ pub fn new_skill(name: &str, dir: &Path, scaffold: &Scaffold<'_>) -> anyhow::Res
     }
     let path = root.join("SKILL.md");
     std::fs::write(&path, skill_md).with_context(|| format!("cannot write {}", path.display()))?;
-    println!("created {}", path.display());
+    show!("created {}", path.display());
     Ok(ExitCode::from(EXIT_OK))
 }

@@ -29,13 +29,13 @@ pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode>
     let lock = settings.read()?;
     let (now, problems) = upstream(&lock, &settings.path, args, json).await?;
     for problem in &problems {
-        eprintln!("warning: {problem}");
+        show_err!("warning: {problem}");
     }
     let report = compare(&lock, &now);
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else if report.is_empty() {
-        println!("{} skills up to date ({})", lock.skills.len(), settings.path.display());
+        show!("{} skills up to date ({})", lock.skills.len(), settings.path.display());
     } else {
         for entry in &report {
             let changes = Changes {
@@ -44,8 +44,8 @@ pub async fn outdated(args: &SourceArgs, json: bool) -> anyhow::Result<ExitCode>
                 removed: entry.removed.clone(),
             };
             match entry.state {
-                "gone" => println!("{}: gone from its source", entry.name),
-                _ => println!("{}: outdated: {changes}", entry.name),
+                "gone" => show!("{}: gone from its source", entry.name),
+                _ => show!("{}: outdated: {changes}", entry.name),
             }
         }
     }

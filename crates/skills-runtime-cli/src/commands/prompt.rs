@@ -43,7 +43,7 @@ pub async fn prompt(
     let snapshot = catalog.snapshot();
     print_diagnostics(snapshot.diagnostics());
     if let Some(unknown) = loaded.iter().find(|name| snapshot.get(name).is_none()) {
-        eprintln!("error: no skill named {unknown:?} in the sources");
+        show_err!("error: no skill named {unknown:?} in the sources");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
     let tools = agent
@@ -70,7 +70,8 @@ pub async fn prompt(
         };
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        println!("{section}");
+        // What a model reads, byte for byte, unless a person's terminal would obey it.
+        println!("{}", crate::terminal::for_stdout(&section));
     }
     Ok(ExitCode::from(library.finish(EXIT_OK)))
 }

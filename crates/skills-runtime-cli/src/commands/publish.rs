@@ -32,7 +32,7 @@ pub async fn publish(location: &str, args: &SourceArgs) -> anyhow::Result<ExitCo
     crate::output::print_diagnostics(snapshot.diagnostics());
     let (index, problems) = catalog.library_index(0).await;
     for problem in &problems {
-        eprintln!("error: {problem}");
+        show_err!("error: {problem}");
     }
     let written = if location.starts_with("s3://") {
         write_to_bucket(location, &index).await?
@@ -46,7 +46,7 @@ pub async fn publish(location: &str, args: &SourceArgs) -> anyhow::Result<ExitCo
         std::fs::write(&path, index.to_json()).with_context(|| format!("cannot write {}", path.display()))?;
         path.display().to_string()
     };
-    println!(
+    show!(
         "published {} skills ({} files, version {}) to {written}",
         index.skills.len(),
         index.files().count(),
@@ -97,7 +97,7 @@ pub async fn well_known(location: Option<&str>, dir: &Path, args: &SourceArgs) -
     let mut failed = 0;
     for skill in snapshot.skills() {
         if skill.name.contains(['/', '\\']) || skill.name == "." || skill.name == ".." {
-            eprintln!(
+            show_err!(
                 "error: {}: not published: a registry serves each skill as a folder named after it",
                 skill.name
             );
@@ -116,7 +116,7 @@ pub async fn well_known(location: Option<&str>, dir: &Path, args: &SourceArgs) -
         {
             Ok((manifest, bytes)) => manifest.files.into_iter().map(|f| f.rel).zip(bytes).collect(),
             Err(reason) => {
-                eprintln!("error: {}: {reason}", skill.name);
+                show_err!("error: {}: {reason}", skill.name);
                 failed += 1;
                 continue;
             }
@@ -153,7 +153,7 @@ pub async fn well_known(location: Option<&str>, dir: &Path, args: &SourceArgs) -
     let index_path = root.join("index.json");
     std::fs::write(&index_path, serde_json::to_string_pretty(&index)?)
         .with_context(|| format!("cannot write {}", index_path.display()))?;
-    println!("published {} skills to {}", entries.len(), index_path.display());
+    show!("published {} skills to {}", entries.len(), index_path.display());
     Ok(ExitCode::from(if failed == 0 { EXIT_OK } else { EXIT_SOURCE_ERROR }))
 }
 

@@ -61,7 +61,7 @@ pub async fn search(
     let explained = match explained {
         Ok(explained) => explained,
         Err(error) => {
-            eprintln!("error: {error}");
+            show_err!("error: {error}");
             return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
         }
     };
@@ -101,11 +101,11 @@ pub async fn search(
             .iter()
             .zip(format_search_results(&snapshot, &hits, &[]).lines())
         {
-            println!("{line}");
-            println!("    {}", why(hit));
+            show!("{line}");
+            show!("    {}", why(hit));
         }
     } else {
-        println!("{}", format_search_results(&snapshot, &hits, &[]));
+        show!("{}", format_search_results(&snapshot, &hits, &[]));
     }
     Ok(ExitCode::from(library.finish(EXIT_OK)))
 }

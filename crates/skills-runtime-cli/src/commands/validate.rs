@@ -150,7 +150,7 @@ pub async fn validate(
     let summary = checked.summary(profile);
     let mut cut = false;
     for line in checked.diagnostics.iter().filter_map(crate::output::cut_line) {
-        eprintln!("{line}");
+        show_err!("{line}");
         cut = true;
     }
     // Under --strict a recovered mistake fails validation: the file is wrong even though
@@ -178,9 +178,9 @@ pub async fn validate(
         })?;
     } else {
         for d in &checked.diagnostics {
-            println!("{d}");
+            show!("{d}");
         }
-        eprintln!("{}", summary_line(&summary));
+        show_err!("{}", summary_line(&summary));
     }
     Ok(ExitCode::from(code))
 }

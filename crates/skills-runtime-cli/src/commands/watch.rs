@@ -30,12 +30,12 @@ pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result
     let mut events = catalog.subscribe();
     let handle = catalog.watch().context("cannot watch the sources")?;
     for (i, reason) in handle.unwatched() {
-        eprintln!(
+        show_err!(
             "warning: source {} is not watched: {reason}",
             catalog.sources()[*i].label()
         );
     }
-    eprintln!(
+    show_err!(
         "watching {} skills in {} sources (version {}); press Ctrl-C to stop",
         snapshot.skills().len(),
         catalog.sources().len(),
@@ -44,7 +44,7 @@ pub async fn watch(specs: &crate::cli::SourceArgs, json: bool) -> anyhow::Result
     loop {
         match events.recv().await {
             Ok(event) => print_event(&event, json)?,
-            Err(RecvError::Lagged(missed)) => eprintln!("warning: {missed} change events were missed"),
+            Err(RecvError::Lagged(missed)) => show_err!("warning: {missed} change events were missed"),
             Err(RecvError::Closed) => break,
         }
     }
@@ -81,7 +81,7 @@ fn print_event(event: &CatalogEvent, json: bool) -> anyhow::Result<()> {
                 line.push_str(": ");
                 line.push_str(&reason);
             }
-            println!("{line}");
+            show!("{line}");
         }
     }
     Ok(())

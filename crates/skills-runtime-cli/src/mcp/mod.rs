@@ -74,7 +74,7 @@ pub async fn serve(
     let serving = serving(&snapshot, &server.unnamed(&snapshot));
     match transport {
         Transport::Stdio => {
-            eprintln!("{serving} over MCP on stdio");
+            show_err!("{serving} over MCP on stdio");
             let running = server
                 .serve(rmcp::transport::stdio())
                 .await
@@ -106,10 +106,10 @@ fn warm_up_in_background(server: &SkillsServer, catalog: &std::sync::Arc<skills_
         let watching = catalog.clone();
         let watch = match watched(tokio::task::spawn_blocking(move || watching.watch()).await) {
             Ok(watch) => watch,
-            Err(warning) => return warning.into_iter().for_each(|w| eprintln!("{w}")),
+            Err(warning) => return warning.into_iter().for_each(|w| show_err!("{w}")),
         };
         for (i, reason) in watch.unwatched() {
-            eprintln!(
+            show_err!(
                 "warning: source {} is not watched: {reason}",
                 catalog.sources()[*i].label()
             );
@@ -171,13 +171,13 @@ async fn serve_http(server: SkillsServer, addr: SocketAddr, serving: &str) -> an
         LocalSessionManager::default().into(),
         config,
     );
-    eprintln!("{serving} over MCP on http://{bound}{HTTP_PATH}");
+    show_err!("{serving} over MCP on http://{bound}{HTTP_PATH}");
     loop {
         let (stream, _) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(error) => {
-                    eprintln!("warning: cannot accept a connection: {error}");
+                    show_err!("warning: cannot accept a connection: {error}");
                     continue;
                 }
             },

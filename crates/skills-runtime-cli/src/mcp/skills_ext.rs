@@ -52,7 +52,7 @@ impl SkillsServer {
     fn leave_out(&self, skill: &SkillMetadata, reason: String) -> String {
         let said = self.inner.left_out.insert(skill.path.clone(), reason.clone());
         if said.as_deref() != Some(reason.as_str()) {
-            eprintln!("warning: skill {} is not published: {reason}", skill.name);
+            show_err!("warning: skill {} is not published: {reason}", skill.name);
         }
         reason
     }
