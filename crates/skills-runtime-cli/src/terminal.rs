@@ -16,7 +16,15 @@ fn acts(c: char) -> bool {
 /// `text` with each character that would act on a terminal written as an escape
 /// (`\x1b`, `\u{202e}`); borrowed when there is none.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(acts) {
+    // Most text is ASCII without a control character: told byte by byte.
+    let quiet = if text.is_ascii() {
+        !text
+            .bytes()
+            .any(|b| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f)
+    } else {
+        !text.chars().any(acts)
+    };
+    if quiet {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
