@@ -103,7 +103,7 @@ pub use read::{
 };
 pub use search::{
     DEFAULT_SEARCH_RESULTS, Explanation, INSTRUCTIONS_CHARS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, Match, SearchError,
-    SearchHit, SearchRequest, SkillIndex, format_search_results,
+    SearchHit, SearchRequest, SkillIndex, check_search, format_search_results,
 };
 pub use section::PromptSection;
 pub use select::{NotOffered, Selection, Selector, SkillFilter, SkillView, ToolSet, ViewError};

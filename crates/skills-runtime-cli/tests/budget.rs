@@ -137,6 +137,14 @@ fn prompt_has_a_default_budget_and_search_finds_what_it_leaves_out() {
     );
     let zero = skills(dir.path(), &["search", "--source", "lib", "-n", "0", "invoice"]);
     assert_eq!(zero.status.code(), Some(2));
+    // Said before the library is read: nothing about its source, and no wait for it.
+    let unread = skills(dir.path(), &["search", "--source", "no-such-folder", "?"]);
+    assert_eq!(unread.status.code(), Some(2));
+    assert!(
+        stderr(&unread).starts_with("error: the search query is empty"),
+        "{}",
+        stderr(&unread)
+    );
 }
 
 #[test]

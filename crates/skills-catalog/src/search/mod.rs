@@ -100,8 +100,16 @@ pub struct SearchHit {
 }
 
 /// Whether a search for `query` with `limit` can be answered: a query without letters or
-/// digits, or a limit of 0, is refused ([`SkillIndex::search`]).
-pub(crate) fn check_search(query: &str, limit: usize) -> Result<(), SearchError> {
+/// digits, or a limit of 0, is refused ([`SkillIndex::search`]). A program can ask before
+/// it loads a library.
+///
+/// ```
+/// use skills_catalog::{SearchError, check_search};
+/// assert_eq!(check_search("fill a pdf form", 5), Ok(()));
+/// assert_eq!(check_search(" ?! ", 5), Err(SearchError::EmptyQuery));
+/// assert_eq!(check_search("pdf", 0), Err(SearchError::ZeroLimit));
+/// ```
+pub fn check_search(query: &str, limit: usize) -> Result<(), SearchError> {
     if !query.chars().any(char::is_alphanumeric) {
         return Err(SearchError::EmptyQuery);
     }

@@ -36,6 +36,11 @@ pub async fn search(
     json: bool,
     explain: bool,
 ) -> anyhow::Result<ExitCode> {
+    // A request that cannot be answered is said before the library is read.
+    if let Err(error) = skills_runtime::check_search(query, limit) {
+        show_err!("error: {error}");
+        return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
+    }
     let library = library::catalog(args, Need::Search, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
