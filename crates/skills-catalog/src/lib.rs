@@ -92,7 +92,8 @@ pub use compact::{COMPACT_CHARS, short_entry};
 pub use depends::{dependency_diagnostics, dependency_problems, mcp_server_dependencies, with_dependencies};
 pub use listing::SharedResources;
 pub use load::{
-    AVAILABLE_LIST_CHARS, Invoker, LoadAnswer, LoadError, LoadRequest, load_skill, load_skill_schema, load_skill_with,
+    AVAILABLE_LIST_CHARS, Invoker, LoadAnswer, LoadError, LoadRequest, available_names, load_skill, load_skill_schema,
+    load_skill_with,
 };
 pub use persist::PersistentCache;
 pub use policy::{ALWAYS_ALLOWED_TOOLS, AllowedToolsPolicy, check_allowed_tools, check_tool_call};

@@ -57,7 +57,7 @@ impl fmt::Display for LoadAnswer {
 #[non_exhaustive]
 pub enum LoadError {
     /// No skill has that name.
-    #[error("Error: Skill '{name}' not found. Available skills: {}", available_list(.name, .available))]
+    #[error("Error: Skill '{name}' not found. Available skills: {}", available_names(.name, .available))]
     NotFound {
         /// The name asked for, escaped and shortened (it comes from the model).
         name: String,
@@ -137,7 +137,19 @@ pub const AVAILABLE_LIST_CHARS: usize = 2_000;
 /// Names most like the one asked for that an unknown name's error gives, at most.
 const LIKE_NAMES: usize = 10;
 
-fn available_list(asked: &str, names: &[String]) -> String {
+/// What an error about the unknown name `asked` says the library has: every name of
+/// `names` up to [`AVAILABLE_LIST_CHARS`], else the ten most like `asked` (by character
+/// trigrams) and how many there are.
+///
+/// ```
+/// use skills_catalog::available_names;
+/// let few = ["pdf".to_owned(), "web".to_owned()];
+/// assert_eq!(available_names("pfd", &few), "pdf, web");
+/// let many: Vec<String> = (0..1_000).map(|i| format!("skill-{i:04}")).chain(["pdf-forms".to_owned()]).collect();
+/// let said = available_names("pdf-form", &many);
+/// assert!(said.starts_with("pdf-forms (1001 skills in all"), "{said}");
+/// ```
+pub fn available_names(asked: &str, names: &[String]) -> String {
     if names.is_empty() {
         return "(none)".to_owned();
     }

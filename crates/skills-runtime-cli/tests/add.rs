@@ -435,3 +435,27 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nothing to sync"), "{}", stderr(&out));
 }
+
+/// A name a large library does not have is answered with the names like it, not with
+/// every name (or the first few in order, where the one meant rarely is).
+#[test]
+fn an_unknown_name_is_answered_with_the_names_like_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for i in 0..300 {
+        let name = format!("generated-skill-number-{i:03}");
+        write(root, &format!("lib/{name}/SKILL.md"), &md(&name, "A generated skill"));
+    }
+    write(root, "lib/rdkit/SKILL.md", &md("rdkit", "Cheminformatics with RDKit"));
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let lib = root.join("lib");
+    let lib = lib.to_str().unwrap();
+    for args in [&["info", "rdkt", "--source", lib][..], &["add", lib, "--skill", "rdkt"]] {
+        let out = skills(&project, args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let said = stderr(&out);
+        assert!(said.contains("rdkit (301 skills in all"), "{args:?}: {said}");
+        assert!(said.len() < 1_000, "{args:?}: {} characters", said.len());
+    }
+}

@@ -367,11 +367,11 @@ fn choose<'a>(
         .map(String::as_str)
         .collect();
     if !missing.is_empty() && !keep_gone {
-        let available: Vec<&str> = all.iter().take(30).map(|s| s.name.as_str()).collect();
+        let names: Vec<String> = all.iter().map(|s| s.name.clone()).collect();
         bail!(
             "the source has no skill {}; it has: {}",
             missing.join(", "),
-            available.join(", ")
+            skills_runtime::available_names(missing[0], &names)
         );
     }
     let names: Vec<String> = names
