@@ -6,7 +6,11 @@ use std::collections::BTreeMap;
 use std::io::Read;
 
 use skills_core::digest::sha256_text;
-use skills_core::{LOWERCASE_SKILL_FILE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, path};
+use skills_core::{
+    FileInfo, LOWERCASE_SKILL_FILE, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_FILE, is_skill_file_name, path,
+};
+
+use crate::index::IndexEntry;
 
 /// A skill's files, by path inside its folder.
 pub(crate) type Unpacked = BTreeMap<String, ArchiveFile>;
@@ -151,4 +155,51 @@ fn strip_single_folder(files: Files) -> Files {
         .into_iter()
         .filter_map(|(path, content)| Some((path.strip_prefix(&prefix)?.to_owned(), content)))
         .collect()
+}
+
+/// The etag of the `SKILL.md` of the skill an archive holds: made of the archive's
+/// digest, which the index gives, so that a walk of the index knows it without the
+/// archive, and a parse cached by it holds until the archive changes.
+pub(crate) fn skill_etag(digest: &str) -> String {
+    format!("{digest} {SKILL_FILE}")
+}
+
+/// The entries directly under `inner` (a folder inside `entry`'s skill) of its unpacked
+/// archive: its files, each with its content's digest as etag (the skill's own file with
+/// [`skill_etag`]), and its folders.
+pub(crate) fn listing(files: &Unpacked, entry: &IndexEntry, inner: &str) -> Vec<FileInfo> {
+    let name = &entry.name;
+    let prefix = if inner.is_empty() {
+        String::new()
+    } else {
+        format!("{inner}/")
+    };
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut listed = Vec::new();
+    for (rel, file) in files
+        .range(prefix.clone()..)
+        .take_while(|(p, _)| p.starts_with(&prefix))
+    {
+        let rest = &rel[prefix.len()..];
+        match rest.split_once('/') {
+            Some((dir, _)) => {
+                dirs.insert(format!("/{name}/{prefix}{dir}"));
+            }
+            None => listed.push(FileInfo {
+                path: format!("/{name}/{rel}"),
+                is_dir: false,
+                size: file.bytes.len() as u64,
+                modified_at: None,
+                etag: Some(if is_skill_file_name(rel) {
+                    skill_etag(&entry.digest)
+                } else {
+                    file.digest.clone()
+                }),
+                changed_at: None,
+            }),
+        }
+    }
+    listed.extend(dirs.into_iter().map(FileInfo::directory));
+    listed.sort_by(|a, b| a.path.cmp(&b.path));
+    listed
 }

@@ -39,7 +39,7 @@ use futures_util::StreamExt;
 use skills_core::digest::sha256_text;
 use skills_core::{
     BackendError, BackendProtocol, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
-    LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, is_skill_file_name, path,
+    LOWERCASE_SKILL_FILE, SKILL_FILE, Walk, path,
 };
 use url::Url;
 
@@ -275,7 +275,7 @@ impl HttpRegistryBackend {
                 let file = unpacked
                     .and_then(|files| files.as_ref().ok())
                     .and_then(|files| files.get(SKILL_FILE).or_else(|| files.get(LOWERCASE_SKILL_FILE)));
-                (file.map(|f| f.bytes.len() as u64), archive_skill_etag(&entry.digest))
+                (file.map(|f| f.bytes.len() as u64), archive::skill_etag(&entry.digest))
             }
         };
         FileInfo {
@@ -361,7 +361,7 @@ impl HttpRegistryBackend {
                     .or_else(|| (inner == SKILL_FILE).then(|| files.get(LOWERCASE_SKILL_FILE)).flatten())
                 {
                     Some(file) => FileDownloadResponse::ok(asked, file.bytes.clone()),
-                    None if !archive_listing(&files, entry, inner).is_empty() => {
+                    None if !archive::listing(&files, entry, inner).is_empty() => {
                         FileDownloadResponse::err(asked, FileErrorKind::IsDirectory, "is a directory")
                     }
                     None => FileDownloadResponse::err(asked, FileErrorKind::FileNotFound, "not in the skill's archive"),
@@ -415,7 +415,7 @@ impl BackendProtocol for HttpRegistryBackend {
             ArtifactType::SkillMd => Err(not_found()),
             ArtifactType::Archive => match self.archive_of(entry).await {
                 Ok(files) => {
-                    let listed = archive_listing(&files, entry, inner);
+                    let listed = archive::listing(&files, entry, inner);
                     if listed.is_empty() && !inner.is_empty() {
                         return Err(not_found());
                     }
@@ -480,53 +480,6 @@ impl BackendProtocol for HttpRegistryBackend {
     fn stale(&self) -> Option<String> {
         self.state().problem.clone()
     }
-}
-
-/// The etag of the `SKILL.md` of the skill an archive holds: made of the archive's
-/// digest, which the index gives, so that a walk of the index knows it without the
-/// archive, and a parse cached by it holds until the archive changes.
-fn archive_skill_etag(digest: &str) -> String {
-    format!("{digest} {SKILL_FILE}")
-}
-
-/// The entries directly under `inner` (a folder inside `entry`'s skill) of its unpacked
-/// archive: its files, each with its content's digest as etag (the skill's own file with
-/// [`archive_skill_etag`]), and its folders.
-fn archive_listing(files: &archive::Unpacked, entry: &IndexEntry, inner: &str) -> Vec<FileInfo> {
-    let name = &entry.name;
-    let prefix = if inner.is_empty() {
-        String::new()
-    } else {
-        format!("{inner}/")
-    };
-    let mut dirs = std::collections::BTreeSet::new();
-    let mut listed = Vec::new();
-    for (rel, file) in files
-        .range(prefix.clone()..)
-        .take_while(|(p, _)| p.starts_with(&prefix))
-    {
-        let rest = &rel[prefix.len()..];
-        match rest.split_once('/') {
-            Some((dir, _)) => {
-                dirs.insert(format!("/{name}/{prefix}{dir}"));
-            }
-            None => listed.push(FileInfo {
-                path: format!("/{name}/{rel}"),
-                is_dir: false,
-                size: file.bytes.len() as u64,
-                modified_at: None,
-                etag: Some(if is_skill_file_name(rel) {
-                    archive_skill_etag(&entry.digest)
-                } else {
-                    file.digest.clone()
-                }),
-                changed_at: None,
-            }),
-        }
-    }
-    listed.extend(dirs.into_iter().map(FileInfo::directory));
-    listed.sort_by(|a, b| a.path.cmp(&b.path));
-    listed
 }
 
 /// The entry of skill folder `name`: [`parse_index`] sorts entries by name, one per name.
