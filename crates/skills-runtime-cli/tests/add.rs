@@ -11,6 +11,22 @@ use std::path::Path;
 use common::{md, skills, stderr, stdout, web_and_pdf as library, with_git_cache, write};
 use skills_backend_git::test_support::TestRepo;
 
+/// `lib` (web and pdf) installed whole into `project` (with a `.claude` folder when
+/// `claude`), under `root`; the project's path.
+fn installed(root: &Path, claude: bool) -> std::path::PathBuf {
+    library(root);
+    let project = root.join("project");
+    std::fs::create_dir_all(if claude {
+        project.join(".claude")
+    } else {
+        project.clone()
+    })
+    .unwrap();
+    let lib = root.join("lib");
+    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    project
+}
+
 #[test]
 fn add_installs_links_pins_and_never_replaces_a_local_edit_unless_forced() {
     let dir = tempfile::tempdir().unwrap();
@@ -222,11 +238,7 @@ fn outdated_on_git_compares_files_not_commits() {
 fn remove_takes_a_skill_out_of_every_folder_and_the_lock_but_keeps_an_edit() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    library(root);
-    let project = root.join("project");
-    std::fs::create_dir_all(project.join(".claude")).unwrap();
-    let lib = root.join("lib");
-    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    let project = installed(root, true);
 
     let out = skills(&project, &["remove", "pdf", "--dry-run"]);
     assert!(stdout(&out).contains("remove pdf and its links in"), "{}", stdout(&out));
@@ -264,11 +276,7 @@ fn remove_takes_a_skill_out_of_every_folder_and_the_lock_but_keeps_an_edit() {
 fn update_installs_the_new_versions_from_the_locked_sources() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    library(root);
-    let project = root.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let lib = root.join("lib");
-    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    let project = installed(root, false);
     write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
     write(root, "lib/pdf/SKILL.md", &md("pdf", "Read PDFs, better"));
     std::fs::write(project.join(".agents/skills/pdf/SKILL.md"), "my pdf notes").unwrap();
@@ -316,11 +324,7 @@ fn update_installs_the_new_versions_from_the_locked_sources() {
 fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    library(root);
-    let project = root.join("project");
-    std::fs::create_dir_all(&project).unwrap();
-    let lib = root.join("lib");
-    assert_eq!(skills(&project, &["add", lib.to_str().unwrap()]).status.code(), Some(0));
+    let project = installed(root, false);
     std::fs::remove_dir_all(root.join("lib/pdf")).unwrap();
     write(root, "lib/web/SKILL.md", &md("web", "Search the web, better"));
 

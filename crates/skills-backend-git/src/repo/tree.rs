@@ -104,14 +104,25 @@ impl GitBackend {
         }
     }
 
+    /// The object database and the tree at `normalized`, with the served commit's time,
+    /// for a walk.
+    fn walk_start<'r>(
+        &self,
+        repo: &'r Repository,
+        normalized: &str,
+    ) -> Result<(git2::Odb<'r>, Tree<'r>, SystemTime), BackendError> {
+        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
+        match self.lookup(repo, normalized)? {
+            Node::Tree(tree, time) => Ok((odb, tree, time)),
+            Node::Blob(..) | Node::Unserved => Err(BackendError::NotADirectory {
+                path: normalized.to_owned(),
+            }),
+        }
+    }
+
     pub(super) fn walk_blocking(&self, normalized: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let repo = self.repo();
-        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
-        let Node::Tree(tree, time) = self.lookup(&repo, normalized)? else {
-            return Err(BackendError::NotADirectory {
-                path: normalized.to_owned(),
-            });
-        };
+        let (odb, tree, time) = self.walk_start(&repo, normalized)?;
         let mut walk = Walk::default();
         let mut stack = vec![(tree, normalized.to_owned(), 1usize)];
         while let Some((tree, dir, depth)) = stack.pop() {
@@ -154,12 +165,7 @@ impl GitBackend {
         first_level: bool,
     ) -> Result<Walk, BackendError> {
         let repo = self.repo();
-        let odb = repo.odb().map_err(|e| self.error(normalized, &e))?;
-        let Node::Tree(tree, time) = self.lookup(&repo, normalized)? else {
-            return Err(BackendError::NotADirectory {
-                path: normalized.to_owned(),
-            });
-        };
+        let (odb, tree, time) = self.walk_start(&repo, normalized)?;
         let mut walk = Walk::default();
         let keep = |walk: &mut Walk, child: String, entry: &TreeEntry<'_>| match self.info(&odb, &child, entry, time) {
             Some(info) => walk.entries.push(info),
