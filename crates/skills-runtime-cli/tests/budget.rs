@@ -126,6 +126,13 @@ fn prompt_has_a_default_budget_and_search_finds_what_it_leaves_out() {
     );
     let hits: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     assert_eq!(hits.as_array().unwrap().len(), 2);
+    let many = skills(dir.path(), &["search", "--source", "lib", "-n", "100", "request kind"]);
+    assert_eq!(stdout(&many).lines().count(), skills_runtime::MAX_SEARCH_RESULTS);
+    assert!(
+        stderr(&many).contains("a search gives at most 16 skills (asked for 100)"),
+        "{}",
+        stderr(&many)
+    );
     assert_eq!(hits[0]["name"], "skill-007");
 
     let empty = skills(dir.path(), &["search", "--source", "lib", " "]);

@@ -41,6 +41,12 @@ pub async fn search(
         show_err!("error: {error}");
         return Ok(ExitCode::from(EXIT_SOURCE_ERROR));
     }
+    if limit > skills_runtime::MAX_SEARCH_RESULTS {
+        show_err!(
+            "warning: a search gives at most {} skills (asked for {limit})",
+            skills_runtime::MAX_SEARCH_RESULTS
+        );
+    }
     let library = library::catalog(args, Need::Search, json).await?;
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
