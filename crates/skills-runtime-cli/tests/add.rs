@@ -358,6 +358,7 @@ fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
         "{}",
         stderr(&out)
     );
+    assert!(!stderr(&out).contains("lock-mismatch"), "{}", stderr(&out));
     assert!(project.join(".agents/skills/web/SKILL.md").is_file());
     assert!(!project.join(".agents/skills/pdf").exists());
 }

@@ -144,6 +144,9 @@ pub async fn install(
                     DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill | DiagnosticKind::HiddenSkills
                 )
         })
+        // A frozen install says in one line which pinned skills the source no longer
+        // has as pinned (below), not one line per skill the frozen catalog withheld.
+        .filter(|d| !(frozen && d.kind == DiagnosticKind::LockMismatch))
         .cloned()
         .collect();
     print_diagnostics(&problems);
