@@ -361,6 +361,17 @@ fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
     assert!(!stderr(&out).contains("lock-mismatch"), "{}", stderr(&out));
     assert!(project.join(".agents/skills/web/SKILL.md").is_file());
     assert!(!project.join(".agents/skills/pdf").exists());
+
+    // A name the lock never pinned is no skill gone: a typo in skills.toml is an error.
+    let toml = std::fs::read_to_string(project.join("skills.toml")).unwrap();
+    std::fs::write(
+        project.join("skills.toml"),
+        format!("{toml}skills = [\"web\", \"wbe\"]\n"),
+    )
+    .unwrap();
+    let out = skills(&project, &["sync"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the source has no skill wbe"), "{}", stderr(&out));
 }
 
 #[test]

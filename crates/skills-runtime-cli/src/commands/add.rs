@@ -3,7 +3,7 @@
 //! The work is the install layer's (`skills_install`); this file reads the source,
 //! prints the plan and applies it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -185,13 +185,13 @@ pub async fn install(
             absent.join(", ")
         );
     }
-    let mut skills = choose(&snapshot, request.skills, request.keep_gone.is_some())?;
     // A pinned skill gone from the source is said, whether it is installed here (it is
-    // kept) or not (a fresh clone: it cannot be).
+    // kept) or not (a fresh clone: it cannot be); a name the lock does not pin is an
+    // error (a typo in skills.toml).
+    let gone: &[&str] = if request.keep_gone.is_some() { &absent } else { &[] };
+    let mut skills = choose(&snapshot, request.skills, gone)?;
     if let Some(shown) = request.keep_gone.filter(|_| !frozen) {
-        let named_gone = request.skills.iter().filter(|n| snapshot.get(n).is_none());
-        let gone: BTreeSet<&str> = absent.iter().copied().chain(named_gone.map(String::as_str)).collect();
-        for name in gone {
+        for &name in gone {
             if canonical.join(name).is_dir() {
                 say_err!("{}", gone_and_kept(name, shown));
             } else {
@@ -349,13 +349,13 @@ pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
 }
 
 /// The skills named (every one of the source without names) with the skills they depend
-/// on, or an error naming the missing ones and what the source has; with `keep_gone`,
-/// the missing ones are left out instead (the caller says so). A dependency the source
-/// does not have is said, not an error: it may be installed from elsewhere.
+/// on, or an error naming the missing ones (but those of `gone`, left out: the caller
+/// says so) and what the source has. A dependency the source does not have is said, not
+/// an error: it may be installed from elsewhere.
 fn choose<'a>(
     snapshot: &'a CatalogSnapshot,
     names: &[String],
-    keep_gone: bool,
+    gone: &[&str],
 ) -> anyhow::Result<Vec<&'a SkillMetadata>> {
     let all = snapshot.skills();
     if names.is_empty() {
@@ -366,22 +366,18 @@ fn choose<'a>(
     }
     let missing: Vec<&str> = names
         .iter()
-        .filter(|n| !all.iter().any(|s| &s.name == *n))
+        .filter(|n| !all.iter().any(|s| &s.name == *n) && !gone.contains(&n.as_str()))
         .map(String::as_str)
         .collect();
-    if !missing.is_empty() && !keep_gone {
+    if let Some(first) = missing.first() {
         let names: Vec<String> = all.iter().map(|s| s.name.clone()).collect();
         bail!(
             "the source has no skill {}; it has: {}",
             missing.join(", "),
-            skills_runtime::available_names(missing[0], &names)
+            skills_runtime::available_names(first, &names)
         );
     }
-    let names: Vec<String> = names
-        .iter()
-        .filter(|n| !missing.contains(&n.as_str()))
-        .cloned()
-        .collect();
+    let names: Vec<String> = names.iter().filter(|n| !gone.contains(&n.as_str())).cloned().collect();
     let (with, missing) = with_dependencies(snapshot, &names);
     for name in with.iter().filter(|n| !names.contains(n)) {
         say!("{name}: added, a skill asked for depends on it");
