@@ -157,6 +157,20 @@ pub unsafe fn set_network_timeouts(connect: std::time::Duration, io: std::time::
     }
 }
 
+/// Stops libgit2 from hashing each object it reads again to check it against its id,
+/// for the whole process. git itself does not check objects on reads: a fetch checks
+/// every object it receives when it indexes the pack, and zlib's checksum still catches
+/// a damaged object. The check was a fifth of a first `skills list` of a 40,304-skill
+/// repository (SHA-1 of every `SKILL.md` read) and a tenth of a warm one (of every tree).
+///
+/// # Safety
+/// As [`set_network_timeouts`]: libgit2's options are process-wide C globals; call this
+/// before any thread that may use libgit2 exists.
+#[allow(unsafe_code)]
+pub unsafe fn skip_hash_checks_on_reads() {
+    git2::opts::strict_hash_verification(false);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,7 +96,10 @@ fn main() -> ExitCode {
         // SAFETY: libgit2's options are process globals; no other thread exists yet (the
         // runtime starts below), which is what setting them requires.
         #[allow(unsafe_code)]
-        let timeouts = unsafe { skills_runtime::git::set_network_timeouts(git_timeout, git_timeout) };
+        let timeouts = unsafe {
+            skills_runtime::git::skip_hash_checks_on_reads();
+            skills_runtime::git::set_network_timeouts(git_timeout, git_timeout)
+        };
         if let Err(e) = timeouts {
             show_err!("error: {e}");
             return ExitCode::from(cli::EXIT_SOURCE_ERROR);
