@@ -264,30 +264,6 @@ impl HttpRegistryBackend {
         .clone()
     }
 
-    /// What a listing gives for `entry`'s `SKILL.md`: its size when it was read, and an
-    /// etag made of the digest the index gives.
-    fn skill_file_info(&self, entry: &IndexEntry) -> FileInfo {
-        let state = self.state();
-        let (size, etag) = match entry.kind {
-            ArtifactType::SkillMd => (state.sizes.get(&entry.digest).copied(), entry.digest.clone()),
-            ArtifactType::Archive => {
-                let unpacked = state.archives.get(&entry.digest).and_then(|cell| cell.get());
-                let file = unpacked
-                    .and_then(|files| files.as_ref().ok())
-                    .and_then(|files| files.get(SKILL_FILE).or_else(|| files.get(LOWERCASE_SKILL_FILE)));
-                (file.map(|f| f.bytes.len() as u64), archive::skill_etag(&entry.digest))
-            }
-        };
-        FileInfo {
-            path: format!("/{}/{SKILL_FILE}", entry.name),
-            is_dir: false,
-            size: size.unwrap_or(0),
-            modified_at: None,
-            etag: Some(etag),
-            changed_at: None,
-        }
-    }
-
     /// Each skill folder of the index and its `SKILL.md`, from the index alone (fetched
     /// again, conditionally): what a walk of the root for `SKILL.md` files finds, with
     /// no archive downloaded, so that a start whose parses are cached by etag sends one
@@ -295,10 +271,12 @@ impl HttpRegistryBackend {
     async fn index_walk(&self) -> Result<Walk, BackendError> {
         let entries = self.entries(true).await?;
         let mut walk = Walk::default();
+        let state = self.state();
         for entry in entries.iter() {
             walk.entries.push(FileInfo::directory(format!("/{}", entry.name)));
-            walk.entries.push(self.skill_file_info(entry));
+            walk.entries.push(skill_file_info(&state, entry));
         }
+        drop(state);
         walk.entries.sort_unstable_by(|a, b| a.path.cmp(&b.path));
         Ok(walk)
     }
@@ -411,7 +389,7 @@ impl BackendProtocol for HttpRegistryBackend {
         };
         let entry = find_entry(&entries, name).ok_or_else(not_found)?;
         match entry.kind {
-            ArtifactType::SkillMd if inner.is_empty() => Ok(vec![self.skill_file_info(entry)]),
+            ArtifactType::SkillMd if inner.is_empty() => Ok(vec![skill_file_info(&self.state(), entry)]),
             ArtifactType::SkillMd => Err(not_found()),
             ArtifactType::Archive => match self.archive_of(entry).await {
                 Ok(files) => {
@@ -422,7 +400,7 @@ impl BackendProtocol for HttpRegistryBackend {
                     Ok(listed)
                 }
                 // The skill's SKILL.md stays listed: reading it says what is wrong.
-                Err(_) if inner.is_empty() => Ok(vec![self.skill_file_info(entry)]),
+                Err(_) if inner.is_empty() => Ok(vec![skill_file_info(&self.state(), entry)]),
                 Err(_) => Err(not_found()),
             },
         }
@@ -493,4 +471,27 @@ fn entry_texts(entries: &[IndexEntry]) -> BTreeMap<String, String> {
         .iter()
         .map(|e| (format!("/{}", e.name), format!("{:?} {} {}", e.kind, e.url, e.digest)))
         .collect()
+}
+
+/// What a listing gives for `entry`'s `SKILL.md`: its size when it was read, and an etag
+/// made of the digest the index gives.
+fn skill_file_info(state: &State, entry: &IndexEntry) -> FileInfo {
+    let (size, etag) = match entry.kind {
+        ArtifactType::SkillMd => (state.sizes.get(&entry.digest).copied(), entry.digest.clone()),
+        ArtifactType::Archive => {
+            let unpacked = state.archives.get(&entry.digest).and_then(|cell| cell.get());
+            let file = unpacked
+                .and_then(|files| files.as_ref().ok())
+                .and_then(|files| files.get(SKILL_FILE).or_else(|| files.get(LOWERCASE_SKILL_FILE)));
+            (file.map(|f| f.bytes.len() as u64), archive::skill_etag(&entry.digest))
+        }
+    };
+    FileInfo {
+        path: format!("/{}/{SKILL_FILE}", entry.name),
+        is_dir: false,
+        size: size.unwrap_or(0),
+        modified_at: None,
+        etag: Some(etag),
+        changed_at: None,
+    }
 }

@@ -109,5 +109,5 @@ pub use search::{
 pub use section::PromptSection;
 pub use select::{NotOffered, Selection, Selector, SkillFilter, SkillView, ToolSet, ViewError};
 pub use snapshot::{CatalogChange, CatalogEvent, CatalogSnapshot, CatalogStats};
-pub use source::{SkillSource, SourcePathError};
+pub use source::{SkillSource, SourcePathError, free_label};
 pub use watch::{WatchError, WatchHandle};

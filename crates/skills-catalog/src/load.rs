@@ -149,7 +149,8 @@ const LIKE_NAMES: usize = 10;
 /// let said = available_names("pdf-form", &many);
 /// assert!(said.starts_with("pdf-forms (1001 skills in all"), "{said}");
 /// ```
-pub fn available_names(asked: &str, names: &[String]) -> String {
+pub fn available_names(asked: &str, names: &[impl AsRef<str>]) -> String {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
     if names.is_empty() {
         return "(none)".to_owned();
     }
@@ -160,9 +161,9 @@ pub fn available_names(asked: &str, names: &[String]) -> String {
     // Alike as the search index reads a misspelt word as a known one: by trigrams.
     use crate::search::{shared_trigrams, similarity, trigrams};
     let asked = trigrams(&asked.to_lowercase());
-    let mut like: Vec<(f32, &String)> = names
+    let mut like: Vec<(f32, &str)> = names
         .iter()
-        .map(|name| {
+        .map(|&name| {
             let grams = trigrams(&name.to_lowercase());
             (
                 similarity(shared_trigrams(&asked, &grams), asked.len(), grams.len()),
@@ -172,7 +173,7 @@ pub fn available_names(asked: &str, names: &[String]) -> String {
         .filter(|(score, _)| *score >= 0.2)
         .collect();
     like.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    let like: Vec<&str> = like.iter().take(LIKE_NAMES).map(|(_, name)| name.as_str()).collect();
+    let like: Vec<&str> = like.iter().take(LIKE_NAMES).map(|&(_, name)| name).collect();
     let all = names.len();
     let rest = format!("{all} skills in all, too many to list here: search for a skill by what it does");
     if like.is_empty() {

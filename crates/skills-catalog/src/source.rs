@@ -122,21 +122,32 @@ pub struct SourcePathError {
     pub reason: String,
 }
 
-/// `sources` with each label distinct: a label an earlier source has gets the first free
-/// number (`skills`, `skills-2`); a source keeps whether its label was set.
+/// `label` if `taken` says it is free, else `label` with the first number that is
+/// (`skills-2`, `skills-3`): how a catalog tells apart two sources of one label, and how
+/// a lock keeps each under a key of its own.
+///
+/// ```
+/// use skills_catalog::free_label;
+/// assert_eq!(free_label("skills", |l| l == "skills"), "skills-2");
+/// assert_eq!(free_label("team", |_| false), "team");
+/// ```
+pub fn free_label(label: &str, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(label) {
+        return label.to_owned();
+    }
+    (2u32..)
+        .map(|n| format!("{label}-{n}"))
+        .find(|numbered| !taken(numbered))
+        .unwrap_or_else(|| label.to_owned())
+}
+
+/// `sources` with each label distinct ([`free_label`]); a source keeps whether its label
+/// was set.
 pub(crate) fn distinct_labels(mut sources: Vec<SkillSource>) -> Vec<SkillSource> {
     let mut taken: std::collections::HashSet<String> = std::collections::HashSet::new();
     for source in &mut sources {
-        if !taken.contains(&source.label) {
-            taken.insert(source.label.clone());
-            continue;
-        }
-        let label = (2..)
-            .map(|n| format!("{}-{n}", source.label))
-            .find(|label| !taken.contains(label))
-            .unwrap_or_default();
-        taken.insert(label.clone());
-        source.label = label;
+        source.label = free_label(&source.label, |l| taken.contains(l));
+        taken.insert(source.label.clone());
     }
     sources
 }

@@ -370,7 +370,7 @@ fn choose<'a>(
         .map(String::as_str)
         .collect();
     if let Some(first) = missing.first() {
-        let names: Vec<String> = all.iter().map(|s| s.name.clone()).collect();
+        let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
         bail!(
             "the source has no skill {}; it has: {}",
             missing.join(", "),

@@ -63,7 +63,7 @@ pub async fn info(
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
     let (Some(skill), Some(source)) = (snapshot.get(name), snapshot.source_for(name)) else {
-        let names: Vec<String> = snapshot.skills().iter().map(|s| s.name.clone()).collect();
+        let names: Vec<&str> = snapshot.skills().iter().map(|s| s.name.as_str()).collect();
         show_err!(
             "error: no skill named '{name}'; available: {}",
             skills_runtime::available_names(name, &names)

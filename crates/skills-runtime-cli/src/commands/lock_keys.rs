@@ -47,13 +47,9 @@ pub(crate) fn lock_key(lock: &Lock, label: &str, source: &LockedSource) -> Strin
         }
     }
     match lock.sources.get(label) {
-        None => label.to_owned(),
         // A lock written before sources recorded where they are: the same source.
         Some(locked) if locked.spec.is_none() => label.to_owned(),
-        Some(_) => (2..)
-            .map(|n| format!("{label}-{n}"))
-            .find(|key| !lock.sources.contains_key(key))
-            .unwrap_or_else(|| label.to_owned()),
+        _ => skills_runtime::free_label(label, |key| lock.sources.contains_key(key)),
     }
 }
 
