@@ -11,6 +11,11 @@ use std::path::Path;
 use common::{md, skills, stderr, stdout, web_and_pdf as library, with_git_cache, write};
 use skills_backend_git::test_support::TestRepo;
 
+/// The `SKILL.md` of skill `name` installed under `root` (a project or a home folder).
+fn installed_skill_md(root: &Path, name: &str) -> String {
+    std::fs::read_to_string(root.join(".agents/skills").join(name).join("SKILL.md")).unwrap()
+}
+
 /// `lib` (web and pdf) installed whole into `project` (with a `.claude` folder when
 /// `claude`), under `root`; the project's path.
 fn installed(root: &Path, claude: bool) -> std::path::PathBuf {
@@ -158,11 +163,7 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
     let out = with_git_cache(dir.path(), &["add", &source, "--global", "--agent", "claude-code"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let home = dir.path().join("home");
-    assert!(
-        std::fs::read_to_string(home.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("from git")
-    );
+    assert!(installed_skill_md(&home, "web").contains("from git"));
     assert!(home.join(".claude/skills/web/SKILL.md").is_file());
     let lock = std::fs::read_to_string(home.join(".agents/skills.lock")).unwrap();
     assert!(!home.join("skills.lock").exists(), "the home directory is no project");
@@ -180,11 +181,7 @@ fn add_reads_a_git_source_into_the_home_folder_with_global() {
         "{}",
         stderr(&out)
     );
-    assert!(
-        std::fs::read_to_string(home.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("from git")
-    );
+    assert!(installed_skill_md(&home, "web").contains("from git"));
     assert_eq!(std::fs::read_to_string(home.join(".agents/skills.lock")).unwrap(), lock);
 }
 
@@ -289,23 +286,12 @@ fn update_installs_the_new_versions_from_the_locked_sources() {
         stdout(&out)
     );
     assert!(stdout(&out).contains("keep pdf: edited here"), "{}", stdout(&out));
-    assert!(
-        !std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("better")
-    );
+    assert!(!installed_skill_md(&project, "web").contains("better"));
 
     let out = skills(&project, &["update"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("better")
-    );
-    assert_eq!(
-        std::fs::read_to_string(project.join(".agents/skills/pdf/SKILL.md")).unwrap(),
-        "my pdf notes"
-    );
+    assert!(installed_skill_md(&project, "web").contains("better"));
+    assert_eq!(installed_skill_md(&project, "pdf"), "my pdf notes");
     // The lock pins the new web: outdated now names only the edited pdf's source change.
     let out = skills(&project, &["outdated"]);
     assert_eq!(stdout(&out), "pdf: outdated: 1 changed (SKILL.md)\n");
@@ -335,11 +321,7 @@ fn update_keeps_a_skill_gone_from_its_source_and_updates_the_rest() {
         "{}",
         stderr(&out)
     );
-    assert!(
-        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("better")
-    );
+    assert!(installed_skill_md(&project, "web").contains("better"));
     assert!(project.join(".agents/skills/pdf/SKILL.md").is_file());
     let out = skills(&project, &["outdated"]);
     assert_eq!(stdout(&out), "pdf: gone from its source\n");
@@ -441,11 +423,7 @@ fn sync_makes_a_fresh_clone_match_skills_toml_and_the_lock() {
         "{}",
         stderr(&out)
     );
-    assert!(
-        std::fs::read_to_string(project.join(".agents/skills/web/SKILL.md"))
-            .unwrap()
-            .contains("better")
-    );
+    assert!(installed_skill_md(&project, "web").contains("better"));
     assert_eq!(skills(&project, &["outdated"]).status.code(), Some(0));
     let out = skills(root, &["sync"]);
     assert_eq!(out.status.code(), Some(2));
