@@ -263,7 +263,9 @@ pub enum Command {
     Add {
         /// Where the skills are: a folder, `git+...`, `s3://...`, an HTTP registry, or
         /// `owner/repo[/path][@ref]` for a repository on GitHub (when no folder has that
-        /// name).
+        /// name). A whole repository or folder is read where it keeps its skills: its
+        /// skills/ folder (and skills/.curated, .system, .experimental), else its root,
+        /// else its agents' folders (.claude/skills...); the folder read is recorded.
         source: String,
         /// Install only this skill (repeat for several; default: every skill).
         #[arg(long = "skill", value_name = "NAME")]

@@ -18,6 +18,7 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_gi
 use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, SkillMetadata, with_dependencies};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
+use crate::commands::containers;
 use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
 use crate::library::{self, Need};
 use crate::output::print_diagnostics;
@@ -88,8 +89,35 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
         None => lockfile_of(&install_root(request.flags.global)?, request.flags.global),
     };
     let lock = read_lock(&lockfile).ok().flatten();
-    let library = open(&locked_as(&source, &lockfile, lock.as_ref()), args, Need::Listing).await?;
-    install(request, &source, &library.catalog, args.lock.frozen).await
+    let open_locked = |source: String| {
+        let locked = locked_as(&source, &lockfile, lock.as_ref());
+        async move { open(&locked, args, Need::Listing).await }
+    };
+    let library = open_locked(source.clone()).await?;
+    let found = containers::where_skills_are(&source, &library, open_locked).await;
+    if found.is_empty() {
+        return install(request, &source, &library.catalog, args.lock.frozen).await;
+    }
+    let mut code = ExitCode::from(EXIT_OK);
+    for (place, names) in containers::share(request.skills, &found) {
+        say_err!(
+            "{} keeps its skills in {}/: reading {}",
+            request.source,
+            place.dir,
+            place.source
+        );
+        let request = AddRequest {
+            source: &place.source,
+            skills: &names,
+            view: request.view.clone(),
+            ..*request
+        };
+        let done = install(&request, &place.source, &place.library.catalog, args.lock.frozen).await?;
+        if done != ExitCode::from(EXIT_OK) {
+            code = done;
+        }
+    }
+    Ok(code)
 }
 
 /// The source `skills add` reads for `text`: `owner/repo[/path][@ref]` (when no folder

@@ -2,6 +2,7 @@
 //! [`crate::library`].
 
 mod add;
+mod containers;
 mod info;
 mod installed;
 mod json_items;

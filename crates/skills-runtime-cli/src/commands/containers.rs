@@ -1,0 +1,142 @@
+//! Where a repository keeps the skills it publishes, for `skills add`: a collection on
+//! GitHub keeps its skill folders in `skills/` (anthropics/skills, obra/superpowers,
+//! vercel-labs/agent-skills), or in hidden sets inside it (`skills/.curated`), and a
+//! project keeps its own in an agent's folder (`.claude/skills`). `skills add
+//! owner/repo` reads those folders, as the npm installer does, instead of the
+//! repository's root, where it would find a template or nothing (decision 115).
+
+use skills_install::agents::{AGENTS, CANONICAL};
+use skills_runtime::SkillSource;
+
+use crate::library::Library;
+
+/// The folders below a repository's root that publish skills, in the order they are
+/// taken: the convention's `skills/`, then the hidden sets some collections keep in it.
+const PUBLISHED: &[&str] = &["skills", "skills/.curated", "skills/.system", "skills/.experimental"];
+
+/// `source` read from its folder `dir` instead of its root, when `source` names a whole
+/// git repository (no `path=`) or a local folder; `None` for any other source (a
+/// bucket, a registry, a sub-folder of a repository already).
+pub fn below(source: &str, dir: &str) -> Option<String> {
+    if let Some(rest) = source.strip_prefix("git+") {
+        let (url, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+        if url.is_empty() || fragment.split('&').any(|pair| pair.starts_with("path=")) {
+            return None;
+        }
+        let joiner = if fragment.is_empty() { "#" } else { "&" };
+        return Some(format!("{source}{joiner}path={dir}"));
+    }
+    let local = source.strip_prefix("file://").unwrap_or(source);
+    if local.contains("://") || local.contains('=') || !std::path::Path::new(local).is_dir() {
+        return None;
+    }
+    Some(format!("{}/{dir}", source.trim_end_matches('/')))
+}
+
+/// A folder below a source's root that holds skill folders, and the source read from it.
+pub struct Found {
+    /// The folder, below the root (`skills`, `skills/.curated`, `.claude/skills`).
+    pub dir: &'static str,
+    /// The source read from that folder.
+    pub source: String,
+    /// That source, opened.
+    pub library: Library,
+}
+
+/// Where `skills add` reads `source`, already opened as `library` (its root): each
+/// folder of [`PUBLISHED`] that holds skill folders, when any does; else, when the root
+/// holds none, each agent's project folder that does (`.claude/skills`). Empty when the
+/// root is what to read: a library at the root, a source that is not a repository or a
+/// folder, a repository without such folders. `open` opens a source as the caller reads
+/// it (with its lock).
+pub async fn where_skills_are<F, Fut>(source: &str, library: &Library, open: F) -> Vec<Found>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Library>>,
+{
+    let mut found = Vec::new();
+    let Some(root) = library
+        .catalog
+        .sources()
+        .first()
+        .filter(|_| below(source, "skills").is_some())
+    else {
+        return found;
+    };
+    let at_root = folders(root, "").await;
+    if at_root.iter().any(|name| name == "skills") {
+        let inside = folders(root, "skills").await;
+        for &dir in PUBLISHED {
+            let hidden = dir.strip_prefix("skills/");
+            if hidden.is_some_and(|name| !inside.iter().any(|n| n == name)) {
+                continue;
+            }
+            found.extend(with_skills(source, dir, &open).await);
+        }
+    }
+    if found.is_empty() && library.catalog.snapshot().skills().is_empty() {
+        let mut seen = Vec::new();
+        for dir in std::iter::once(CANONICAL).chain(AGENTS.iter().map(|a| a.project)) {
+            let first = dir.split('/').next().unwrap_or(dir);
+            if seen.contains(&dir) || !at_root.iter().any(|name| name == first) {
+                continue;
+            }
+            seen.push(dir);
+            found.extend(with_skills(source, dir, &open).await);
+        }
+    }
+    found
+}
+
+/// `source` read from `dir`, opened, when that finds skills there.
+async fn with_skills<F, Fut>(source: &str, dir: &'static str, open: &F) -> Option<Found>
+where
+    F: Fn(String) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Library>>,
+{
+    let below = below(source, dir)?;
+    let library = open(below.clone()).await.ok()?;
+    (!library.catalog.snapshot().skills().is_empty()).then_some(Found {
+        dir,
+        source: below,
+        library,
+    })
+}
+
+/// Which of `asked` (every skill when empty) `skills add` takes from each folder of
+/// `found`: a name from the first folder that has it; a name none has goes to the first
+/// folder's install, which says so (or keeps it, for a skill pinned and gone).
+pub fn share<'a>(asked: &[String], found: &'a [Found]) -> Vec<(&'a Found, Vec<String>)> {
+    let mut shares: Vec<(&Found, Vec<String>)> = Vec::new();
+    let mut taken: Vec<String> = Vec::new();
+    for place in found {
+        let snapshot = place.library.catalog.snapshot();
+        let names: Vec<String> = if asked.is_empty() {
+            snapshot.skills().iter().map(|s| s.name.clone()).collect()
+        } else {
+            asked.iter().filter(|n| snapshot.get(n).is_some()).cloned().collect()
+        };
+        let names: Vec<String> = names.into_iter().filter(|n| !taken.contains(n)).collect();
+        taken.extend(names.iter().cloned());
+        shares.push((place, names));
+    }
+    if let Some((_, first)) = shares.first_mut() {
+        first.extend(asked.iter().filter(|n| !taken.contains(n)).cloned());
+    }
+    shares.retain(|(_, names)| !names.is_empty());
+    shares
+}
+
+/// The names of the folders in `dir` below `source`'s root (none when it cannot be
+/// listed).
+async fn folders(source: &SkillSource, dir: &str) -> Vec<String> {
+    let path = skills_runtime::path::join(source.path(), dir);
+    let Ok(entries) = source.backend().ls_info(&path).await else {
+        return Vec::new();
+    };
+    entries
+        .into_iter()
+        .filter(|e| e.is_dir)
+        .map(|e| skills_runtime::path::file_name(&e.path).to_owned())
+        .collect()
+}

@@ -1,0 +1,168 @@
+//! `skills add` of a whole repository or folder reads where its skills are, as the npm
+//! installer does: the `skills/` folder of a collection, the hidden sets inside it, or
+//! an agent's folder of a project, and records the folder it read. Run as a user runs
+//! it (a temporary project and HOME, real git repositories).
+
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::path::Path;
+
+use common::{md, stderr, with_git_cache, write};
+use skills_backend_git::test_support::TestRepo;
+
+/// Whether skill `name` is installed in the project at `root/project`.
+fn has(root: &Path, name: &str) -> bool {
+    root.join("project/.agents/skills")
+        .join(name)
+        .join("SKILL.md")
+        .is_file()
+}
+
+/// `skills ARGS` in `root/project` (HOME and the git cache under `root`).
+fn run(root: &Path, args: &[&str]) -> std::process::Output {
+    let project = root.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .args(args)
+        .current_dir(&project)
+        .env("HOME", root.join("home"))
+        .env("SKILLS_GIT_CACHE", root.join("cache"));
+    command.output().unwrap()
+}
+
+fn skills_toml(root: &Path) -> String {
+    std::fs::read_to_string(root.join("project/skills.toml")).unwrap()
+}
+
+#[test]
+fn a_collection_s_skills_folder_is_read_not_its_root() {
+    let mut repo = TestRepo::new();
+    repo.write("template/SKILL.md", md("template-skill", "A template to copy"))
+        .write("skills/web/SKILL.md", md("web", "Search the web"))
+        .write("skills/pdf/SKILL.md", md("pdf", "Read PDFs"))
+        .write("more/extra/SKILL.md", md("extra", "Kept elsewhere"))
+        .write("README.md", "# a collection\n");
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+
+    let out = run(dir.path(), &["add", &source, "--skill", "pdf"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{source} keeps its skills in skills/: reading {source}#path=skills"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "pdf"));
+    assert!(!has(dir.path(), "web"), "only what was asked");
+    assert!(skills_toml(dir.path()).contains(&format!("source = \"{source}#path=skills\"")));
+
+    // Everything of the collection: its skills, not the template at its root.
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(dir.path(), "web") && has(dir.path(), "pdf"));
+    assert!(!has(dir.path(), "template-skill"));
+
+    // What was recorded is what a sync reads: nothing left to do.
+    let out = run(dir.path(), &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("nothing to change"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // A sub-folder given is read as given.
+    let out = run(dir.path(), &["add", &format!("{source}#path=more"), "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("keeps its skills"), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("install extra"));
+}
+
+#[test]
+fn hidden_sets_inside_the_skills_folder_are_each_a_source() {
+    let mut repo = TestRepo::new();
+    repo.write("skills/.curated/web/SKILL.md", md("web", "Search the web"))
+        .write("skills/.system/creator/SKILL.md", md("creator", "Create skills"))
+        .write("skills/.system/web/SKILL.md", md("web", "A second web"));
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+
+    let out = run(dir.path(), &["add", &source, "--skill", "creator"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(dir.path(), "creator") && !has(dir.path(), "web"));
+    assert!(skills_toml(dir.path()).contains("#path=skills/.system\""));
+
+    // All of them: a name two sets share comes from the first (.curated).
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let web = std::fs::read_to_string(dir.path().join("project/.agents/skills/web/SKILL.md")).unwrap();
+    assert!(web.contains("Search the web"), "{web}");
+    assert!(skills_toml(dir.path()).contains("#path=skills/.curated\""));
+
+    // A name no set has is refused with what the first set has.
+    let out = run(dir.path(), &["add", &source, "--skill", "nothing-like-it"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no skill nothing-like-it"), "{}", stderr(&out));
+}
+
+#[test]
+fn an_agent_s_folder_is_read_only_when_the_root_holds_no_skills() {
+    let dir = tempfile::tempdir().unwrap();
+    // A project that keeps its skills for Claude Code.
+    let mut project = TestRepo::new();
+    project
+        .write(".claude/skills/review/SKILL.md", md("review", "Review a change"))
+        .write("src/main.rs", "fn main() {}\n");
+    project.commit("main", "v1");
+    let source = format!("git+file://{}", project.path().display());
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("keeps its skills in .claude/skills/"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "review"));
+
+    // A library at the root is the library, whatever its own agents' folders hold.
+    let mut library = TestRepo::new();
+    library
+        .write("web/SKILL.md", md("web", "Search the web"))
+        .write(".claude/skills/dev/SKILL.md", md("dev", "Work on this library"));
+    library.commit("main", "v1");
+    let source = format!("git+file://{}", library.path().display());
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(dir.path(), "web") && !has(dir.path(), "dev"));
+}
+
+#[test]
+fn a_local_checkout_is_read_from_its_skills_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "checkout/skills/web/SKILL.md", &md("web", "Search the web"));
+    write(
+        dir.path(),
+        "checkout/template/SKILL.md",
+        &md("template-skill", "A template"),
+    );
+    let checkout = dir.path().join("checkout");
+    let out = with_git_cache(dir.path(), &["add", checkout.to_str().unwrap(), "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        plan.contains("install web") && !plan.contains("template-skill"),
+        "{plan}"
+    );
+    assert!(
+        stderr(&out).contains(&format!("reading {}/skills", checkout.display())),
+        "{}",
+        stderr(&out)
+    );
+}
