@@ -166,3 +166,26 @@ fn a_local_checkout_is_read_from_its_skills_folder() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_top_level_folder_of_skill_folders_is_read_when_nothing_else_holds_any() {
+    let mut repo = TestRepo::new();
+    repo.write("scientific-skills/rdkit/SKILL.md", md("rdkit", "Chemistry with RDKit"))
+        .write(
+            "scientific-skills/scanpy/SKILL.md",
+            md("scanpy", "Single-cell analysis"),
+        )
+        .write("docs/guide/notes.md", "# notes\n");
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("keeps its skills in scientific-skills/"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "rdkit") && has(dir.path(), "scanpy"));
+    assert!(skills_toml(dir.path()).contains("#path=scientific-skills\""));
+}

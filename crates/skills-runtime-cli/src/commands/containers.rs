@@ -14,6 +14,10 @@ use crate::library::Library;
 /// taken: the convention's `skills/`, then the hidden sets some collections keep in it.
 const PUBLISHED: &[&str] = &["skills", "skills/.curated", "skills/.system", "skills/.experimental"];
 
+/// Most top-level folders looked into for skill folders when nothing else holds any
+/// (`scientific-skills/` of K-Dense-AI/claude-scientific-skills): each is a discovery.
+const TOP_FOLDERS: usize = 16;
+
 /// `source` read from its folder `dir` instead of its root, when `source` names a whole
 /// git repository (no `path=`) or a local folder; `None` for any other source (a
 /// bucket, a registry, a sub-folder of a repository already).
@@ -36,7 +40,7 @@ pub fn below(source: &str, dir: &str) -> Option<String> {
 /// A folder below a source's root that holds skill folders, and the source read from it.
 pub struct Found {
     /// The folder, below the root (`skills`, `skills/.curated`, `.claude/skills`).
-    pub dir: &'static str,
+    pub dir: String,
     /// The source read from that folder.
     pub source: String,
     /// That source, opened.
@@ -45,8 +49,9 @@ pub struct Found {
 
 /// Where `skills add` reads `source`, already opened as `library` (its root): each
 /// folder of [`PUBLISHED`] that holds skill folders, when any does; else, when the root
-/// holds none, each agent's project folder that does (`.claude/skills`). Empty when the
-/// root is what to read: a library at the root, a source that is not a repository or a
+/// holds none, each agent's project folder that does (`.claude/skills`), else each
+/// top-level folder that does (the first [`TOP_FOLDERS`] by name). Empty when the root
+/// is what to read: a library at the root, a source that is not a repository or a
 /// folder, a repository without such folders. `open` opens a source as the caller reads
 /// it (with its lock).
 pub async fn where_skills_are<F, Fut>(source: &str, library: &Library, open: F) -> Vec<Found>
@@ -85,11 +90,21 @@ where
             found.extend(with_skills(source, dir, &open).await);
         }
     }
+    if found.is_empty() && library.catalog.snapshot().skills().is_empty() {
+        let mut others: Vec<&String> = at_root
+            .iter()
+            .filter(|name| !name.starts_with('.') && *name != "node_modules" && *name != "skills")
+            .collect();
+        others.sort();
+        for dir in others.into_iter().take(TOP_FOLDERS) {
+            found.extend(with_skills(source, dir, &open).await);
+        }
+    }
     found
 }
 
 /// `source` read from `dir`, opened, when that finds skills there.
-async fn with_skills<F, Fut>(source: &str, dir: &'static str, open: &F) -> Option<Found>
+async fn with_skills<F, Fut>(source: &str, dir: &str, open: &F) -> Option<Found>
 where
     F: Fn(String) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Library>>,
@@ -97,7 +112,7 @@ where
     let below = below(source, dir)?;
     let library = open(below.clone()).await.ok()?;
     (!library.catalog.snapshot().skills().is_empty()).then_some(Found {
-        dir,
+        dir: dir.to_owned(),
         source: below,
         library,
     })
