@@ -9,6 +9,8 @@
 /// skills = ["pdf", "web-research"]   # default: every skill of the source
 /// agents = ["claude-code"]           # default: the agents whose folders exist
 /// copy = false                       # copies instead of links
+/// depth = 3                          # skill folders deeper than one level (0: the
+///                                    # source is one skill folder); default 1
 /// ```
 ///
 /// ```
@@ -34,6 +36,10 @@ pub struct InstallSpec {
     /// Copy into the agents' folders instead of linking.
     #[serde(default)]
     pub copy: bool,
+    /// How many levels below the source its skill folders lie (0: the source is itself
+    /// one skill folder); default 1.
+    #[serde(default)]
+    pub depth: Option<usize>,
 }
 
 impl InstallSpec {
@@ -52,6 +58,9 @@ impl InstallSpec {
         }
         if self.copy {
             out.push_str("copy = true\n");
+        }
+        if let Some(depth) = self.depth {
+            out.push_str(&format!("depth = {depth}\n"));
         }
         out
     }

@@ -195,9 +195,13 @@ impl SourceSpec {
         } else {
             skills_core::url::without_password(location)
         };
-        let opened = opened
-            .with_label(self.label.clone().unwrap_or(default_label))
-            .with_depth(depth);
+        let opened = opened.with_label(self.label.clone().unwrap_or_else(|| default_label.clone()));
+        // Depth 0: the location is itself one skill folder.
+        let opened = if depth == 0 {
+            opened.as_one_skill(default_label)
+        } else {
+            opened.with_depth(depth)
+        };
         // A server started by a command has no spec that opens it again: a lock of it
         // is verified against the skills.toml that names the command.
         Ok(if self.command.is_some() {

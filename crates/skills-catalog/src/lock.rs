@@ -49,7 +49,7 @@ pub struct LockedSource {
     /// the lockfile, `s3://...`, `git+...#ref=...`), when it was opened from one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
-    /// How many levels below it skill folders may lie.
+    /// How many levels below it skill folders may lie (0: it is one skill folder).
     #[serde(default = "one")]
     pub depth: usize,
     /// Its place in the chain of sources, lowest priority first (sources are written
@@ -253,7 +253,7 @@ impl Lock {
             if let Some(spec) = &source.spec {
                 out.push_str(&format!("spec = {}\n", quote(spec)));
             }
-            if source.depth > 1 {
+            if source.depth != 1 {
                 out.push_str(&format!("depth = {}\n", source.depth));
             }
             if source.priority > 0 {

@@ -110,7 +110,7 @@ impl SkillCatalog {
                 let state = work.get(source);
                 match (root, state.and_then(|s| s.last.as_ref())) {
                     (Some(root), Some(last)) => {
-                        touched_folders(last, &root, spec.depth(), paths).map(|dirs| (root, dirs))
+                        touched_folders(last, &root, spec.depth().max(1), paths).map(|dirs| (root, dirs))
                     }
                     _ => None,
                 }

@@ -45,7 +45,24 @@ impl SkillSource {
         self
     }
 
-    /// How many levels below the path a skill folder may lie.
+    /// The same source read as the one skill folder its path is (a repository whose
+    /// `SKILL.md` is at its root, `skills/pdf` of a collection): the source then holds
+    /// that skill. A folder below its backend's root (a local folder) is read where it
+    /// is, from its parent, of which nothing else is served; a backend's root (a
+    /// repository) is shown as a folder named as its `SKILL.md` names it, or
+    /// `fallback_name` (the repository's name) when that is not a valid name. Its depth
+    /// is then 0. See [`OneSkill`](skills_core::OneSkill).
+    pub fn as_one_skill(mut self, fallback_name: impl Into<String>) -> Self {
+        let one = skills_core::OneSkill::new(self.backend, &self.path, fallback_name);
+        self.path = one.root().to_owned();
+        self.backend = Arc::new(one);
+        self.depth = 0;
+        self
+    }
+
+    /// How many levels below the path a skill folder may lie; 0 for a source read as one
+    /// skill folder ([`as_one_skill`](Self::as_one_skill)), whose skill lies one level
+    /// below its path as it is shown.
     pub fn depth(&self) -> usize {
         self.depth
     }

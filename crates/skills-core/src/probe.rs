@@ -149,8 +149,8 @@ pub(crate) async fn deeper_skills(backend: &dyn BackendProtocol, root: &str, dep
     }
     root_is_a_skill.then(|| {
         let message = "this source is itself a skill folder (its SKILL.md is at the root), and a source \
-                       is a folder of skill folders: read its parent folder instead (a repository that is \
-                       one skill cannot be a source yet)";
+                       is a folder of skill folders: read it as one skill with depth 0 (`--depth 0`, \
+                       `depth = 0` in skills.toml), or read its parent folder";
         Diagnostic::new(root, DiagnosticKind::SourceIsASkill, message)
     })
 }

@@ -450,7 +450,8 @@ pub struct DiscoveryArgs {
     #[arg(long)]
     pub allow_partial: bool,
     /// How many levels below each source skill folders may lie (default 1; hidden
-    /// folders and node_modules are not searched; a folder with a SKILL.md ends the search).
+    /// folders and node_modules are not searched; a folder with a SKILL.md ends the
+    /// search); 0 reads each source as one skill folder (its SKILL.md at its root).
     #[arg(long, value_name = "N")]
     pub depth: Option<usize>,
     /// Which files with several hard links local folders read: same-owner (default:

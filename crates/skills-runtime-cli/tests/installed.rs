@@ -248,19 +248,16 @@ fn copies_follow_updates_and_removal() {
     assert!(copy.symlink_metadata().is_err(), "the copy went with the skill");
 }
 
-/// A folder that is itself one skill is no library: `skills add` says what to add instead.
+/// A folder that is itself one skill is installed as that skill (read at depth 0, said);
+/// its parent folder can be given instead, as a library.
 #[test]
-fn adding_a_skill_folder_as_a_source_says_to_add_its_parent() {
+fn adding_a_skill_folder_installs_that_skill() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "one/SKILL.md", &md("one", "One skill"));
-    let out = skills(dir.path(), &["add", "./one"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("source-is-a-skill"), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("read its parent folder instead"),
-        "{}",
-        stderr(&out)
-    );
+    let out = skills(dir.path(), &["add", "./one", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is one skill folder"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("install one"), "{}", stdout(&out));
     let out = skills(dir.path(), &["add", ".", "--skill", "one", "--dry-run"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("install one"), "{}", stdout(&out));

@@ -14,12 +14,12 @@ use skills_install::lock::InstallLock;
 use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{SkillFile, backup_path, recover, replace, write_file};
 use skills_runtime::lock::Lock;
-use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig, expand_git_shorthand};
+use skills_runtime::sources::{CONFIG_FILE, InstallSpec, expand_git_shorthand};
 use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, SkillMetadata, with_dependencies};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
-use crate::commands::containers;
 use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
+use crate::commands::{containers, install_table};
 use crate::library::{self, Need};
 use crate::output::print_diagnostics;
 
@@ -39,6 +39,8 @@ pub struct AddRequest<'a> {
     /// A skill named or pinned that the source no longer has is said (naming the source
     /// so) and left as it is (`skills update`, `skills sync`), not an error.
     pub keep_gone: Option<&'a str>,
+    /// The depth the source is read at (an `[[install]]`'s `depth`), over the flags'.
+    pub depth: Option<usize>,
 }
 
 impl<'a> AddRequest<'a> {
@@ -57,6 +59,7 @@ impl<'a> AddRequest<'a> {
             record: false,
             view: None,
             keep_gone: Some(&spec.source),
+            depth: spec.depth,
         }
     }
 }
@@ -83,6 +86,10 @@ pub fn install_root(global: bool) -> anyhow::Result<PathBuf> {
 }
 
 pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<ExitCode> {
+    let mut args = std::borrow::Cow::Borrowed(args);
+    if let Some(depth) = request.depth {
+        args.to_mut().discovery.depth = Some(depth);
+    }
     let source = resolve_source(request.source);
     let lockfile = match &args.lock.lockfile {
         Some(lockfile) => lockfile.clone(),
@@ -91,11 +98,21 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     let lock = read_lock(&lockfile).ok().flatten();
     let open_locked = |source: String| {
         let locked = locked_as(&source, &lockfile, lock.as_ref());
+        let args = &*args;
         async move { open(&locked, args, Need::Listing).await }
     };
     let library = open_locked(source.clone()).await?;
     let found = containers::where_skills_are(&source, &library, open_locked).await;
     if found.is_empty() {
+        if containers::is_one_skill(&library) {
+            // A repository, or a folder of one, that is one skill: read as such.
+            say_err!("{} is one skill folder: reading it at depth 0", request.source);
+            let mut one = args.clone().into_owned();
+            one.discovery.depth = Some(0);
+            let locked = locked_as(&source, &lockfile, lock.as_ref());
+            let library = open(&locked, &one, Need::Listing).await?;
+            return install(request, &source, &library.catalog, args.lock.frozen).await;
+        }
         return install(request, &source, &library.catalog, args.lock.frozen).await;
     }
     let mut code = ExitCode::from(EXIT_OK);
@@ -325,8 +342,11 @@ pub async fn install(
             skills: request.skills.to_vec(),
             agents: request.agents.to_vec(),
             copy: request.copy,
+            // A source read deeper than one level, or as one skill folder, is read so
+            // again by `skills sync`.
+            depth: catalog.sources().first().map(|s| s.depth()).filter(|&depth| depth != 1),
         };
-        if record(&root, spec)? {
+        if install_table::record(&root, spec)? {
             say!("recorded in {}", root.join(CONFIG_FILE).display());
         }
     }
@@ -344,36 +364,6 @@ pub async fn install(
     } else {
         EXIT_SOURCE_ERROR
     }))
-}
-
-/// Adds `spec` to `root/skills.toml` (created if needed; the text there is kept as it
-/// is) unless an `[[install]]` of the same source already covers it; whether it wrote.
-pub fn record(root: &Path, spec: InstallSpec) -> anyhow::Result<bool> {
-    let path = root.join(CONFIG_FILE);
-    let mut text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let config = SourcesConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
-    let covered = config.install.iter().any(|i| {
-        i.source == spec.source
-            && i.agents == spec.agents
-            && i.copy == spec.copy
-            && (i.skills.is_empty() || (!spec.skills.is_empty() && spec.skills.iter().all(|s| i.skills.contains(s))))
-    });
-    if covered {
-        return Ok(false);
-    }
-    if !text.is_empty() {
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push('\n');
-    }
-    text.push_str(&spec.to_toml());
-    write_file(&path, text.as_bytes())?;
-    Ok(true)
 }
 
 /// The skills named (every one of the source without names) with the skills they depend

@@ -155,3 +155,14 @@ async fn folders(source: &SkillSource, dir: &str) -> Vec<String> {
         .map(|e| skills_runtime::path::file_name(&e.path).to_owned())
         .collect()
 }
+
+/// Whether `library` read nothing because its source is itself one skill folder (its
+/// `SKILL.md` at its root): `skills add` then reads it at depth 0.
+pub fn is_one_skill(library: &Library) -> bool {
+    let snapshot = library.catalog.snapshot();
+    snapshot.skills().is_empty()
+        && snapshot
+            .diagnostics()
+            .iter()
+            .any(|d| d.kind == skills_runtime::DiagnosticKind::SourceIsASkill)
+}

@@ -4,6 +4,7 @@
 mod add;
 mod containers;
 mod info;
+mod install_table;
 mod installed;
 mod json_items;
 mod json_text;
@@ -117,6 +118,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 record: true,
                 view: None,
                 keep_gone: None,
+                depth: None,
             };
             add::add(&request, &installer_args(discovery)).await
         }

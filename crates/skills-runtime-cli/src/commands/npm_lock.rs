@@ -45,30 +45,33 @@ pub fn specs_from_npm_lock(text: &str, root: &Path) -> anyhow::Result<(Vec<Insta
             lock.version
         );
     }
-    let mut sources: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // Each source with its depth (0 for a repository that is one skill).
+    let mut sources: BTreeMap<(String, Option<usize>), Vec<String>> = BTreeMap::new();
     let mut left = Vec::new();
     for (name, entry) in &lock.skills {
         match source_of(entry, root) {
-            Ok(source) => sources.entry(source).or_default().push(name.clone()),
+            Ok(source) => {
+                let depth = is_one_skill(entry).then_some(0);
+                sources.entry((source, depth)).or_default().push(name.clone());
+            }
             Err(why) => left.push(format!("{name}: {why}")),
         }
     }
     let specs = sources
         .into_iter()
-        .map(|(source, skills)| InstallSpec {
+        .map(|((source, depth), skills)| InstallSpec {
             source,
             skills,
+            depth,
             ..InstallSpec::default()
         })
         .collect();
     Ok((specs, left))
 }
 
-/// Our source for one entry: its repository or folder, at its ref, down to the folder
-/// that holds the skill's folder.
-fn source_of(entry: &NpmEntry, root: &Path) -> Result<String, String> {
-    // "skills/pdf/SKILL.md" -> the skill's folder "skills/pdf" -> its parent "skills".
-    let folder = entry
+/// The folder of the entry's skill below its source (`skills/pdf`; empty at the root).
+fn skill_folder(entry: &NpmEntry) -> &str {
+    entry
         .skill_path
         .as_deref()
         .map(|p| {
@@ -76,12 +79,21 @@ fn source_of(entry: &NpmEntry, root: &Path) -> Result<String, String> {
                 .trim_end_matches("skill.md")
                 .trim_matches('/')
         })
-        .unwrap_or("");
-    if folder.is_empty() && entry.source_type != "well-known" && entry.source_type != "node_modules" {
-        return Err(
-            "its SKILL.md is at the root of its source, which cannot be read as a library of skills yet".to_owned(),
-        );
-    }
+        .unwrap_or("")
+}
+
+/// Whether the entry's source is itself its skill (its `SKILL.md` at the root of a
+/// repository or folder): read at depth 0.
+fn is_one_skill(entry: &NpmEntry) -> bool {
+    skill_folder(entry).is_empty() && matches!(entry.source_type.as_str(), "github" | "git" | "gitlab" | "local")
+}
+
+/// Our source for one entry: its repository or folder, at its ref, down to the folder
+/// that holds the skill's folder (the repository or folder itself when that is the
+/// skill: see [`is_one_skill`]).
+fn source_of(entry: &NpmEntry, root: &Path) -> Result<String, String> {
+    // "skills/pdf/SKILL.md" -> the skill's folder "skills/pdf" -> its parent "skills".
+    let folder = skill_folder(entry);
     let parent = folder.rsplit_once('/').map_or("", |(parent, _)| parent);
     if parent.split('/').any(|s| s == "..") {
         return Err(format!("its skillPath {folder:?} leaves the repository"));
@@ -143,6 +155,7 @@ mod tests {
             "docx": {"source": "anthropics/skills", "ref": "main", "sourceType": "github",
                       "skillPath": "skills/docx/SKILL.md", "computedHash": "cd"},
             "root": {"source": "me/one-skill", "sourceType": "github", "skillPath": "SKILL.md"},
+            "here": {"source": "./one", "sourceType": "local", "skillPath": "SKILL.md"},
             "team": {"source": "team/skills", "sourceUrl": "https://git.example.com/team/skills.git",
                       "sourceType": "git", "skillPath": "lib/team/SKILL.md"},
             "mine": {"source": "./vendor/skills", "sourceType": "local", "skillPath": "mine/SKILL.md"},
@@ -151,19 +164,32 @@ mod tests {
           }
         }"#;
         let (specs, left) = specs_from_npm_lock(text, Path::new("/p")).unwrap();
-        let pairs: Vec<(&str, Vec<&str>)> = specs
+        let pairs: Vec<(&str, Option<usize>, Vec<&str>)> = specs
             .iter()
-            .map(|s| (s.source.as_str(), s.skills.iter().map(String::as_str).collect()))
+            .map(|s| {
+                (
+                    s.source.as_str(),
+                    s.depth,
+                    s.skills.iter().map(String::as_str).collect(),
+                )
+            })
             .collect();
         assert_eq!(
             pairs,
             [
-                ("/p/vendor/skills", vec!["mine"]),
-                ("git+https://git.example.com/team/skills.git#path=lib", vec!["team"]),
+                ("/p/one", Some(0), vec!["here"]),
+                ("/p/vendor/skills", None, vec!["mine"]),
+                (
+                    "git+https://git.example.com/team/skills.git#path=lib",
+                    None,
+                    vec!["team"]
+                ),
                 (
                     "git+https://github.com/anthropics/skills.git#ref=main&path=skills",
+                    None,
                     vec!["docx", "pdf"]
                 ),
+                ("git+https://github.com/me/one-skill.git", Some(0), vec!["root"]),
             ]
         );
         assert_eq!(
@@ -171,7 +197,6 @@ mod tests {
             [
                 "bare: a git source without its URL (sourceUrl)",
                 "npm: installed from an npm package: npm keeps it",
-                "root: its SKILL.md is at the root of its source, which cannot be read as a library of skills yet"
             ]
         );
         assert!(specs_from_npm_lock("{\"version\": 0, \"skills\": {}}", Path::new("/p")).is_err());

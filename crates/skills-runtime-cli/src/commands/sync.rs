@@ -17,6 +17,7 @@ use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
 use crate::cli::{EXIT_OK, SourceArgs};
 use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
+use crate::commands::install_table;
 use crate::commands::lock_keys::label_in_lock;
 use skills_install::agents::{self, Agent};
 use skills_install::link::shown;
@@ -131,7 +132,7 @@ fn import_npm_lock(root: &Path, dry_run: bool) -> anyhow::Result<Vec<InstallSpec
     say!("{NPM_LOCK_FILE}: {count} skills from {} sources", specs.len());
     if !dry_run {
         for spec in &specs {
-            add::record(root, spec.clone())?;
+            install_table::record(root, spec.clone())?;
         }
         say!("recorded in {}", root.join(CONFIG_FILE).display());
     }

@@ -78,6 +78,7 @@ pub async fn update(names: &[String], flags: InstallFlags, args: &SourceArgs) ->
             // A skill the source no longer has stays installed, said; the others are
             // updated.
             keep_gone: Some(&spec.location),
+            depth: None,
         };
         let done = add::add(&add, &source_args).await?;
         if done != ExitCode::from(EXIT_OK) {

@@ -126,7 +126,7 @@ pub async fn validate(
         if given.contains("://") {
             let _progress = Progress::start(json, "reading the source");
             let source = library::open_with(given, &options)?;
-            let listing = discover(source.backend().as_ref(), source.path(), limits, source.depth())
+            let listing = discover(source.backend().as_ref(), source.path(), limits, source.depth().max(1))
                 .await
                 .with_context(|| format!("source {} ({})", source.label(), source.location()))?;
             checked.add(listing);
