@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use crate::backend::{BackendProtocol, Walk};
 use crate::error::BackendError;
 use crate::file::{FileDownloadResponse, FileErrorKind, FileInfo};
+use crate::watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};
 use crate::{SKILL_FILE, path};
 
 /// The skill folder `folder` of a backend, shown as a source that holds it alone.
@@ -187,6 +188,28 @@ fn plain_name(text: &str) -> String {
     }
 }
 
+/// The inner backend's watch of the skill folder, whatever path is asked: each change it
+/// reports is a rescan (the paths it names are the inner backend's, and the whole
+/// source is one skill folder).
+impl Watch for OneSkill {
+    fn watch(&self, _path: &str, sink: ChangeSink) -> Result<WatchGuard, BackendError> {
+        let Some(inner) = self.inner.as_watch() else {
+            return Err(BackendError::Other {
+                path: self.folder.clone(),
+                message: "the backend cannot watch".into(),
+            });
+        };
+        let rescan: ChangeSink = Arc::new(move |event| {
+            let reason = match event {
+                ChangeEvent::Changed(_) => "the skill folder changed".to_owned(),
+                ChangeEvent::Rescan { reason } => reason,
+            };
+            sink(ChangeEvent::Rescan { reason });
+        });
+        inner.watch(&self.folder, rescan)
+    }
+}
+
 #[async_trait]
 impl BackendProtocol for OneSkill {
     async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
@@ -241,6 +264,10 @@ impl BackendProtocol for OneSkill {
 
     fn max_file_size(&self) -> u64 {
         self.inner.max_file_size()
+    }
+
+    fn as_watch(&self) -> Option<&dyn Watch> {
+        self.inner.as_watch().map(|_| self as &dyn Watch)
     }
 
     fn stale(&self) -> Option<String> {

@@ -56,3 +56,17 @@ fn watch_json_prints_one_object_per_change() {
         serde_json::json!({"version": 2, "change": "added", "name": "pdf"})
     );
 }
+
+/// A folder that is one skill, read at depth 0, is watched: an edit of its `SKILL.md`
+/// and of its scripts reloads it.
+#[test]
+fn watch_follows_a_folder_read_as_one_skill() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "skills/SKILL.md", &md("web", "Search"));
+    let watcher = start(dir.path(), &["--depth", "0"]);
+    write(dir.path(), "skills/SKILL.md", &md("web", "Search the web"));
+    assert_eq!(watcher.next_line(TIMEOUT), "v2 changed web");
+    write(dir.path(), "skills/SKILL.md", &md("pdf", "Read PDFs"));
+    let line = watcher.next_line(TIMEOUT);
+    assert!(line.starts_with("v3 "), "renamed in place: {line}");
+}
