@@ -361,8 +361,7 @@ async fn a_source_with_skills_only_deeper_says_how_deep_to_look() {
         .find(|d| d.kind == DiagnosticKind::SourceIsASkill)
         .unwrap_or_else(|| panic!("no hint: {:?}", found.diagnostics));
     assert!(
-        hint.message.contains("read it as one skill with depth 0")
-            && hint.message.contains("`--depth 0`"),
+        hint.message.contains("read it as one skill with depth 0") && hint.message.contains("`--depth 0`"),
         "{}",
         hint.message
     );
