@@ -260,13 +260,24 @@ impl SkillCatalog {
         // With a persistent cache, a first discovery walks every source before it reads
         // anything, each source's kept listing read meanwhile: a source whose walk finds
         // the files of its kept listing takes that (`read_walked`), and the parse cache
-        // of any other is loaded as it is read.
+        // of any other is loaded as it is read. A source whose backend serves the very
+        // revision its listing was kept at is not walked at all.
         let mut walked = Vec::new();
         if first {
             if self.persistent_cache().is_some() {
                 let kept: Vec<_> = self.sources.iter().map(|s| self.read_kept_listing(s)).collect();
-                for (source, kept) in self.sources.iter().zip(kept) {
-                    walked.push(Some((self.discovery(source).walk().await, kept)));
+                for (source, mut kept) in self.sources.iter().zip(kept) {
+                    let revision = Self::vouching_revision(source);
+                    let unmoved = match (&revision, kept.as_mut()) {
+                        (Some(revision), Some(kept)) => kept.kept_at(revision).await.is_some(),
+                        _ => false,
+                    };
+                    let walk = if unmoved {
+                        None
+                    } else {
+                        Some(self.discovery(source).walk().await)
+                    };
+                    walked.push(Some((walk, kept, revision)));
                 }
                 self.prefetch_index();
             }
@@ -296,8 +307,8 @@ impl SkillCatalog {
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
-            let (result, read) = if let Some((walked, kept)) = walked.get_mut(i).and_then(Option::take) {
-                let result = self.read_walked(i, walked, kept, state).await;
+            let (result, read) = if let Some((walked, kept, revision)) = walked.get_mut(i).and_then(Option::take) {
+                let result = self.read_walked(i, walked, kept, revision, state).await;
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
                 let result = self.discovery(source).cache(&mut state.cache).run().await;

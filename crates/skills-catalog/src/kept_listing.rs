@@ -15,7 +15,7 @@ use tokio::task::JoinHandle;
 use crate::cache_file::write_cache_file_with;
 use crate::catalog::{SkillCatalog, SourceWork};
 use crate::listing::Listing;
-use crate::persist::prune;
+use crate::persist::{KeptHeader, prune};
 use crate::source::SkillSource;
 
 /// A kept listing whose encoding is longer than this (in bytes) has its diagnostics
@@ -29,9 +29,12 @@ const DIAGNOSTICS_AFTER_THE_WALK: u64 = 16 << 20;
 /// for and its length as soon as its header is read, then the listing. Dropped, it stops
 /// the read.
 pub(crate) struct KeptListing {
-    /// The digest of the files it was kept for, and whether its diagnostics wait for the
-    /// walk's entries to go.
-    header: tokio::sync::oneshot::Receiver<(u128, bool)>,
+    /// What the listing says of itself (the digest of the files it was kept for, the
+    /// revision they were walked at), and whether its diagnostics wait for the walk's
+    /// entries to go: to be heard once.
+    header: Option<tokio::sync::oneshot::Receiver<(KeptHeader, bool)>>,
+    /// The header once heard; `None` as well when the listing had none to tell.
+    heard: Option<(KeptHeader, bool)>,
     listing: JoinHandle<Option<Listing>>,
     wanted: Arc<AtomicBool>,
     /// Given the walk's entries when a long listing's diagnostics may be decoded (the
@@ -46,11 +49,28 @@ impl Drop for KeptListing {
 }
 
 impl KeptListing {
+    /// The listing's header and whether its diagnostics wait for the walk's entries to
+    /// go, waited for the first time it is asked for.
+    async fn header(&mut self) -> Option<&(KeptHeader, bool)> {
+        if let Some(header) = self.header.take() {
+            self.heard = header.await.ok();
+        }
+        self.heard.as_ref()
+    }
+
     /// Whether the listing was kept for the files of `digest`, and if so whether its
     /// diagnostics wait for the walk's entries to go (see [`DIAGNOSTICS_AFTER_THE_WALK`]).
     async fn kept_for(&mut self, digest: u128) -> Option<bool> {
-        let (kept, after_the_walk) = (&mut self.header).await.ok()?;
-        (kept == digest).then_some(after_the_walk)
+        let (kept, after_the_walk) = self.header().await?;
+        (kept.digest == digest).then_some(*after_the_walk)
+    }
+
+    /// The digest of the files the listing was kept for, when they were walked at
+    /// `revision` of the source's backend: the listing then holds for the source as it
+    /// is, without a walk.
+    pub(crate) async fn kept_at(&mut self, revision: &str) -> Option<u128> {
+        let (kept, _) = self.header().await?;
+        (kept.revision.as_deref() == Some(revision)).then_some(kept.digest)
     }
 
     /// The listing, once [`kept_for`](Self::kept_for) said it is the files': its
@@ -121,10 +141,10 @@ impl SkillCatalog {
         let listing = tokio::task::spawn_blocking(move || {
             let mut tell = Some(tell);
             let long = std::cell::Cell::new(false);
-            let mut found = |digest, len| {
+            let mut found = |header, len| {
                 long.set(release.is_some() && len > DIAGNOSTICS_AFTER_THE_WALK);
                 if let Some(tell) = tell.take() {
-                    let _ = tell.send((digest, long.get()));
+                    let _ = tell.send((header, long.get()));
                 }
             };
             // The walk's entries go on this thread, and first (see `take`).
@@ -145,50 +165,84 @@ impl SkillCatalog {
                 .map(Listing::from)
         });
         Some(KeptListing {
-            header,
+            header: Some(header),
+            heard: None,
             listing,
             wanted,
             go,
         })
     }
 
+    /// The revision of `source`'s backend that vouches for a listing kept at it: the
+    /// backend names one ([`revision`](skills_core::BackendProtocol::revision): a git
+    /// commit), serves it as its origin holds it (not stale) and withholds nothing.
+    pub(crate) fn vouching_revision(source: &SkillSource) -> Option<String> {
+        let backend = source.backend();
+        let revision = backend.revision()?;
+        (backend.stale().is_none() && backend.withheld().is_empty()).then_some(revision)
+    }
+
     /// The listing of the `i`th source from what its first discovery's walk found: the
     /// kept listing `kept` when it was kept for these files, else read through the
     /// source's parse cache (and kept once published: [`keep_listing`](Self::keep_listing)).
+    /// `walked` is `None` when the source was not walked, since `kept` was kept at
+    /// `revision` of its backend, the one it serves now (a git source whose commit did
+    /// not change walks no tree); `revision` is what the backend named before the walk.
     pub(crate) async fn read_walked(
         &self,
         i: usize,
-        walked: Result<Walked<'_>, SourceError>,
+        walked: Option<Result<Walked<'_>, SourceError>>,
         kept: Option<KeptListing>,
+        revision: Option<String>,
         state: &mut SourceWork,
     ) -> Result<Listing, SourceError> {
-        let walked = walked?;
-        let (Some(persist), Some(source)) = (self.persistent_cache(), self.sources().get(i)) else {
+        let mut walked = walked.transpose()?;
+        let Some(source) = self.sources().get(i) else {
+            return Err(SourceError::NotFound {
+                source_path: format!("#{i}"),
+            });
+        };
+        // A listing is kept only when it says nothing but what the files say: a backend
+        // that is stale or withholds something now has more to say than its files.
+        let backend = source.backend();
+        let kept = kept.filter(|_| backend.stale().is_none() && backend.withheld().is_empty());
+        let Some(persist) = self.persistent_cache() else {
+            let walked = match walked {
+                Some(walked) => walked,
+                None => self.discovery(source).walk().await?,
+            };
             return walked.cache(&mut state.cache).read().await.map(Listing::from);
         };
-        let file = kept
-            .is_some()
-            .then(|| persist.listing_file(source, &self.limits, &walked, SystemTime::now()))
-            .flatten();
-        let mut walked = Some(walked);
-        let listing = match (kept, &file) {
-            (Some(mut kept), Some(file)) => match kept.kept_for(file.digest).await {
+        // The revision is named with the listing only when the walk did not see the
+        // backend move.
+        let revision = revision.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
+        let now = SystemTime::now();
+        let file = match (&walked, &kept) {
+            (Some(walked), Some(_)) => persist.listing_file(source, &self.limits, walked, now, revision.as_deref()),
+            _ => None,
+        };
+        let (listing, digest) = match (kept, &file, &revision) {
+            (Some(mut kept), Some(file), _) => match kept.kept_for(file.digest).await {
                 // Let go of before a long listing's diagnostics come; walked again in
                 // the rare case that the listing then fails to decode.
                 Some(true) => {
                     let files = walked.take().map(Walked::into_skill_files).unwrap_or_default();
-                    kept.take(files).await
+                    (kept.take(files).await, file.digest)
                 }
-                Some(false) => kept.take(Vec::new()).await,
-                None => None,
+                Some(false) => (kept.take(Vec::new()).await, file.digest),
+                None => (None, 0),
             },
-            _ => None,
+            (Some(mut kept), None, Some(revision)) if walked.is_none() => match kept.kept_at(revision).await {
+                Some(digest) => (kept.take(Vec::new()).await, digest),
+                None => (None, 0),
+            },
+            _ => (None, 0),
         };
-        if let (Some(listing), Some(file)) = (listing, &file) {
+        if let Some(listing) = listing {
             // The parses stay in their file until a reload or the search's words need
             // them: a command that only lists never reads them.
             state.parses_unloaded = true;
-            state.files_digest = Some(file.digest);
+            state.files_digest = Some(digest);
             // The walk's entries are freed beside the rest of the discovery.
             if let Some(walked) = walked {
                 let files = walked.into_skill_files();
@@ -200,8 +254,10 @@ impl SkillCatalog {
         let (walked, file) = match walked {
             Some(walked) => (walked, file),
             None => {
+                let revision = Self::vouching_revision(source);
                 let walked = self.discovery(source).walk().await?;
-                let file = persist.listing_file(source, &self.limits, &walked, SystemTime::now());
+                let revision = revision.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
+                let file = persist.listing_file(source, &self.limits, &walked, SystemTime::now(), revision.as_deref());
                 (walked, file)
             }
         };

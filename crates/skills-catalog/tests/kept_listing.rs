@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 
 use skills_catalog::{PersistentCache, SkillCatalog, SkillSource, read_cache_file, write_cache_file};
-use skills_core::{MemoryBackend, SkillListing};
+use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, MemoryBackend, SkillListing, Walk};
 
 fn catalog(backend: Arc<MemoryBackend>, cache: &PersistentCache) -> SkillCatalog {
     let source = SkillSource::new(backend, "/skills").with_spec("kept-listing");
@@ -179,4 +179,151 @@ async fn a_damaged_kept_listing_is_read_past_and_kept_again() {
         description(&catalog(backend, &cache), "web").await,
         "From the kept listing"
     );
+}
+
+/// A backend that names a revision of what it serves, as a git backend names its commit,
+/// and counts the listings asked of it.
+#[derive(Debug)]
+struct AtRevision {
+    inner: Arc<MemoryBackend>,
+    revision: std::sync::Mutex<String>,
+    stale: std::sync::Mutex<Option<String>>,
+    listings: std::sync::atomic::AtomicUsize,
+}
+
+impl AtRevision {
+    fn new(inner: Arc<MemoryBackend>, revision: &str) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            revision: std::sync::Mutex::new(revision.to_owned()),
+            stale: std::sync::Mutex::new(None),
+            listings: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn listed(&self) -> usize {
+        self.listings.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    fn count(&self) {
+        self.listings.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+#[async_trait::async_trait]
+impl BackendProtocol for AtRevision {
+    async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        self.count();
+        self.inner.ls_info(path).await
+    }
+
+    async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
+        self.inner.download_files(paths).await
+    }
+
+    fn stale(&self) -> Option<String> {
+        self.stale.lock().unwrap().clone()
+    }
+
+    fn revision(&self) -> Option<String> {
+        Some(self.revision.lock().unwrap().clone())
+    }
+
+    async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.count();
+        self.inner.walk(path, max_depth).await
+    }
+
+    async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        self.count();
+        self.inner.child_files(path, file_name).await
+    }
+
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        self.count();
+        self.inner.child_files_only(path, file_name, listed_over).await
+    }
+
+    async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        self.count();
+        self.inner.find_files(path, file_name, max_depth).await
+    }
+}
+
+fn catalog_at(backend: &Arc<AtRevision>, cache: &PersistentCache) -> SkillCatalog {
+    let source = SkillSource::new(backend.clone(), "/skills").with_spec("at-revision");
+    SkillCatalog::new(vec![source])
+        .with_lazy_resources(true)
+        .with_persistent_cache(cache.clone())
+}
+
+#[tokio::test]
+async fn a_start_at_the_revision_a_listing_was_kept_at_lists_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = AtRevision::new(web_and_pdf(), "git:1");
+    let cold = catalog_at(&backend, &cache).ensure_loaded().await;
+    assert!(backend.listed() > 0);
+    assert_eq!(cold.skills().len(), 2);
+
+    // The same revision: the kept listing is served and the source is not listed.
+    edit_kept_listing(dir.path(), "web", "From the kept listing");
+    let before = backend.listed();
+    let warm = catalog_at(&backend, &cache);
+    assert_eq!(description(&warm, "web").await, "From the kept listing");
+    assert_eq!(backend.listed(), before, "a source at its listing's revision was listed");
+    assert_eq!(warm.stats().files_read, 0);
+    // A reload after it still finds a change.
+    backend
+        .inner
+        .insert("/skills/sql/SKILL.md", "---\nname: sql\ndescription: The sql skill\n---\n")
+        .unwrap();
+    *backend.revision.lock().unwrap() = "git:2".into();
+    warm.reload().await;
+    assert_eq!(description(&warm, "sql").await, "The sql skill");
+
+    // Another revision: walked, and what changed is read.
+    let moved = catalog_at(&backend, &cache);
+    assert_eq!(description(&moved, "sql").await, "The sql skill");
+    assert_eq!(description(&moved, "web").await, "The web skill");
+    assert!(backend.listed() > before);
+
+    // A stale backend (a fetch failed) is walked whatever its revision, and its files
+    // are read through their parses: its listing says it is stale, which a kept listing
+    // does not.
+    edit_kept_listing(dir.path(), "web", "From the kept listing");
+    *backend.stale.lock().unwrap() = Some("the fetch failed".into());
+    let before = backend.listed();
+    let stale = catalog_at(&backend, &cache).ensure_loaded().await;
+    assert!(backend.listed() > before);
+    assert!(
+        stale
+            .diagnostics()
+            .iter()
+            .any(|d| d.kind == skills_core::DiagnosticKind::SourceStale),
+        "{:?}",
+        stale.diagnostics()
+    );
+    assert_eq!(stale.get("web").unwrap().description, "The web skill");
+}
+
+#[tokio::test]
+async fn a_listing_kept_without_a_revision_is_not_taken_unwalked() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let memory = web_and_pdf();
+    // Kept by a source of the same spec whose backend named no revision.
+    let source = SkillSource::new(memory.clone(), "/skills").with_spec("at-revision");
+    let plain = SkillCatalog::new(vec![source])
+        .with_lazy_resources(true)
+        .with_persistent_cache(cache.clone());
+    plain.ensure_loaded().await;
+    // Then one file changed: a backend at a revision must walk to see it.
+    memory
+        .insert("/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Edited\n---\n")
+        .unwrap();
+    let backend = AtRevision::new(memory, "git:1");
+    let warm = catalog_at(&backend, &cache);
+    assert_eq!(description(&warm, "pdf").await, "Edited");
+    assert!(backend.listed() > 0);
 }
