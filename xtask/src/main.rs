@@ -92,9 +92,15 @@ const BACKENDS: &[(&str, &str)] = &[
 ];
 
 /// The Python packages of the test venv, pinned: the S3-compatible test server, the
-/// MCP SDK whose client drives `skills serve`, and FastMCP, whose skills server the MCP
-/// source reads.
-const PYTHON_TOOLS: &[&str] = &["moto[server]==5.2.5", "mcp==2.3.0", "fastmcp==4.2.3"];
+/// MCP SDK whose client drives `skills serve`, FastMCP, whose skills server the MCP
+/// source reads, and `cryptography`, which makes the certificate of the https git test
+/// server.
+const PYTHON_TOOLS: &[&str] = &[
+    "moto[server]==5.2.5",
+    "mcp==2.3.0",
+    "fastmcp==4.2.3",
+    "cryptography==50.0.2",
+];
 
 /// The MCP inspector, pinned; its CLI checks `skills serve` against SEP-2640.
 const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";

@@ -58,7 +58,10 @@ mod watch;
 use std::path::PathBuf;
 
 pub use git2;
-pub use remote::{SSH_KEY_ENV, TOKEN_ENV, USERNAME_ENV, set_network_timeouts, skip_hash_checks_on_reads};
+pub use remote::{
+    SSH_KEY_ENV, TOKEN_ENV, USERNAME_ENV, load_certificates_on_first_fetch, set_network_timeouts,
+    skip_hash_checks_on_reads,
+};
 pub use repo::{DEFAULT_FETCH_INTERVAL, GitBackend, GitBackendBuilder, Refreshed};
 pub use spec::{GitRef, GitSpec};
 

@@ -54,6 +54,7 @@ pub(crate) fn open_cache(url: &str, cache_dir: &Path) -> Result<(Repository, Rem
 
 /// Fetches every branch and tag (pruning deleted ones) and the remote's HEAD.
 pub(crate) fn fetch(repo: &Repository, remote: &Remote) -> Result<(), GitError> {
+    certificates::load_if_put_off();
     let shown = redact(&remote.url);
     let mut anonymous = repo
         .remote_anonymous(&remote.url)
@@ -169,6 +170,103 @@ pub unsafe fn set_network_timeouts(connect: std::time::Duration, io: std::time::
 #[allow(unsafe_code)]
 pub unsafe fn skip_hash_checks_on_reads() {
     git2::opts::strict_hash_verification(false);
+}
+
+/// Puts off loading the certificates https trusts until the first fetch. Initializing
+/// libgit2 loads the system's whole certificate file into OpenSSL (about 140 certificates,
+/// 20-25 ms of CPU), which a command that reads a repository already fetched, or a local
+/// one, never uses: half of a warm `skills list` of a 7,000-skill git source. The file is
+/// then loaded, with the same precedence as before (`SSL_CERT_FILE`, else the file a probe
+/// of the usual places finds, else OpenSSL's own default), before the first fetch begins.
+/// The certificate directory is still set up at initialization (it is read lazily).
+///
+/// On systems where libgit2 does not use OpenSSL it does nothing.
+///
+/// # Safety
+/// It changes the process's environment for a moment and initializes libgit2: call it
+/// before any other thread exists and before any other use of libgit2 (first, at the top
+/// of `main`).
+#[allow(unsafe_code)]
+pub unsafe fn load_certificates_on_first_fetch() {
+    // SAFETY: passed on to the caller.
+    unsafe { certificates::put_off() }
+}
+
+#[cfg(all(unix, not(target_os = "macos"), not(target_os = "ios")))]
+mod certificates {
+    use std::ffi::{CStr, OsString};
+    use std::path::PathBuf;
+    use std::sync::Once;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    const CERT_FILE: &str = "SSL_CERT_FILE";
+
+    /// Whether the load was put off (and not done yet).
+    static PUT_OFF: AtomicBool = AtomicBool::new(false);
+    static LOADED: Once = Once::new();
+
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn put_off() {
+        let set = std::env::var_os(CERT_FILE);
+        // An empty file that exists: git2's probe keeps it, and OpenSSL loads nothing from
+        // it (its failure to find a certificate is not an error of the initialization).
+        // SAFETY: no other thread exists (the caller's promise).
+        unsafe { std::env::set_var(CERT_FILE, "/dev/null") };
+        // Any option initializes libgit2; this one reads a value and changes nothing.
+        // SAFETY: no other thread uses libgit2 (the caller's promise).
+        let _ = unsafe { git2::opts::get_mwindow_size() };
+        // SAFETY: as above.
+        unsafe {
+            match &set {
+                Some(value) => std::env::set_var(CERT_FILE, value),
+                None => std::env::remove_var(CERT_FILE),
+            }
+        }
+        PUT_OFF.store(true, Ordering::Release);
+    }
+
+    /// The file OpenSSL would have loaded at initialization: what git2's probe makes of
+    /// the environment (`SSL_CERT_FILE` when it names a file, else the first certificate
+    /// file in the usual places), else OpenSSL's compiled-in default.
+    fn file() -> Option<PathBuf> {
+        openssl_probe::probe().cert_file.or_else(|| {
+            // SAFETY: OpenSSL returns a static, NUL-terminated string (or null).
+            #[allow(unsafe_code)]
+            let default = unsafe { openssl_sys::X509_get_default_cert_file() };
+            (!default.is_null()).then(|| {
+                #[allow(unsafe_code)]
+                let text = unsafe { CStr::from_ptr(default) };
+                PathBuf::from(OsString::from(text.to_string_lossy().into_owned()))
+            })
+        })
+    }
+
+    /// Loads the certificate file once, before the first fetch, when it was put off.
+    /// Every fetch goes through here first, so no connection is made while it loads.
+    pub(super) fn load_if_put_off() {
+        if !PUT_OFF.load(Ordering::Acquire) {
+            return;
+        }
+        LOADED.call_once(|| {
+            if let Some(file) = file().filter(|f| f.is_file()) {
+                // SAFETY: this adds the file to the TLS context libgit2 keeps, which only
+                // a connection reads; no fetch makes one before this `Once` completes.
+                #[allow(unsafe_code)]
+                let loaded = unsafe { git2::opts::set_ssl_cert_file(&file) };
+                if let Err(error) = loaded {
+                    tracing::debug!(file = %file.display(), %error, "certificates not loaded");
+                }
+            }
+        });
+    }
+}
+
+#[cfg(not(all(unix, not(target_os = "macos"), not(target_os = "ios"))))]
+mod certificates {
+    #[allow(unsafe_code)]
+    pub(super) unsafe fn put_off() {}
+
+    pub(super) fn load_if_put_off() {}
 }
 
 #[cfg(test)]

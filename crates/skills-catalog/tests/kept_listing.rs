@@ -271,12 +271,19 @@ async fn a_start_at_the_revision_a_listing_was_kept_at_lists_nothing() {
     let before = backend.listed();
     let warm = catalog_at(&backend, &cache);
     assert_eq!(description(&warm, "web").await, "From the kept listing");
-    assert_eq!(backend.listed(), before, "a source at its listing's revision was listed");
+    assert_eq!(
+        backend.listed(),
+        before,
+        "a source at its listing's revision was listed"
+    );
     assert_eq!(warm.stats().files_read, 0);
     // A reload after it still finds a change.
     backend
         .inner
-        .insert("/skills/sql/SKILL.md", "---\nname: sql\ndescription: The sql skill\n---\n")
+        .insert(
+            "/skills/sql/SKILL.md",
+            "---\nname: sql\ndescription: The sql skill\n---\n",
+        )
         .unwrap();
     *backend.revision.lock().unwrap() = "git:2".into();
     warm.reload().await;

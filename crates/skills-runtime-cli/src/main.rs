@@ -90,13 +90,15 @@ fn main() -> ExitCode {
         },
     };
     let git_timeout = std::time::Duration::from_secs(git_timeout);
-    // Setting the timeouts initializes libgit2, which loads the system's certificate
-    // store (about 25 ms of CPU): only a command that may read a git source pays for it.
+    // Only a command that may read a git source initializes libgit2, and the certificates
+    // https trusts (about 25 ms of CPU) are loaded only by its first fetch.
     if git_use::may_read_git(&cli) {
         // SAFETY: libgit2's options are process globals; no other thread exists yet (the
-        // runtime starts below), which is what setting them requires.
+        // runtime starts below), which is what setting them requires, and nothing used
+        // libgit2 before.
         #[allow(unsafe_code)]
         let timeouts = unsafe {
+            skills_runtime::git::load_certificates_on_first_fetch();
             skills_runtime::git::skip_hash_checks_on_reads();
             skills_runtime::git::set_network_timeouts(git_timeout, git_timeout)
         };
