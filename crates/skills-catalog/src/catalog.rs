@@ -265,20 +265,7 @@ impl SkillCatalog {
         let mut walked = Vec::new();
         if first {
             if self.persistent_cache().is_some() {
-                let kept: Vec<_> = self.sources.iter().map(|s| self.read_kept_listing(s)).collect();
-                for (source, mut kept) in self.sources.iter().zip(kept) {
-                    let revision = Self::vouching_revision(source);
-                    let unmoved = match (&revision, kept.as_mut()) {
-                        (Some(revision), Some(kept)) => kept.kept_at(revision).await.is_some(),
-                        _ => false,
-                    };
-                    let walk = if unmoved {
-                        None
-                    } else {
-                        Some(self.discovery(source).walk().await)
-                    };
-                    walked.push(Some((walk, kept, revision)));
-                }
+                walked = self.first_walks().await;
                 self.prefetch_index();
             }
             let work = self.sources.iter().map(|_| SourceWork {

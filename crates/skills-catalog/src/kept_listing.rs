@@ -14,8 +14,9 @@ use tokio::task::JoinHandle;
 
 use crate::cache_file::write_cache_file_with;
 use crate::catalog::{SkillCatalog, SourceWork};
+use crate::kept_header::KeptHeader;
 use crate::listing::Listing;
-use crate::persist::{KeptHeader, prune};
+use crate::persist::prune;
 use crate::source::SkillSource;
 
 /// A kept listing whose encoding is longer than this (in bytes) has its diagnostics
@@ -82,6 +83,14 @@ impl KeptListing {
         (&mut self.listing).await.ok().flatten()
     }
 }
+
+/// A source's first walk (`None` when its kept listing holds at the revision its backend
+/// serves), its kept listing, and the revision its backend named before the walk.
+pub(crate) type FirstWalk<'a> = (
+    Option<Result<Walked<'a>, SourceError>>,
+    Option<KeptListing>,
+    Option<String>,
+);
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the
@@ -171,6 +180,30 @@ impl SkillCatalog {
             wanted,
             go,
         })
+    }
+
+    /// What a first discovery with a persistent cache does before it reads anything:
+    /// each source's kept listing starts being read, and each source is walked, unless
+    /// its backend serves the very revision its listing was kept at. Per source, the walk
+    /// (`None` when not walked), the kept listing and the revision named before the walk,
+    /// for [`read_walked`](Self::read_walked).
+    pub(crate) async fn first_walks(&self) -> Vec<Option<FirstWalk<'_>>> {
+        let kept: Vec<_> = self.sources().iter().map(|s| self.read_kept_listing(s)).collect();
+        let mut walks = Vec::with_capacity(kept.len());
+        for (source, mut kept) in self.sources().iter().zip(kept) {
+            let revision = Self::vouching_revision(source);
+            let unmoved = match (&revision, kept.as_mut()) {
+                (Some(revision), Some(kept)) => kept.kept_at(revision).await.is_some(),
+                _ => false,
+            };
+            let walk = if unmoved {
+                None
+            } else {
+                Some(self.discovery(source).walk().await)
+            };
+            walks.push(Some((walk, kept, revision)));
+        }
+        walks
     }
 
     /// The revision of `source`'s backend that vouches for a listing kept at it: the

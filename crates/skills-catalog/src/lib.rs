@@ -55,6 +55,7 @@ mod compact;
 mod depends;
 mod escape;
 mod frozen;
+mod kept_header;
 mod kept_listing;
 mod listing;
 mod load;

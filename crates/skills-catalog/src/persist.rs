@@ -218,39 +218,6 @@ pub(crate) enum SourceFiles<'a> {
     Parses(&'a ParseCache),
 }
 
-/// What a kept listing's key ends with after the files' digest when the walk was made
-/// at a revision of the backend.
-const REVISION_LINE: &str = "\nat ";
-
-/// What a kept listing says of itself before its payload: for which files it was kept,
-/// and at which revision of its backend they were walked, if the backend names one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct KeptHeader {
-    /// The digest of the files' paths and etags.
-    pub(crate) digest: u128,
-    /// The backend's [`revision`](skills_core::BackendProtocol::revision) when the
-    /// files were walked.
-    pub(crate) revision: Option<String>,
-}
-
-impl KeptHeader {
-    /// The header from what a listing's key holds after `listing of `: the digest in 32
-    /// hexadecimal digits, then the revision's line if any.
-    fn parse(rest: &str) -> Option<Self> {
-        let (digest, revision) = match rest.split_at_checked(32)? {
-            (digest, "") => (digest, None),
-            (digest, line) => (digest, Some(line.strip_prefix(REVISION_LINE)?)),
-        };
-        if !digest.bytes().all(|b| b.is_ascii_hexdigit()) || revision.is_some_and(str::is_empty) {
-            return None;
-        }
-        Some(Self {
-            digest: u128::from_str_radix(digest, 16).ok()?,
-            revision: revision.map(str::to_owned),
-        })
-    }
-}
-
 /// Where a source's listing is kept, and the key that says for which files.
 #[derive(Debug)]
 pub(crate) struct ListingFile {
@@ -265,7 +232,7 @@ impl PersistentCache {
     /// digests each file's path and etag after the source's own key (spec, path, depth,
     /// limits, program), and names the backend's `revision` the walk was made at when
     /// it has one (a later start at that revision may take the listing without walking:
-    /// see [`KeptHeader`]). `None` when the walk cannot vouch for a listing: a directory
+    /// see [`KeptHeader`](crate::kept_header::KeptHeader)). `None` when the walk cannot vouch for a listing: a directory
     /// it could not list or cut for a limit, no skill folder (the listing would then say
     /// what lies deeper), a file without an etag or changed within the racy window
     /// before `now`.
@@ -292,7 +259,7 @@ impl PersistentCache {
         let digest = digest.digest128();
         let mut key = format!("{key}\nlisting of {digest:032x}");
         if let Some(revision) = revision.filter(|r| !r.is_empty() && !r.contains(['\n', '\r'])) {
-            key.push_str(REVISION_LINE);
+            key.push_str(crate::kept_header::REVISION_LINE);
             key.push_str(revision);
         }
         Some(ListingFile {
@@ -305,7 +272,7 @@ impl PersistentCache {
 
 impl PersistentCache {
     /// The listing kept for `source`, if the file holds it whole, whichever files it was
-    /// kept for: `found` hears the [`KeptHeader`] (the digest of those files, see
+    /// kept for: `found` hears the [`KeptHeader`](crate::kept_header::KeptHeader) (the digest of those files, see
     /// [`listing_file`](Self::listing_file), and the revision they were walked at) and
     /// the listing's length in bytes as soon as the header is read, `between` is called between the listing's skills and its
     /// diagnostics (see [`SharedListing::read_from_gated`]), and the read stops early
@@ -316,7 +283,7 @@ impl PersistentCache {
         source: &SkillSource,
         limits: &DiscoveryLimits,
         wanted: &AtomicBool,
-        found: &mut dyn FnMut(KeptHeader, u64),
+        found: &mut dyn FnMut(crate::kept_header::KeptHeader, u64),
         between: &mut dyn FnMut() -> bool,
     ) -> Option<SharedListing> {
         let (file, key) = self.file_of(source, limits)?;
@@ -324,12 +291,12 @@ impl PersistentCache {
         let accept = |stored: &str| {
             stored
                 .strip_prefix(&prefix)
-                .is_some_and(|rest| KeptHeader::parse(rest).is_some())
+                .is_some_and(|rest| crate::kept_header::KeptHeader::parse(rest).is_some())
         };
         // Decoded as it is read: the file's bytes (40 MB at 40,000 skills) are never
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
-        let header = KeptHeader::parse(&payload.key[prefix.len()..])?;
+        let header = crate::kept_header::KeptHeader::parse(&payload.key[prefix.len()..])?;
         found(header, payload.len);
         payload.decoded(|source, len| SharedListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
     }
@@ -488,7 +455,7 @@ mod tests {
         write_cache_file(&file.with_extension("listing"), &kept, &listing.to_bytes()).unwrap();
         let wanted = AtomicBool::new(true);
         let mut heard = Vec::new();
-        let mut found = |header: KeptHeader, len| heard.push((header.digest, len));
+        let mut found = |header: crate::kept_header::KeptHeader, len| heard.push((header.digest, len));
         let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert_eq!(*read.unwrap().diagnostics, *listing.diagnostics);
         let len = listing.to_bytes().len() as u64;
@@ -496,42 +463,10 @@ mod tests {
         // Not wanted: the digest is still told (before the payload is read), the listing
         // is not read.
         wanted.store(false, std::sync::atomic::Ordering::Relaxed);
-        let mut found = |header: KeptHeader, len| heard.push((header.digest, len));
+        let mut found = |header: crate::kept_header::KeptHeader, len| heard.push((header.digest, len));
         let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert!(read.is_none());
         assert_eq!(heard, [(7, len), (7, len)]);
-    }
-
-    #[test]
-    fn a_kept_header_names_the_revision_its_files_were_walked_at() {
-        let digest = format!("{:032x}", 7u128);
-        let parse = |rest: &str| KeptHeader::parse(rest);
-        assert_eq!(
-            parse(&digest),
-            Some(KeptHeader {
-                digest: 7,
-                revision: None
-            })
-        );
-        assert_eq!(
-            parse(&format!("{digest}\nat git:abc")),
-            Some(KeptHeader {
-                digest: 7,
-                revision: Some("git:abc".into())
-            })
-        );
-        // Anything else after the digest, a short or non-hexadecimal digest, an empty
-        // revision: not a header, the listing is ignored.
-        for bad in [
-            format!("{digest}x"),
-            format!("{digest}\nat "),
-            format!("{digest}\nby git:abc"),
-            digest[1..].to_owned(),
-            format!("{}g", &digest[1..]),
-            String::new(),
-        ] {
-            assert_eq!(parse(&bad), None, "{bad:?}");
-        }
     }
 
     #[test]
