@@ -194,14 +194,15 @@ pub unsafe fn load_certificates_on_first_fetch() {
 
 #[cfg(all(unix, not(target_os = "macos"), not(target_os = "ios")))]
 mod certificates {
-    use std::ffi::{CStr, OsString};
+    use std::ffi::{CStr, OsStr};
+    use std::os::unix::ffi::OsStrExt;
     use std::path::PathBuf;
     use std::sync::Once;
     use std::sync::atomic::{AtomicBool, Ordering};
 
     const CERT_FILE: &str = "SSL_CERT_FILE";
 
-    /// Whether the load was put off (and not done yet).
+    /// Whether the load was put off: the first fetch then makes it (once, in `LOADED`).
     static PUT_OFF: AtomicBool = AtomicBool::new(false);
     static LOADED: Once = Once::new();
 
@@ -236,7 +237,7 @@ mod certificates {
             (!default.is_null()).then(|| {
                 #[allow(unsafe_code)]
                 let text = unsafe { CStr::from_ptr(default) };
-                PathBuf::from(OsString::from(text.to_string_lossy().into_owned()))
+                PathBuf::from(OsStr::from_bytes(text.to_bytes()))
             })
         })
     }

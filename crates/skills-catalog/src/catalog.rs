@@ -294,8 +294,8 @@ impl SkillCatalog {
             // A persistent cache is kept between reloads even without incremental ones:
             // it holds each parse encoded (a fraction of the parsed skills' memory), and
             // the search index takes the instructions' words from it.
-            let (result, read) = if let Some((walked, kept, revision)) = walked.get_mut(i).and_then(Option::take) {
-                let result = self.read_walked(i, walked, kept, revision, state).await;
+            let (result, read) = if let Some((look, kept)) = walked.get_mut(i).and_then(Option::take) {
+                let result = self.read_walked(source, look, kept, state).await;
                 (result, state.cache.files_read() - before)
             } else if self.incremental || self.persistent_cache().is_some() {
                 let result = self.discovery(source).cache(&mut state.cache).run().await;

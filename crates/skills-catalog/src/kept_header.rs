@@ -2,7 +2,7 @@
 
 /// What a kept listing's key ends with after the files' digest when the walk was made
 /// at a revision of the backend.
-pub(crate) const REVISION_LINE: &str = "\nat ";
+const REVISION_LINE: &str = "\nat ";
 
 /// What a kept listing says of itself before its payload: for which files it was kept,
 /// and at which revision of its backend they were walked, if the backend names one.
@@ -16,6 +16,28 @@ pub(crate) struct KeptHeader {
 }
 
 impl KeptHeader {
+    /// The header of a listing kept for the files of `digest` walked at `revision`; a
+    /// revision that cannot be written on one line is left out (the listing is then
+    /// taken only after a walk).
+    pub(crate) fn new(digest: u128, revision: Option<&str>) -> Self {
+        let revision = revision.filter(|r| !r.is_empty() && !r.contains(['\n', '\r']));
+        Self {
+            digest,
+            revision: revision.map(str::to_owned),
+        }
+    }
+
+    /// What the listing's key holds after `listing of `, which [`parse`](Self::parse)
+    /// reads back.
+    pub(crate) fn key(&self) -> String {
+        let mut key = format!("{:032x}", self.digest);
+        if let Some(revision) = &self.revision {
+            key.push_str(REVISION_LINE);
+            key.push_str(revision);
+        }
+        key
+    }
+
     /// The header from what a listing's key holds after `listing of `: the digest in 32
     /// hexadecimal digits, then the revision's line if any.
     pub(crate) fn parse(rest: &str) -> Option<Self> {
@@ -55,6 +77,15 @@ mod tests {
                 revision: Some("git:abc".into())
             })
         );
+        // What is written is read back; a revision that is not one line is left out.
+        for header in [
+            KeptHeader::new(7, None),
+            KeptHeader::new(u128::MAX, Some("git:0123abcd")),
+        ] {
+            assert_eq!(parse(&header.key()), Some(header));
+        }
+        assert_eq!(KeptHeader::new(7, Some("git:a\nat git:b")), KeptHeader::new(7, None));
+        assert_eq!(KeptHeader::new(7, Some("")).key(), digest);
         // Anything else after the digest, a short or non-hexadecimal digest, an empty
         // revision: not a header, the listing is ignored.
         for bad in [

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
-use skills_core::{Diagnostic, DiagnosticKind, FileInfo, SkillListing, SourceError, Walked};
+use skills_core::{BackendProtocol, Diagnostic, DiagnosticKind, FileInfo, SkillListing, SourceError, Walked};
 use tokio::task::JoinHandle;
 
 use crate::cache_file::write_cache_file_with;
@@ -84,13 +84,26 @@ impl KeptListing {
     }
 }
 
-/// A source's first walk (`None` when its kept listing holds at the revision its backend
-/// serves), its kept listing, and the revision its backend named before the walk.
-pub(crate) type FirstWalk<'a> = (
-    Option<Result<Walked<'a>, SourceError>>,
-    Option<KeptListing>,
-    Option<String>,
-);
+/// What a first discovery with a persistent cache learned of a source before reading it.
+#[allow(clippy::large_enum_variant)] // One per source, once per catalog.
+pub(crate) enum FirstLook<'a> {
+    /// The source was walked; `revision` is the one its backend vouched for both before
+    /// and after the walk (see [`SkillCatalog::walk_at_revision`]).
+    Walked {
+        walked: Result<Walked<'a>, SourceError>,
+        revision: Option<String>,
+    },
+    /// The source's backend serves the very revision its kept listing was walked at, so
+    /// it was not walked; `digest` is that of the listing's files.
+    Unmoved { digest: u128 },
+}
+
+/// Whether `backend` has nothing to say beside its files: not stale, nothing withheld.
+/// Only then may a listing kept for its files be taken (it holds no such warning), or a
+/// revision it names vouch for them.
+fn says_only_its_files(backend: &dyn BackendProtocol) -> bool {
+    backend.stale().is_none() && backend.withheld().is_empty()
+}
 
 /// Whether a listing says only what its files say: none of its diagnostics tells of a
 /// read that failed, of the backend's state, of a lock, or of anything outside the
@@ -184,112 +197,113 @@ impl SkillCatalog {
 
     /// What a first discovery with a persistent cache does before it reads anything:
     /// each source's kept listing starts being read, and each source is walked, unless
-    /// its backend serves the very revision its listing was kept at. Per source, the walk
-    /// (`None` when not walked), the kept listing and the revision named before the walk,
-    /// for [`read_walked`](Self::read_walked).
-    pub(crate) async fn first_walks(&self) -> Vec<Option<FirstWalk<'_>>> {
+    /// its backend serves the very revision its listing was kept at. Per source, what
+    /// was learned and the kept listing, for [`read_walked`](Self::read_walked).
+    pub(crate) async fn first_walks(&self) -> Vec<Option<(FirstLook<'_>, Option<KeptListing>)>> {
         let kept: Vec<_> = self.sources().iter().map(|s| self.read_kept_listing(s)).collect();
         let mut walks = Vec::with_capacity(kept.len());
         for (source, mut kept) in self.sources().iter().zip(kept) {
-            let revision = Self::vouching_revision(source);
-            let unmoved = match (&revision, kept.as_mut()) {
-                (Some(revision), Some(kept)) => kept.kept_at(revision).await.is_some(),
-                _ => false,
+            let unmoved = match (Self::vouching_revision(source), kept.as_mut()) {
+                (Some(revision), Some(kept)) => kept.kept_at(&revision).await,
+                _ => None,
             };
-            let walk = if unmoved {
-                None
-            } else {
-                Some(self.discovery(source).walk().await)
+            let look = match unmoved {
+                Some(digest) => FirstLook::Unmoved { digest },
+                None => {
+                    let (walked, revision) = self.walk_at_revision(source).await;
+                    FirstLook::Walked { walked, revision }
+                }
             };
-            walks.push(Some((walk, kept, revision)));
+            walks.push(Some((look, kept)));
         }
         walks
     }
 
-    /// The revision of `source`'s backend that vouches for a listing kept at it: the
-    /// backend names one ([`revision`](skills_core::BackendProtocol::revision): a git
-    /// commit), serves it as its origin holds it (not stale) and withholds nothing.
-    pub(crate) fn vouching_revision(source: &SkillSource) -> Option<String> {
+    /// The revision of `source`'s backend that vouches for a listing kept at it: one it
+    /// names ([`revision`](skills_core::BackendProtocol::revision): a git commit), when
+    /// it [says only what its files say](says_only_its_files).
+    fn vouching_revision(source: &SkillSource) -> Option<String> {
         let backend = source.backend();
-        let revision = backend.revision()?;
-        (backend.stale().is_none() && backend.withheld().is_empty()).then_some(revision)
+        says_only_its_files(&**backend).then(|| backend.revision()).flatten()
     }
 
-    /// The listing of the `i`th source from what its first discovery's walk found: the
-    /// kept listing `kept` when it was kept for these files, else read through the
-    /// source's parse cache (and kept once published: [`keep_listing`](Self::keep_listing)).
-    /// `walked` is `None` when the source was not walked, since `kept` was kept at
-    /// `revision` of its backend, the one it serves now (a git source whose commit did
-    /// not change walks no tree); `revision` is what the backend named before the walk.
+    /// Walks `source`, with the revision its backend vouched for both before and after
+    /// the walk (`None` when it moved meanwhile: the files walked may be either's).
+    async fn walk_at_revision<'s>(&self, source: &'s SkillSource) -> (Result<Walked<'s>, SourceError>, Option<String>) {
+        let before = Self::vouching_revision(source);
+        let walked = self.discovery(source).walk().await;
+        let revision = before.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
+        (walked, revision)
+    }
+
+    /// The listing of `source` from what its first discovery learned (`look`): the kept
+    /// listing `kept` when it was kept for the files walked, or at the revision the
+    /// backend still serves; else read through the source's parse cache (and kept once
+    /// published: [`keep_listing`](Self::keep_listing)).
     pub(crate) async fn read_walked(
         &self,
-        i: usize,
-        walked: Option<Result<Walked<'_>, SourceError>>,
+        source: &SkillSource,
+        look: FirstLook<'_>,
         kept: Option<KeptListing>,
-        revision: Option<String>,
         state: &mut SourceWork,
     ) -> Result<Listing, SourceError> {
-        let mut walked = walked.transpose()?;
-        let Some(source) = self.sources().get(i) else {
-            return Err(SourceError::NotFound {
-                source_path: format!("#{i}"),
-            });
-        };
-        // A listing is kept only when it says nothing but what the files say: a backend
-        // that is stale or withholds something now has more to say than its files.
-        let backend = source.backend();
-        let kept = kept.filter(|_| backend.stale().is_none() && backend.withheld().is_empty());
+        // A backend with more to say than its files (it went stale since) has its say.
+        let kept = kept.filter(|_| says_only_its_files(&**source.backend()));
         let Some(persist) = self.persistent_cache() else {
-            let walked = match walked {
-                Some(walked) => walked,
-                None => self.discovery(source).walk().await?,
+            let walked = match look {
+                FirstLook::Walked { walked, .. } => walked?,
+                FirstLook::Unmoved { .. } => self.discovery(source).walk().await?,
             };
             return walked.cache(&mut state.cache).read().await.map(Listing::from);
         };
-        // The revision is named with the listing only when the walk did not see the
-        // backend move.
-        let revision = revision.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
-        let now = SystemTime::now();
-        let file = match (&walked, &kept) {
-            (Some(walked), Some(_)) => persist.listing_file(source, &self.limits, walked, now, revision.as_deref()),
-            _ => None,
+        let (mut walked, file, listing) = match (look, kept) {
+            (FirstLook::Unmoved { digest }, Some(kept)) => {
+                (None, None, kept.take(Vec::new()).await.map(|l| (l, digest)))
+            }
+            (FirstLook::Unmoved { .. }, None) => (None, None, None),
+            (FirstLook::Walked { walked, revision }, kept) => {
+                let walked = walked?;
+                let file = kept
+                    .is_some()
+                    .then(|| {
+                        persist.listing_file(source, &self.limits, &walked, SystemTime::now(), revision.as_deref())
+                    })
+                    .flatten();
+                let mut walked = Some(walked);
+                let listing = match (kept, &file) {
+                    (Some(mut kept), Some(file)) => match kept.kept_for(file.digest).await {
+                        // Let go of before a long listing's diagnostics come; walked
+                        // again in the rare case that the listing then fails to decode.
+                        Some(true) => {
+                            let files = walked.take().map(Walked::into_skill_files).unwrap_or_default();
+                            kept.take(files).await.map(|l| (l, file.digest))
+                        }
+                        Some(false) => kept.take(Vec::new()).await.map(|l| (l, file.digest)),
+                        None => None,
+                    },
+                    _ => None,
+                };
+                (walked, file, listing)
+            }
         };
-        let (listing, digest) = match (kept, &file, &revision) {
-            (Some(mut kept), Some(file), _) => match kept.kept_for(file.digest).await {
-                // Let go of before a long listing's diagnostics come; walked again in
-                // the rare case that the listing then fails to decode.
-                Some(true) => {
-                    let files = walked.take().map(Walked::into_skill_files).unwrap_or_default();
-                    (kept.take(files).await, file.digest)
-                }
-                Some(false) => (kept.take(Vec::new()).await, file.digest),
-                None => (None, 0),
-            },
-            (Some(mut kept), None, Some(revision)) if walked.is_none() => match kept.kept_at(revision).await {
-                Some(digest) => (kept.take(Vec::new()).await, digest),
-                None => (None, 0),
-            },
-            _ => (None, 0),
-        };
-        if let Some(listing) = listing {
+        if let Some((listing, digest)) = listing {
             // The parses stay in their file until a reload or the search's words need
             // them: a command that only lists never reads them.
             state.parses_unloaded = true;
             state.files_digest = Some(digest);
             // The walk's entries are freed beside the rest of the discovery.
-            if let Some(walked) = walked {
+            if let Some(walked) = walked.take() {
                 let files = walked.into_skill_files();
                 tokio::task::spawn_blocking(move || drop(files));
             }
             return Ok(listing);
         }
-        // Walked again: what is kept now stands for the files of this walk.
+        // Walked (again): what is kept now stands for the files of this walk.
         let (walked, file) = match walked {
             Some(walked) => (walked, file),
             None => {
-                let revision = Self::vouching_revision(source);
-                let walked = self.discovery(source).walk().await?;
-                let revision = revision.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
+                let (walked, revision) = self.walk_at_revision(source).await;
+                let walked = walked?;
                 let file = persist.listing_file(source, &self.limits, &walked, SystemTime::now(), revision.as_deref());
                 (walked, file)
             }

@@ -13,6 +13,7 @@ use tracing::debug;
 use crate::cache_file::{
     CacheFileError, WhileWanted, open_payload, read_cache_file, write_cache_file, write_cache_file_with,
 };
+use crate::kept_header::KeptHeader;
 use crate::snapshot::CatalogSnapshot;
 use crate::source::SkillSource;
 
@@ -232,7 +233,7 @@ impl PersistentCache {
     /// digests each file's path and etag after the source's own key (spec, path, depth,
     /// limits, program), and names the backend's `revision` the walk was made at when
     /// it has one (a later start at that revision may take the listing without walking:
-    /// see [`KeptHeader`](crate::kept_header::KeptHeader)). `None` when the walk cannot vouch for a listing: a directory
+    /// see [`KeptHeader`]). `None` when the walk cannot vouch for a listing: a directory
     /// it could not list or cut for a limit, no skill folder (the listing would then say
     /// what lies deeper), a file without an etag or changed within the racy window
     /// before `now`.
@@ -257,14 +258,9 @@ impl PersistentCache {
             digest_path_and_etag(&mut digest, &found.path, etag);
         }
         let digest = digest.digest128();
-        let mut key = format!("{key}\nlisting of {digest:032x}");
-        if let Some(revision) = revision.filter(|r| !r.is_empty() && !r.contains(['\n', '\r'])) {
-            key.push_str(crate::kept_header::REVISION_LINE);
-            key.push_str(revision);
-        }
         Some(ListingFile {
             file: file.with_extension("listing"),
-            key,
+            key: format!("{key}\nlisting of {}", KeptHeader::new(digest, revision).key()),
             digest,
         })
     }
@@ -272,10 +268,11 @@ impl PersistentCache {
 
 impl PersistentCache {
     /// The listing kept for `source`, if the file holds it whole, whichever files it was
-    /// kept for: `found` hears the [`KeptHeader`](crate::kept_header::KeptHeader) (the digest of those files, see
+    /// kept for: `found` hears the [`KeptHeader`] (the digest of those files, see
     /// [`listing_file`](Self::listing_file), and the revision they were walked at) and
-    /// the listing's length in bytes as soon as the header is read, `between` is called between the listing's skills and its
-    /// diagnostics (see [`SharedListing::read_from_gated`]), and the read stops early
+    /// the listing's length in bytes as soon as the header is read, `between` is called
+    /// between the listing's skills and its diagnostics (see
+    /// [`SharedListing::read_from_gated`]), and the read stops early
     /// once `wanted` is false (the walk found other files). Read while the source is
     /// walked.
     pub(crate) fn read_listing(
@@ -283,7 +280,7 @@ impl PersistentCache {
         source: &SkillSource,
         limits: &DiscoveryLimits,
         wanted: &AtomicBool,
-        found: &mut dyn FnMut(crate::kept_header::KeptHeader, u64),
+        found: &mut dyn FnMut(KeptHeader, u64),
         between: &mut dyn FnMut() -> bool,
     ) -> Option<SharedListing> {
         let (file, key) = self.file_of(source, limits)?;
@@ -291,12 +288,12 @@ impl PersistentCache {
         let accept = |stored: &str| {
             stored
                 .strip_prefix(&prefix)
-                .is_some_and(|rest| crate::kept_header::KeptHeader::parse(rest).is_some())
+                .is_some_and(|rest| KeptHeader::parse(rest).is_some())
         };
         // Decoded as it is read: the file's bytes (40 MB at 40,000 skills) are never
         // held whole.
         let mut payload = open_payload(&file.with_extension("listing"), &accept).ok()?;
-        let header = crate::kept_header::KeptHeader::parse(&payload.key[prefix.len()..])?;
+        let header = KeptHeader::parse(&payload.key[prefix.len()..])?;
         found(header, payload.len);
         payload.decoded(|source, len| SharedListing::read_from_gated(&mut WhileWanted(source, wanted), len, between))
     }
@@ -455,7 +452,7 @@ mod tests {
         write_cache_file(&file.with_extension("listing"), &kept, &listing.to_bytes()).unwrap();
         let wanted = AtomicBool::new(true);
         let mut heard = Vec::new();
-        let mut found = |header: crate::kept_header::KeptHeader, len| heard.push((header.digest, len));
+        let mut found = |header: KeptHeader, len| heard.push((header.digest, len));
         let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert_eq!(*read.unwrap().diagnostics, *listing.diagnostics);
         let len = listing.to_bytes().len() as u64;
@@ -463,7 +460,7 @@ mod tests {
         // Not wanted: the digest is still told (before the payload is read), the listing
         // is not read.
         wanted.store(false, std::sync::atomic::Ordering::Relaxed);
-        let mut found = |header: crate::kept_header::KeptHeader, len| heard.push((header.digest, len));
+        let mut found = |header: KeptHeader, len| heard.push((header.digest, len));
         let read = persist.read_listing(&source, &limits, &wanted, &mut found, &mut || true);
         assert!(read.is_none());
         assert_eq!(heard, [(7, len), (7, len)]);

@@ -189,6 +189,9 @@ struct AtRevision {
     revision: std::sync::Mutex<String>,
     stale: std::sync::Mutex<Option<String>>,
     listings: std::sync::atomic::AtomicUsize,
+    /// A commit the backend moves to right after its next listing: the revision, and a
+    /// skill file it changes.
+    move_after_listing: std::sync::Mutex<Option<(String, String, String)>>,
 }
 
 impl AtRevision {
@@ -198,6 +201,7 @@ impl AtRevision {
             revision: std::sync::Mutex::new(revision.to_owned()),
             stale: std::sync::Mutex::new(None),
             listings: std::sync::atomic::AtomicUsize::new(0),
+            move_after_listing: std::sync::Mutex::new(None),
         })
     }
 
@@ -205,16 +209,22 @@ impl AtRevision {
         self.listings.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Counts a listing just made, then makes the move waiting for it, if any.
     fn count(&self) {
         self.listings.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some((revision, path, text)) = self.move_after_listing.lock().unwrap().take() {
+            self.inner.insert(&path, text).unwrap();
+            *self.revision.lock().unwrap() = revision;
+        }
     }
 }
 
 #[async_trait::async_trait]
 impl BackendProtocol for AtRevision {
     async fn ls_info(&self, path: &str) -> Result<Vec<FileInfo>, BackendError> {
+        let listed = self.inner.ls_info(path).await;
         self.count();
-        self.inner.ls_info(path).await
+        listed
     }
 
     async fn download_files(&self, paths: &[String]) -> Vec<FileDownloadResponse> {
@@ -230,23 +240,27 @@ impl BackendProtocol for AtRevision {
     }
 
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let listed = self.inner.walk(path, max_depth).await;
         self.count();
-        self.inner.walk(path, max_depth).await
+        listed
     }
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
+        let listed = self.inner.child_files(path, file_name).await;
         self.count();
-        self.inner.child_files(path, file_name).await
+        listed
     }
 
     async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        let listed = self.inner.child_files_only(path, file_name, listed_over).await;
         self.count();
-        self.inner.child_files_only(path, file_name, listed_over).await
+        listed
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
+        let listed = self.inner.find_files(path, file_name, max_depth).await;
         self.count();
-        self.inner.find_files(path, file_name, max_depth).await
+        listed
     }
 }
 
@@ -333,4 +347,25 @@ async fn a_listing_kept_without_a_revision_is_not_taken_unwalked() {
     let warm = catalog_at(&backend, &cache);
     assert_eq!(description(&warm, "pdf").await, "Edited");
     assert!(backend.listed() > 0);
+}
+
+#[tokio::test]
+async fn a_listing_walked_while_its_backend_moved_names_no_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = AtRevision::new(web_and_pdf(), "git:1");
+    // The walk sees commit 1's files, then the backend moves to commit 2, which changes
+    // `web`: the listing of commit 1's files may not be kept as commit 2's.
+    *backend.move_after_listing.lock().unwrap() = Some((
+        "git:2".into(),
+        "/skills/web/SKILL.md".into(),
+        "---\nname: web\ndescription: At commit 2\n---\n".into(),
+    ));
+    let moving = catalog_at(&backend, &cache).ensure_loaded().await;
+    assert!(moving.get("web").is_some());
+    // The next start, at commit 2, walks and reads commit 2's `web`.
+    let before = backend.listed();
+    let next = catalog_at(&backend, &cache);
+    assert_eq!(description(&next, "web").await, "At commit 2");
+    assert!(backend.listed() > before);
 }
