@@ -189,3 +189,69 @@ fn a_top_level_folder_of_skill_folders_is_read_when_nothing_else_holds_any() {
     assert!(has(dir.path(), "rdkit") && has(dir.path(), "scanpy"));
     assert!(skills_toml(dir.path()).contains("#path=scientific-skills\""));
 }
+
+#[test]
+fn a_skills_folder_of_authors_is_read_as_deep_as_its_skill_folders_and_synced_so() {
+    // As AgentWorkers/skills: `skills/<author>/<name>/SKILL.md`, nothing one level down.
+    let mut repo = TestRepo::new();
+    repo.write("skills/alice/pdf/SKILL.md", md("pdf", "Read PDFs"))
+        .write("skills/alice/web/SKILL.md", md("web", "Search the web"))
+        .write("skills/bob/sql/SKILL.md", md("sql", "Review SQL"))
+        .write("README.md", "# by author\n");
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+
+    let out = run(dir.path(), &["add", &source, "--skill", "sql"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{source} keeps its skills in skills/, 2 levels down: reading {source}#path=skills at depth 2"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "sql") && !has(dir.path(), "pdf"));
+    let toml = skills_toml(dir.path());
+    assert!(toml.contains(&format!("source = \"{source}#path=skills\"")), "{toml}");
+    assert!(toml.contains("depth = 2"), "{toml}");
+
+    // A fresh project syncs from what was recorded: the same folder, as deep.
+    std::fs::remove_dir_all(dir.path().join("project/.agents")).unwrap();
+    std::fs::remove_file(dir.path().join("project/skills.lock")).unwrap();
+    let out = run(dir.path(), &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(dir.path(), "sql") && !has(dir.path(), "pdf"));
+
+    // A depth given is kept: one level finds nothing, and says where the skills are.
+    let out = run(
+        dir.path(),
+        &["add", &source, "--depth", "3", "--skill", "web", "--dry-run"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("levels down"), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("install web"));
+}
+
+#[test]
+fn a_marketplace_s_plugins_are_read_three_levels_down_and_no_deeper() {
+    // As a plugin marketplace: `plugins/<plugin>/skills/<name>/SKILL.md`.
+    let mut repo = TestRepo::new();
+    repo.write("plugins/docs/skills/pdf/SKILL.md", md("pdf", "Read PDFs"))
+        .write("plugins/ops/skills/deploy/SKILL.md", md("deploy", "Deploy the app"))
+        .write("archive/a/b/c/old/SKILL.md", md("old", "Four levels down"));
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+
+    let out = run(dir.path(), &["add", &source]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("keeps its skills in plugins/, 3 levels down"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "pdf") && has(dir.path(), "deploy"));
+    assert!(!has(dir.path(), "old"), "past three levels a folder is not searched");
+    assert!(skills_toml(dir.path()).contains("depth = 3"));
+}

@@ -96,12 +96,15 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
         None => lockfile_of(&install_root(request.flags.global)?, request.flags.global),
     };
     let lock = read_lock(&lockfile).ok().flatten();
-    let open_locked = |source: String| {
+    let open_locked = |source: String, depth: Option<usize>| {
         let locked = locked_as(&source, &lockfile, lock.as_ref());
-        let args = &*args;
-        async move { open(&locked, args, Need::Listing).await }
+        let mut args = args.clone();
+        if let Some(depth) = depth {
+            args.to_mut().discovery.depth = Some(depth);
+        }
+        async move { open(&locked, &args, Need::Listing).await }
     };
-    let library = open_locked(source.clone()).await?;
+    let library = open_locked(source.clone(), None).await?;
     let found = containers::where_skills_are(&source, &library, open_locked).await;
     if found.is_empty() {
         if containers::is_one_skill(&library) {
@@ -117,12 +120,20 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     }
     let mut code = ExitCode::from(EXIT_OK);
     for (place, names) in containers::share(request.skills, &found) {
-        say_err!(
-            "{} keeps its skills in {}/: reading {}",
-            request.source,
-            place.dir,
-            place.source
-        );
+        match place.deeper {
+            Some(depth) => say_err!(
+                "{} keeps its skills in {}/, {depth} levels down: reading {} at depth {depth}",
+                request.source,
+                place.dir,
+                place.source
+            ),
+            None => say_err!(
+                "{} keeps its skills in {}/: reading {}",
+                request.source,
+                place.dir,
+                place.source
+            ),
+        }
         let request = AddRequest {
             source: &place.source,
             skills: &names,

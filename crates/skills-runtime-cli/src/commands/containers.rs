@@ -3,7 +3,10 @@
 //! vercel-labs/agent-skills), or in hidden sets inside it (`skills/.curated`), and a
 //! project keeps its own in an agent's folder (`.claude/skills`). `skills add
 //! owner/repo` reads those folders, as the npm installer does, instead of the
-//! repository's root, where it would find a template or nothing (decision 115).
+//! repository's root, where it would find a template or nothing (decision 115). A folder
+//! whose skill folders all lie deeper (`skills/<author>/<name>`, a marketplace's
+//! `plugins/<plugin>/skills/<name>`) is read as deep as they are, up to
+//! [`MAX_CONTAINER_DEPTH`] (decision 118).
 
 use skills_install::agents::{AGENTS, CANONICAL};
 use skills_runtime::SkillSource;
@@ -17,6 +20,11 @@ const PUBLISHED: &[&str] = &["skills", "skills/.curated", "skills/.system", "ski
 /// Most top-level folders looked into for skill folders when nothing else holds any
 /// (`scientific-skills/` of K-Dense-AI/claude-scientific-skills): each is a discovery.
 const TOP_FOLDERS: usize = 16;
+
+/// How deep below a folder `skills add` looks for its skill folders when none is a
+/// folder of it, as the npm installer walks each such folder: `skills/<author>/<name>`
+/// is 2, `plugins/<plugin>/skills/<name>` 3.
+const MAX_CONTAINER_DEPTH: usize = 3;
 
 /// `source` read from its folder `dir` instead of its root, when `source` names a whole
 /// git repository (no `path=`) or a local folder; `None` for any other source (a
@@ -45,6 +53,9 @@ pub struct Found {
     pub source: String,
     /// That source, opened.
     pub library: Library,
+    /// How deep it was read, when deeper than it was asked (its skill folders lie
+    /// below its sub-folders).
+    pub deeper: Option<usize>,
 }
 
 /// Where `skills add` reads `source`, already opened as `library` (its root): each
@@ -53,10 +64,10 @@ pub struct Found {
 /// top-level folder that does (the first [`TOP_FOLDERS`] by name). Empty when the root
 /// is what to read: a library at the root, a source that is not a repository or a
 /// folder, a repository without such folders. `open` opens a source as the caller reads
-/// it (with its lock).
+/// it (with its lock), at the depth given or else the caller's.
 pub async fn where_skills_are<F, Fut>(source: &str, library: &Library, open: F) -> Vec<Found>
 where
-    F: Fn(String) -> Fut,
+    F: Fn(String, Option<usize>) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Library>>,
 {
     let mut found = Vec::new();
@@ -103,19 +114,41 @@ where
     found
 }
 
-/// `source` read from `dir`, opened, when that finds skills there.
+/// `source` read from `dir`, opened, when that finds skills there: at the caller's depth,
+/// or, when that finds none and says skill folders lie deeper, one level deeper at a time
+/// up to [`MAX_CONTAINER_DEPTH`].
 async fn with_skills<F, Fut>(source: &str, dir: &str, open: &F) -> Option<Found>
 where
-    F: Fn(String) -> Fut,
+    F: Fn(String, Option<usize>) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<Library>>,
 {
     let below = below(source, dir)?;
-    let library = open(below.clone()).await.ok()?;
+    let mut library = open(below.clone(), None).await.ok()?;
+    let mut deeper = None;
+    let asked = library.catalog.sources().first().map_or(1, |s| s.depth());
+    for depth in asked + 1..=MAX_CONTAINER_DEPTH {
+        if !library.catalog.snapshot().skills().is_empty() || !says_deeper(&library) {
+            break;
+        }
+        library = open(below.clone(), Some(depth)).await.ok()?;
+        deeper = Some(depth);
+    }
     (!library.catalog.snapshot().skills().is_empty()).then_some(Found {
         dir: dir.to_owned(),
         source: below,
         library,
+        deeper,
     })
+}
+
+/// Whether `library` read no skill because its skill folders lie deeper than it looked.
+fn says_deeper(library: &Library) -> bool {
+    library
+        .catalog
+        .snapshot()
+        .diagnostics()
+        .iter()
+        .any(|d| d.kind == skills_runtime::DiagnosticKind::DeeperSkills)
 }
 
 /// Which of `asked` (every skill when empty) `skills add` takes from each folder of
