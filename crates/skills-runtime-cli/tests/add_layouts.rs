@@ -255,3 +255,59 @@ fn a_marketplace_s_plugins_are_read_three_levels_down_and_no_deeper() {
     assert!(!has(dir.path(), "old"), "past three levels a folder is not searched");
     assert!(skills_toml(dir.path()).contains("depth = 3"));
 }
+
+#[test]
+fn a_skill_asked_for_by_name_is_read_as_deep_as_it_lies_and_synced_so() {
+    // As thereisnotime/skills-collection: a skill one level into `skills/`, the rest of
+    // the mirrored repositories further down.
+    let mut repo = TestRepo::new();
+    repo.write("skills/top/SKILL.md", md("top", "One level down"))
+        .write(
+            "skills/acme--tools/plugins/pack/skills/deep/SKILL.md",
+            md("deep", "Five levels down"),
+        )
+        .write(
+            "skills/acme--tools/tests/fixtures/SKILL.md",
+            md("fixture", "A test fixture"),
+        );
+    repo.commit("main", "v1");
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("git+file://{}", repo.path().display());
+
+    let out = run(dir.path(), &["add", &source, "--skill", "deep"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{source}#path=skills: a skill asked for is 5 levels down: reading it at depth 5"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert!(has(dir.path(), "deep") && !has(dir.path(), "top"));
+    let toml = skills_toml(dir.path());
+    assert!(toml.contains(&format!("source = \"{source}#path=skills\"")), "{toml}");
+    assert!(toml.contains("depth = 5"), "{toml}");
+
+    // A fresh project syncs from what was recorded.
+    std::fs::remove_dir_all(dir.path().join("project/.agents")).unwrap();
+    std::fs::remove_file(dir.path().join("project/skills.lock")).unwrap();
+    let out = run(dir.path(), &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(dir.path(), "deep"));
+
+    // The whole source is still read at the depth asked: not the test fixture.
+    let out = run(dir.path(), &["add", &source, "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let plan = String::from_utf8_lossy(&out.stdout);
+    assert!(plan.contains("install top") && !plan.contains("fixture"), "{plan}");
+
+    // A depth given is kept, and a name found nowhere is refused.
+    let out = run(
+        dir.path(),
+        &["add", &source, "--skill", "deep", "--depth", "1", "--dry-run"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = run(dir.path(), &["add", &source, "--skill", "nothing-like-it", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no skill nothing-like-it"), "{}", stderr(&out));
+}

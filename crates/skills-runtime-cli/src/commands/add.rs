@@ -13,12 +13,12 @@ use skills_install::link::{Linked, link_skill};
 use skills_install::lock::InstallLock;
 use skills_install::plan::{Action, Step, plan_skill};
 use skills_install::write::{SkillFile, backup_path, recover, replace, write_file};
-use skills_runtime::lock::Lock;
 use skills_runtime::sources::{CONFIG_FILE, InstallSpec, expand_git_shorthand};
 use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, SkillMetadata, with_dependencies};
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
+pub use crate::commands::lock_read::{installed_digests, read_lock, read_trusted_lock};
 use crate::commands::{containers, install_table};
 use crate::library::{self, Need};
 use crate::output::print_diagnostics;
@@ -116,6 +116,8 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             let library = open(&locked, &one, Need::Listing).await?;
             return install(request, &source, &library.catalog, args.lock.frozen).await;
         }
+        let deeper = named_deeper(request, &source, &library, &args, &open_locked).await;
+        let library = deeper.as_ref().unwrap_or(&library);
         return install(request, &source, &library.catalog, args.lock.frozen).await;
     }
     let mut code = ExitCode::from(EXIT_OK);
@@ -140,12 +142,35 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
             view: request.view.clone(),
             ..*request
         };
-        let done = install(&request, &place.source, &place.library.catalog, args.lock.frozen).await?;
+        let deeper = named_deeper(&request, &place.source, &place.library, &args, &open_locked).await;
+        let library = deeper.as_ref().unwrap_or(&place.library);
+        let done = install(&request, &place.source, &library.catalog, args.lock.frozen).await?;
         if done != ExitCode::from(EXIT_OK) {
             code = done;
         }
     }
     Ok(code)
+}
+
+/// `library` (the source `source`) read as deep as the skills `request` names and it
+/// lacks, when no depth was given ([`containers::deeper_for_names`]); said on stderr.
+async fn named_deeper<F, Fut>(
+    request: &AddRequest<'_>,
+    source: &str,
+    library: &library::Library,
+    args: &SourceArgs,
+    open: &F,
+) -> Option<library::Library>
+where
+    F: Fn(String, Option<usize>) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<library::Library>>,
+{
+    if request.depth.is_some() || args.discovery.depth.is_some() {
+        return None;
+    }
+    let (depth, deeper) = containers::deeper_for_names(source, library, request.skills, open).await?;
+    say_err!("{source}: a skill asked for is {depth} levels down: reading it at depth {depth}");
+    Some(deeper)
 }
 
 /// The source `skills add` reads for `text`: `owner/repo[/path][@ref]` (when no folder
@@ -440,39 +465,6 @@ async fn read_files(catalog: &SkillCatalog, skill: &SkillMetadata) -> anyhow::Re
         .zip(bytes)
         .map(|(file, bytes)| SkillFile { rel: file.rel, bytes })
         .collect())
-}
-
-pub fn read_lock(path: &Path) -> anyhow::Result<Option<Lock>> {
-    read_trusted_lock(path, None)
-}
-
-/// [`read_lock`], refusing a lock without a good signature by `trusted_key` when one
-/// is given.
-pub fn read_trusted_lock(path: &Path, trusted_key: Option<&Path>) -> anyhow::Result<Option<Lock>> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => {
-            if let Some(key) = trusted_key {
-                crate::signing::check_signature(path, &text, key)?;
-            }
-            Ok(Some(
-                Lock::parse(&text).with_context(|| format!("in {}", path.display()))?,
-            ))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
-    }
-}
-
-/// What the lock says was installed as `name`: each file's digest.
-pub fn installed_digests(lock: &Lock, name: &str) -> Option<BTreeMap<String, String>> {
-    let skill = lock.skills.get(name)?;
-    Some(
-        skill
-            .files
-            .iter()
-            .map(|(rel, f)| (rel.clone(), f.digest.clone()))
-            .collect(),
-    )
 }
 
 /// One line of the plan.

@@ -26,6 +26,11 @@ const TOP_FOLDERS: usize = 16;
 /// is 2, `plugins/<plugin>/skills/<name>` 3.
 const MAX_CONTAINER_DEPTH: usize = 3;
 
+/// How deep below a source `skills add` looks for a skill it was asked for by name and
+/// did not find at the depth asked: collections of mirrored repositories keep skills
+/// several levels down (thereisnotime/skills-collection, up to eight).
+const NAMED_DEPTH: usize = 8;
+
 /// `source` read from its folder `dir` instead of its root, when `source` names a whole
 /// git repository (no `path=`) or a local folder; `None` for any other source (a
 /// bucket, a registry, a sub-folder of a repository already).
@@ -198,4 +203,53 @@ pub fn is_one_skill(library: &Library) -> bool {
             .diagnostics()
             .iter()
             .any(|d| d.kind == skills_runtime::DiagnosticKind::SourceIsASkill)
+}
+
+/// `library` (the source `source`, opened at the depth asked) read as deep as the skills
+/// of `asked` it lacks lie, when they are within [`NAMED_DEPTH`] levels of it: the depth
+/// and the source opened there. `None` when none is missing, when the depth asked
+/// already reaches [`NAMED_DEPTH`], or when no missing skill is found deeper. Only
+/// named skills are looked for so: a whole source stays read at the depth asked, where
+/// a deeper walk would take what a repository keeps in its tests and examples.
+pub async fn deeper_for_names<F, Fut>(
+    source: &str,
+    library: &Library,
+    asked: &[String],
+    open: &F,
+) -> Option<(usize, Library)>
+where
+    F: Fn(String, Option<usize>) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Library>>,
+{
+    let snapshot = library.catalog.snapshot();
+    let missing: Vec<&String> = asked.iter().filter(|name| snapshot.get(name).is_none()).collect();
+    let asked_depth = library.catalog.sources().first()?.depth();
+    if missing.is_empty() || asked_depth >= NAMED_DEPTH {
+        return None;
+    }
+    let deep = open(source.to_owned(), Some(NAMED_DEPTH)).await.ok()?;
+    let root = deep.catalog.sources().first()?.path().to_owned();
+    let found = deep.catalog.snapshot();
+    let depth = missing
+        .iter()
+        .filter_map(|name| found.get(name))
+        .map(|skill| levels_below(&root, &skill.path))
+        .max()?
+        .max(asked_depth);
+    if depth == NAMED_DEPTH {
+        return Some((depth, deep));
+    }
+    let library = open(source.to_owned(), Some(depth)).await.ok()?;
+    Some((depth, library))
+}
+
+/// How many levels below the folder `root` the skill whose `SKILL.md` is at `skill_file`
+/// lies (1 for `ROOT/name/SKILL.md`).
+fn levels_below(root: &str, skill_file: &str) -> usize {
+    let below = skill_file.strip_prefix(root).unwrap_or(skill_file);
+    below
+        .split('/')
+        .filter(|part| !part.is_empty())
+        .count()
+        .saturating_sub(1)
 }

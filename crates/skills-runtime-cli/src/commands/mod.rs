@@ -12,6 +12,7 @@ mod list;
 mod load;
 mod lock;
 mod lock_keys;
+mod lock_read;
 mod new;
 mod npm_lock;
 mod outdated;
