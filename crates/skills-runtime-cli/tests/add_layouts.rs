@@ -37,6 +37,25 @@ fn skills_toml(root: &Path) -> String {
     std::fs::read_to_string(root.join("project/skills.toml")).unwrap()
 }
 
+/// `skills add SOURCE --skill SKILL` in `root/project`: it says `said`, installs `skill`
+/// alone of `others`, and records `SOURCE#path=skills` with `depth = DEPTH`; then a fresh
+/// project (no installed skills, no lock) syncs the same skill from what was recorded.
+fn added_and_synced_at_depth(root: &Path, source: &str, skill: &str, others: &[&str], said: &str, depth: usize) {
+    let out = run(root, &["add", source, "--skill", skill]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains(said), "{}", stderr(&out));
+    assert!(has(root, skill) && !others.iter().any(|other| has(root, other)));
+    let toml = skills_toml(root);
+    assert!(toml.contains(&format!("source = \"{source}#path=skills\"")), "{toml}");
+    assert!(toml.contains(&format!("depth = {depth}")), "{toml}");
+
+    std::fs::remove_dir_all(root.join("project/.agents")).unwrap();
+    std::fs::remove_file(root.join("project/skills.lock")).unwrap();
+    let out = run(root, &["sync"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(has(root, skill) && !others.iter().any(|other| has(root, other)));
+}
+
 #[test]
 fn a_collection_s_skills_folder_is_read_not_its_root() {
     let mut repo = TestRepo::new();
@@ -202,26 +221,8 @@ fn a_skills_folder_of_authors_is_read_as_deep_as_its_skill_folders_and_synced_so
     let dir = tempfile::tempdir().unwrap();
     let source = format!("git+file://{}", repo.path().display());
 
-    let out = run(dir.path(), &["add", &source, "--skill", "sql"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
-            "{source} keeps its skills in skills/, 2 levels down: reading {source}#path=skills at depth 2"
-        )),
-        "{}",
-        stderr(&out)
-    );
-    assert!(has(dir.path(), "sql") && !has(dir.path(), "pdf"));
-    let toml = skills_toml(dir.path());
-    assert!(toml.contains(&format!("source = \"{source}#path=skills\"")), "{toml}");
-    assert!(toml.contains("depth = 2"), "{toml}");
-
-    // A fresh project syncs from what was recorded: the same folder, as deep.
-    std::fs::remove_dir_all(dir.path().join("project/.agents")).unwrap();
-    std::fs::remove_file(dir.path().join("project/skills.lock")).unwrap();
-    let out = run(dir.path(), &["sync"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(has(dir.path(), "sql") && !has(dir.path(), "pdf"));
+    let said = format!("{source} keeps its skills in skills/, 2 levels down: reading {source}#path=skills at depth 2");
+    added_and_synced_at_depth(dir.path(), &source, "sql", &["pdf"], &said, 2);
 
     // A depth given is kept: one level finds nothing, and says where the skills are.
     let out = run(
@@ -274,26 +275,8 @@ fn a_skill_asked_for_by_name_is_read_as_deep_as_it_lies_and_synced_so() {
     let dir = tempfile::tempdir().unwrap();
     let source = format!("git+file://{}", repo.path().display());
 
-    let out = run(dir.path(), &["add", &source, "--skill", "deep"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!(
-            "{source}#path=skills: a skill asked for is 5 levels down: reading it at depth 5"
-        )),
-        "{}",
-        stderr(&out)
-    );
-    assert!(has(dir.path(), "deep") && !has(dir.path(), "top"));
-    let toml = skills_toml(dir.path());
-    assert!(toml.contains(&format!("source = \"{source}#path=skills\"")), "{toml}");
-    assert!(toml.contains("depth = 5"), "{toml}");
-
-    // A fresh project syncs from what was recorded.
-    std::fs::remove_dir_all(dir.path().join("project/.agents")).unwrap();
-    std::fs::remove_file(dir.path().join("project/skills.lock")).unwrap();
-    let out = run(dir.path(), &["sync"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(has(dir.path(), "deep"));
+    let said = format!("{source}#path=skills: a skill asked for is 5 levels down: reading it at depth 5");
+    added_and_synced_at_depth(dir.path(), &source, "deep", &["top"], &said, 5);
 
     // The whole source is still read at the depth asked: not the test fixture.
     let out = run(dir.path(), &["add", &source, "--dry-run"]);
