@@ -187,10 +187,40 @@ fn write_line<C: AsRef<str>>(cells: &[C], widths: &[usize], text: &mut Vec<u8>) 
 /// what is said of the rest of the library in one line that counts it (on a real
 /// library, hundreds of lines that would bury the answer; `skills validate` lists them).
 pub fn print_diagnostics_about(diagnostics: &[Diagnostic], about: &[&str]) {
-    let (shown, rest): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-        diagnostics.iter().filter(|d| d.cut.is_none()).partition(|d| {
-            d.severity() == Severity::Error || about.iter().any(|dir| skills_runtime::path::is_within(&d.path, dir))
-        });
+    print_diagnostics_where(diagnostics, |d| {
+        d.severity() == Severity::Error || about.iter().any(|dir| skills_runtime::path::is_within(&d.path, dir))
+    });
+}
+
+/// Whether `d` says something a user installing the skills `asked` (by name) of a source
+/// needs: an error, a hint about the source as a whole, or a diagnostic of one of those
+/// skills' folders (found in `snapshot`, or skipped: a folder of that name).
+pub fn about_asked(d: &Diagnostic, snapshot: &skills_runtime::CatalogSnapshot, asked: &[String]) -> bool {
+    use skills_runtime::path;
+    let folder = path::file_name(path::parent(&d.path));
+    d.severity() == Severity::Error
+        || matches!(
+            d.kind,
+            DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill | DiagnosticKind::HiddenSkills
+        )
+        || asked.iter().any(|name| {
+            folder == name
+                || snapshot
+                    .get(name)
+                    .is_some_and(|skill| path::is_within(&d.path, skill.dir()))
+        })
+}
+
+/// Prints the diagnostics `shown` accepts ([`print_diagnostics`]), and the rest as one
+/// line that counts them.
+pub fn print_diagnostics_where<'a>(
+    diagnostics: impl IntoIterator<Item = &'a Diagnostic>,
+    shown: impl Fn(&Diagnostic) -> bool,
+) {
+    let (shown, rest): (Vec<&Diagnostic>, Vec<&Diagnostic>) = diagnostics
+        .into_iter()
+        .filter(|d| d.cut.is_none())
+        .partition(|d| shown(d));
     print_diagnostics(shown);
     let skipped = rest.iter().filter(|d| d.severity() == Severity::Skip).count();
     let warnings = rest.len() - skipped;

@@ -117,6 +117,44 @@ fn add_refuses_unknown_skills_and_agents_with_what_there_is() {
     assert!(!dir.path().join(".agents").exists());
 }
 
+#[test]
+fn a_skill_added_by_name_is_told_only_of_its_own_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    library(dir.path());
+    write(dir.path(), "lib/broken/SKILL.md", "no frontmatter here\n");
+    write(
+        dir.path(),
+        "lib/also-broken/SKILL.md",
+        "---\nname: also-broken\n---\nNo description.\n",
+    );
+    let lib = dir.path().join("lib");
+    let lib = lib.to_str().unwrap();
+
+    // The skill asked for is installed; what the rest of the source skipped is counted.
+    let out = skills(dir.path(), &["add", lib, "--skill", "web", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(!said.contains("broken"), "{said}");
+    assert!(said.contains("2 skipped skills in the library not shown"), "{said}");
+    assert!(stdout(&out).contains("install web"), "{}", stdout(&out));
+
+    // A skill asked for that was skipped: why, then that the source has no such skill.
+    let out = skills(dir.path(), &["add", lib, "--skill", "broken", "--dry-run"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/lib/broken/SKILL.md: no-frontmatter"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("also-broken"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no skill broken"), "{}", stderr(&out));
+
+    // Everything: every skipped skill is listed, as it is not installed.
+    let out = skills(dir.path(), &["add", lib, "--dry-run"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("/lib/broken/SKILL.md: no-frontmatter") && stderr(&out).contains("also-broken"));
+}
+
 #[cfg(unix)]
 #[test]
 fn a_hostile_source_is_refused_with_a_clear_message_and_nothing_written() {

@@ -21,7 +21,7 @@ use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
 pub use crate::commands::lock_read::{installed_digests, read_lock, read_trusted_lock};
 use crate::commands::{containers, install_table};
 use crate::library::{self, Need};
-use crate::output::print_diagnostics;
+use crate::output::{about_asked, print_diagnostics, print_diagnostics_where};
 
 /// What `skills add` was asked.
 #[derive(Debug)]
@@ -230,7 +230,11 @@ pub async fn install(
         .filter(|d| !(frozen && d.kind == DiagnosticKind::LockMismatch))
         .cloned()
         .collect();
-    print_diagnostics(&problems);
+    // Installing skills by name, what the rest of the source holds is counted, not listed.
+    match request.skills {
+        [] => print_diagnostics(&problems),
+        asked => print_diagnostics_where(&problems, |d| about_asked(d, &snapshot, asked)),
+    }
     let canonical = agents::canonical_dir(&root);
     // One run at a time from the plan to the lock written: a second run plans on what
     // the first wrote. A run killed halfway is finished first.
