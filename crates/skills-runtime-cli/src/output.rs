@@ -247,28 +247,31 @@ pub fn print_diagnostics_where<'a>(
     }
 }
 
-/// Warnings of one kind printed before the rest are counted in one line: a real library
-/// can carry tens of thousands of `name-mismatch` warnings, and every command printing
-/// them all would bury what matters (`skills validate` lists every one).
-const WARNINGS_PER_KIND: usize = 20;
+/// Warnings, and skipped skills, of one kind printed before the rest are counted in one
+/// line: a real library can carry tens of thousands of `name-mismatch` warnings and
+/// thousands of files without frontmatter (AgentWorkers/skills: 2,299 skipped), and
+/// every command printing them all would bury what matters (`skills validate` lists
+/// every one).
+const SHOWN_PER_KIND: usize = 20;
 
-/// Prints diagnostics to stderr, prefixed by their severity: every skip and error, and
-/// [`WARNINGS_PER_KIND`] warnings of each kind with a count of the rest. A limit's cut is
-/// left out: the command said it already, in the command line's words ([`cut_line`]).
+/// Prints diagnostics to stderr, prefixed by their severity: every error, and
+/// [`SHOWN_PER_KIND`] warnings and skips of each kind with a count of the rest. A limit's
+/// cut is left out: the command said it already, in the command line's words
+/// ([`cut_line`]).
 pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
-    // Warnings seen, by kind.
-    let mut warnings: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    // Warnings and skips seen, by severity and kind.
+    let mut seen: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
     for d in diagnostics.into_iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
             Severity::Skip => "skipped",
             Severity::Error => "error",
         };
-        if d.severity() == Severity::Warning {
-            let count = warnings.entry(d.kind.as_str()).or_default();
+        if d.severity() != Severity::Error {
+            let count = seen.entry((prefix, d.kind.as_str())).or_default();
             *count += 1;
-            if *count > WARNINGS_PER_KIND {
+            if *count > SHOWN_PER_KIND {
                 continue;
             }
         }
@@ -285,11 +288,16 @@ pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnosti
         // A closed stderr is no reason to stop the command.
         let _ = writeln!(err, "{prefix}: {}{hint}", crate::terminal::visible(&line));
     }
-    for (kind, count) in warnings.into_iter().filter(|&(_, n)| n > WARNINGS_PER_KIND) {
-        let more = count - WARNINGS_PER_KIND;
+    for ((prefix, kind), count) in seen.into_iter().filter(|&(_, n)| n > SHOWN_PER_KIND) {
+        let more = count - SHOWN_PER_KIND;
+        let what = if prefix == "skipped" {
+            format!("skipped skills ({kind})")
+        } else {
+            format!("{kind} warnings")
+        };
         let _ = writeln!(
             err,
-            "warning: {more} more {kind} warnings not shown (`skills validate` lists every one)"
+            "warning: {more} more {what} not shown (`skills validate` lists every one)"
         );
     }
     let _ = err.flush();
