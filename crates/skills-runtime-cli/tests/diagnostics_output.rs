@@ -1,0 +1,62 @@
+//! What commands say on stderr of a library's skipped skills and warnings: a real library
+//! carries thousands of each, so each kind is said twenty times and then counted, and
+//! `skills validate` lists every one.
+
+#![allow(clippy::unwrap_used)] // Test helpers fail loudly.
+
+mod common;
+
+use common::{md, skills, stderr, stdout, write};
+
+#[test]
+fn list_prints_twenty_skipped_skills_of_a_kind_then_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..23 {
+        write(dir.path(), &format!("lib/bare-{i:02}/SKILL.md"), "no frontmatter\n");
+    }
+    write(dir.path(), "lib/blank/SKILL.md", "---\nname: blank\n---\n");
+    write(dir.path(), "lib/pdf/SKILL.md", &md("pdf", "Read PDFs"));
+    let out = skills(dir.path(), &["list", "--source", "lib"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert_eq!(err.matches("no-frontmatter:").count(), 20, "{err}");
+    assert!(
+        err.contains("warning: 3 more skipped skills (no-frontmatter) not shown (`skills validate` lists every one)"),
+        "{err}"
+    );
+    // A skip of another kind is shown beside them.
+    assert!(err.contains("blank/SKILL.md: missing-description"), "{err}");
+    assert!(stdout(&out).contains("pdf"));
+    // validate lists every one.
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(stdout(&out).matches("no-frontmatter:").count(), 23, "{}", stdout(&out));
+}
+
+#[test]
+fn list_prints_twenty_warnings_of_a_kind_then_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..25 {
+        // Each name differs from its folder: one name-mismatch warning each.
+        write(
+            dir.path(),
+            &format!("lib/folder-{i:02}/SKILL.md"),
+            &md(&format!("skill-{i:02}"), "d"),
+        );
+    }
+    write(dir.path(), "lib/broken/SKILL.md", "---\nname: broken\n---\n");
+    let out = skills(dir.path(), &["list", "--source", "lib"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    assert_eq!(err.matches("name-mismatch:").count(), 20, "{err}");
+    assert!(
+        err.contains("warning: 5 more name-mismatch warnings not shown (`skills validate` lists every one)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("skipped: ") && err.contains("broken/SKILL.md: missing-description"),
+        "{err}"
+    );
+    // validate lists every one.
+    let out = skills(dir.path(), &["validate", "lib"]);
+    assert_eq!(stdout(&out).matches("name-mismatch:").count(), 25);
+}
