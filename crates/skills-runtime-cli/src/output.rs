@@ -193,9 +193,9 @@ pub fn print_diagnostics_about(diagnostics: &[Diagnostic], about: &[&str]) {
 }
 
 /// Whether `d` says something a user installing the skills `asked` (by name) of a source
-/// needs: an error, a hint about the source as a whole, or a diagnostic of one of those
-/// skills' folders (found in `snapshot`, or skipped: a folder of that name).
-pub fn about_asked(d: &Diagnostic, snapshot: &skills_runtime::CatalogSnapshot, asked: &[String]) -> bool {
+/// needs: an error, a hint about the source as a whole, or what is said of a folder of
+/// one of those names (a skill asked for and skipped).
+pub fn about_asked(d: &Diagnostic, asked: &[String]) -> bool {
     use skills_runtime::path;
     let folder = path::file_name(path::parent(&d.path));
     d.severity() == Severity::Error
@@ -203,12 +203,7 @@ pub fn about_asked(d: &Diagnostic, snapshot: &skills_runtime::CatalogSnapshot, a
             d.kind,
             DiagnosticKind::DeeperSkills | DiagnosticKind::SourceIsASkill | DiagnosticKind::HiddenSkills
         )
-        || asked.iter().any(|name| {
-            folder == name
-                || snapshot
-                    .get(name)
-                    .is_some_and(|skill| path::is_within(&d.path, skill.dir()))
-        })
+        || asked.iter().any(|name| folder == name)
 }
 
 /// Prints the diagnostics `shown` accepts ([`print_diagnostics`]), and the rest as one
@@ -260,8 +255,8 @@ const SHOWN_PER_KIND: usize = 20;
 /// ([`cut_line`]).
 pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
-    // Warnings and skips seen, by severity and kind.
-    let mut seen: std::collections::BTreeMap<(&str, &str), usize> = std::collections::BTreeMap::new();
+    // Warnings and skips seen, by kind.
+    let mut seen: std::collections::BTreeMap<&str, (DiagnosticKind, usize)> = std::collections::BTreeMap::new();
     for d in diagnostics.into_iter().filter(|d| d.cut.is_none()) {
         let prefix = match d.severity() {
             Severity::Warning => "warning",
@@ -269,7 +264,7 @@ pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnosti
             Severity::Error => "error",
         };
         if d.severity() != Severity::Error {
-            let count = seen.entry((prefix, d.kind.as_str())).or_default();
+            let (_, count) = seen.entry(d.kind.as_str()).or_insert((d.kind, 0));
             *count += 1;
             if *count > SHOWN_PER_KIND {
                 continue;
@@ -288,12 +283,11 @@ pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnosti
         // A closed stderr is no reason to stop the command.
         let _ = writeln!(err, "{prefix}: {}{hint}", crate::terminal::visible(&line));
     }
-    for ((prefix, kind), count) in seen.into_iter().filter(|&(_, n)| n > SHOWN_PER_KIND) {
+    for (name, (kind, count)) in seen.into_iter().filter(|&(_, (_, n))| n > SHOWN_PER_KIND) {
         let more = count - SHOWN_PER_KIND;
-        let what = if prefix == "skipped" {
-            format!("skipped skills ({kind})")
-        } else {
-            format!("{kind} warnings")
+        let what = match kind.severity() {
+            Severity::Skip => format!("skipped skills ({name})"),
+            _ => format!("{name} warnings"),
         };
         let _ = writeln!(
             err,

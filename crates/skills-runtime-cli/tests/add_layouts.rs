@@ -278,6 +278,21 @@ fn a_skill_asked_for_by_name_is_read_as_deep_as_it_lies_and_synced_so() {
     let said = format!("{source}#path=skills: a skill asked for is 5 levels down: reading it at depth 5");
     added_and_synced_at_depth(dir.path(), &source, "deep", &["top"], &said, 5);
 
+    // `sync` reads the source as `skills.toml` recorded it: without the depth, it does
+    // not look deeper, and says the skill is not there.
+    let toml = skills_toml(dir.path()).replace("depth = 5\n", "");
+    std::fs::write(dir.path().join("project/skills.toml"), toml).unwrap();
+    std::fs::remove_dir_all(dir.path().join("project/.agents")).unwrap();
+    std::fs::remove_file(dir.path().join("project/skills.lock")).unwrap();
+    let out = run(dir.path(), &["sync"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("the source has no skill deep"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!has(dir.path(), "deep"));
+
     // The whole source is still read at the depth asked: not the test fixture.
     let out = run(dir.path(), &["add", &source, "--dry-run"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));

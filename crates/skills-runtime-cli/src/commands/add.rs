@@ -18,7 +18,7 @@ use skills_runtime::{CatalogSnapshot, DiagnosticKind, Severity, SkillCatalog, Sk
 
 use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags, SourceArgs};
 use crate::commands::lock_keys::{label_in_lock, lock_key, locked_as};
-pub use crate::commands::lock_read::{installed_digests, read_lock, read_trusted_lock};
+use crate::commands::lock_read::{installed_digests, read_lock};
 use crate::commands::{containers, install_table};
 use crate::library::{self, Need};
 use crate::output::{about_asked, print_diagnostics, print_diagnostics_where};
@@ -153,7 +153,9 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
 }
 
 /// `library` (the source `source`) read as deep as the skills `request` names and it
-/// lacks, when no depth was given ([`containers::deeper_for_names`]); said on stderr.
+/// lacks ([`containers::deeper_for_names`]), said on stderr: for `skills add` without a
+/// depth given, not for `sync` and `update`, which read a source as `skills.toml`
+/// recorded it (a skill gone from there is said and kept).
 async fn named_deeper<F, Fut>(
     request: &AddRequest<'_>,
     source: &str,
@@ -165,7 +167,7 @@ where
     F: Fn(String, Option<usize>) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<library::Library>>,
 {
-    if request.depth.is_some() || args.discovery.depth.is_some() {
+    if request.keep_gone.is_some() || request.depth.is_some() || args.discovery.depth.is_some() {
         return None;
     }
     let (depth, deeper) = containers::deeper_for_names(source, library, request.skills, open).await?;
@@ -233,7 +235,7 @@ pub async fn install(
     // Installing skills by name, what the rest of the source holds is counted, not listed.
     match request.skills {
         [] => print_diagnostics(&problems),
-        asked => print_diagnostics_where(&problems, |d| about_asked(d, &snapshot, asked)),
+        asked => print_diagnostics_where(&problems, |d| about_asked(d, asked)),
     }
     let canonical = agents::canonical_dir(&root);
     // One run at a time from the plan to the lock written: a second run plans on what

@@ -132,7 +132,9 @@ where
     let mut deeper = None;
     let asked = library.catalog.sources().first().map_or(1, |s| s.depth());
     for depth in asked + 1..=MAX_CONTAINER_DEPTH {
-        if !library.catalog.snapshot().skills().is_empty() || !says_deeper(&library) {
+        if !library.catalog.snapshot().skills().is_empty()
+            || !says(&library, skills_runtime::DiagnosticKind::DeeperSkills)
+        {
             break;
         }
         library = open(below.clone(), Some(depth)).await.ok()?;
@@ -146,14 +148,10 @@ where
     })
 }
 
-/// Whether `library` read no skill because its skill folders lie deeper than it looked.
-fn says_deeper(library: &Library) -> bool {
-    library
-        .catalog
-        .snapshot()
-        .diagnostics()
-        .iter()
-        .any(|d| d.kind == skills_runtime::DiagnosticKind::DeeperSkills)
+/// Whether `library`'s discovery said a diagnostic of `kind` (the hints of a source
+/// without skills: its skill folders lie deeper, or it is one skill folder).
+fn says(library: &Library, kind: skills_runtime::DiagnosticKind) -> bool {
+    library.catalog.snapshot().diagnostics().iter().any(|d| d.kind == kind)
 }
 
 /// Which of `asked` (every skill when empty) `skills add` takes from each folder of
@@ -197,12 +195,7 @@ async fn folders(source: &SkillSource, dir: &str) -> Vec<String> {
 /// Whether `library` read nothing because its source is itself one skill folder (its
 /// `SKILL.md` at its root): `skills add` then reads it at depth 0.
 pub fn is_one_skill(library: &Library) -> bool {
-    let snapshot = library.catalog.snapshot();
-    snapshot.skills().is_empty()
-        && snapshot
-            .diagnostics()
-            .iter()
-            .any(|d| d.kind == skills_runtime::DiagnosticKind::SourceIsASkill)
+    library.catalog.snapshot().skills().is_empty() && says(library, skills_runtime::DiagnosticKind::SourceIsASkill)
 }
 
 /// `library` (the source `source`, opened at the depth asked) read as deep as the skills

@@ -13,7 +13,8 @@ use skills_install::link::shown_in;
 use skills_install::write::digests_of;
 
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::commands::add::{install_root, installed_digests, read_lock};
+use crate::commands::add::install_root;
+use crate::commands::lock_read::{installed_digests, read_lock};
 use crate::commands::outdated::{compare, upstream};
 
 #[derive(Serialize)]

@@ -15,7 +15,7 @@ use crate::cli::{EXIT_OK, EXIT_SOURCE_ERROR, InstallFlags};
 use skills_install::lock::InstallLock;
 use skills_install::write::backup_path;
 
-use crate::commands::add::{installed_digests, read_lock};
+use crate::commands::lock_read::{installed_digests, read_lock};
 
 pub fn remove(names: &[String], only: &[String], flags: InstallFlags) -> anyhow::Result<ExitCode> {
     let root = crate::commands::add::install_root(flags.global)?;

@@ -16,9 +16,10 @@ use skills_runtime::sources::{CONFIG_FILE, InstallSpec, SourcesConfig};
 use crate::commands::npm_lock::{NPM_LOCK_FILE, specs_from_npm_lock};
 
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_trusted_lock};
+use crate::commands::add::{self, AddRequest, install_root};
 use crate::commands::install_table;
 use crate::commands::lock_keys::label_in_lock;
+use crate::commands::lock_read::{installed_digests, read_trusted_lock};
 use skills_install::agents::{self, Agent};
 use skills_install::link::shown;
 use skills_install::write::digests_of;

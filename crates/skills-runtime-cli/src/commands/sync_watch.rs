@@ -17,7 +17,8 @@ use skills_runtime::{ChangeEvent, SkillCatalog, WatchGuard};
 use tokio::sync::mpsc;
 
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, installed_digests, read_lock};
+use crate::commands::add::{self, AddRequest, install_root};
+use crate::commands::lock_read::{installed_digests, read_lock};
 use crate::library::Need;
 
 /// One watched `[[install]]`: its source read live, and the guards of its watches.

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::bail;
 
 use crate::cli::{EXIT_OK, InstallFlags, SourceArgs};
-use crate::commands::add::{self, AddRequest, install_root, read_trusted_lock};
+use crate::commands::add::{self, AddRequest, install_root};
 use crate::commands::lock_keys::label_in_lock;
+use crate::commands::lock_read::read_trusted_lock;
 use crate::library;
 use skills_runtime::sources::{CONFIG_FILE, SourcesConfig};
 
