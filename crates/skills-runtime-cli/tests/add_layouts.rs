@@ -33,6 +33,15 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
     command.output().unwrap()
 }
 
+/// The plan of `skills ARGS --dry-run` in `root/project`, which must succeed: what it
+/// says on stderr, and the plan on stdout.
+fn planned(root: &Path, args: &[&str]) -> (String, String) {
+    let args: Vec<&str> = args.iter().copied().chain(["--dry-run"]).collect();
+    let out = run(root, &args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (stderr(&out), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 fn skills_toml(root: &Path) -> String {
     std::fs::read_to_string(root.join("project/skills.toml")).unwrap()
 }
@@ -97,10 +106,9 @@ fn a_collection_s_skills_folder_is_read_not_its_root() {
     );
 
     // A sub-folder given is read as given.
-    let out = run(dir.path(), &["add", &format!("{source}#path=more"), "--dry-run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("keeps its skills"), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("install extra"));
+    let (said, plan) = planned(dir.path(), &["add", &format!("{source}#path=more")]);
+    assert!(!said.contains("keeps its skills"), "{said}");
+    assert!(plan.contains("install extra"), "{plan}");
 }
 
 #[test]
@@ -225,13 +233,9 @@ fn a_skills_folder_of_authors_is_read_as_deep_as_its_skill_folders_and_synced_so
     added_and_synced_at_depth(dir.path(), &source, "sql", &["pdf"], &said, 2);
 
     // A depth given is kept: one level finds nothing, and says where the skills are.
-    let out = run(
-        dir.path(),
-        &["add", &source, "--depth", "3", "--skill", "web", "--dry-run"],
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(!stderr(&out).contains("levels down"), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("install web"));
+    let (said, plan) = planned(dir.path(), &["add", &source, "--depth", "3", "--skill", "web"]);
+    assert!(!said.contains("levels down"), "{said}");
+    assert!(plan.contains("install web"), "{plan}");
 }
 
 #[test]
@@ -294,9 +298,7 @@ fn a_skill_asked_for_by_name_is_read_as_deep_as_it_lies_and_synced_so() {
     assert!(!has(dir.path(), "deep"));
 
     // The whole source is still read at the depth asked: not the test fixture.
-    let out = run(dir.path(), &["add", &source, "--dry-run"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let plan = String::from_utf8_lossy(&out.stdout);
+    let (_, plan) = planned(dir.path(), &["add", &source]);
     assert!(plan.contains("install top") && !plan.contains("fixture"), "{plan}");
 
     // A depth given is kept, and a name found nowhere is refused.
