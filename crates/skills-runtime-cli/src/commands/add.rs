@@ -122,20 +122,15 @@ pub async fn add(request: &AddRequest<'_>, args: &SourceArgs) -> anyhow::Result<
     }
     let mut code = ExitCode::from(EXIT_OK);
     for (place, names) in containers::share(request.skills, &found) {
-        match place.deeper {
-            Some(depth) => say_err!(
-                "{} keeps its skills in {}/, {depth} levels down: reading {} at depth {depth}",
-                request.source,
-                place.dir,
-                place.source
-            ),
-            None => say_err!(
-                "{} keeps its skills in {}/: reading {}",
-                request.source,
-                place.dir,
-                place.source
-            ),
-        }
+        let (down, at) = place.deeper.map_or_else(Default::default, |depth| {
+            (format!(", {depth} levels down"), format!(" at depth {depth}"))
+        });
+        say_err!(
+            "{} keeps its skills in {}/{down}: reading {}{at}",
+            request.source,
+            place.dir,
+            place.source
+        );
         let request = AddRequest {
             source: &place.source,
             skills: &names,
