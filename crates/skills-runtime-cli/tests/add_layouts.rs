@@ -33,12 +33,25 @@ fn run(root: &Path, args: &[&str]) -> std::process::Output {
     command.output().unwrap()
 }
 
+/// [`run`] of a command that must succeed.
+fn ran(root: &Path, args: &[&str]) -> std::process::Output {
+    let out = run(root, args);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    out
+}
+
+/// `repo` committed on `main`, with a temporary folder to run in and its source.
+fn committed(repo: &mut TestRepo) -> (tempfile::TempDir, String) {
+    repo.commit("main", "v1");
+    let source = format!("git+file://{}", repo.path().display());
+    (tempfile::tempdir().unwrap(), source)
+}
+
 /// The plan of `skills ARGS --dry-run` in `root/project`, which must succeed: what it
 /// says on stderr, and the plan on stdout.
 fn planned(root: &Path, args: &[&str]) -> (String, String) {
     let args: Vec<&str> = args.iter().copied().chain(["--dry-run"]).collect();
-    let out = run(root, &args);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(root, &args);
     (stderr(&out), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
@@ -50,8 +63,7 @@ fn skills_toml(root: &Path) -> String {
 /// alone of `others`, and records `SOURCE#path=skills` with `depth = DEPTH`; then a fresh
 /// project (no installed skills, no lock) syncs the same skill from what was recorded.
 fn added_and_synced_at_depth(root: &Path, source: &str, skill: &str, others: &[&str], said: &str, depth: usize) {
-    let out = run(root, &["add", source, "--skill", skill]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(root, &["add", source, "--skill", skill]);
     assert!(stderr(&out).contains(said), "{}", stderr(&out));
     assert!(has(root, skill) && !others.iter().any(|other| has(root, other)));
     let toml = skills_toml(root);
@@ -60,8 +72,7 @@ fn added_and_synced_at_depth(root: &Path, source: &str, skill: &str, others: &[&
 
     std::fs::remove_dir_all(root.join("project/.agents")).unwrap();
     std::fs::remove_file(root.join("project/skills.lock")).unwrap();
-    let out = run(root, &["sync"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ran(root, &["sync"]);
     assert!(has(root, skill) && !others.iter().any(|other| has(root, other)));
 }
 
@@ -73,12 +84,9 @@ fn a_collection_s_skills_folder_is_read_not_its_root() {
         .write("skills/pdf/SKILL.md", md("pdf", "Read PDFs"))
         .write("more/extra/SKILL.md", md("extra", "Kept elsewhere"))
         .write("README.md", "# a collection\n");
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
+    let (dir, source) = committed(&mut repo);
 
-    let out = run(dir.path(), &["add", &source, "--skill", "pdf"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(dir.path(), &["add", &source, "--skill", "pdf"]);
     assert!(
         stderr(&out).contains(&format!(
             "{source} keeps its skills in skills/: reading {source}#path=skills"
@@ -91,14 +99,12 @@ fn a_collection_s_skills_folder_is_read_not_its_root() {
     assert!(skills_toml(dir.path()).contains(&format!("source = \"{source}#path=skills\"")));
 
     // Everything of the collection: its skills, not the template at its root.
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ran(dir.path(), &["add", &source]);
     assert!(has(dir.path(), "web") && has(dir.path(), "pdf"));
     assert!(!has(dir.path(), "template-skill"));
 
     // What was recorded is what a sync reads: nothing left to do.
-    let out = run(dir.path(), &["sync"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(dir.path(), &["sync"]);
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("nothing to change"),
         "{}",
@@ -117,18 +123,14 @@ fn hidden_sets_inside_the_skills_folder_are_each_a_source() {
     repo.write("skills/.curated/web/SKILL.md", md("web", "Search the web"))
         .write("skills/.system/creator/SKILL.md", md("creator", "Create skills"))
         .write("skills/.system/web/SKILL.md", md("web", "A second web"));
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
+    let (dir, source) = committed(&mut repo);
 
-    let out = run(dir.path(), &["add", &source, "--skill", "creator"]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ran(dir.path(), &["add", &source, "--skill", "creator"]);
     assert!(has(dir.path(), "creator") && !has(dir.path(), "web"));
     assert!(skills_toml(dir.path()).contains("#path=skills/.system\""));
 
     // All of them: a name two sets share comes from the first (.curated).
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ran(dir.path(), &["add", &source]);
     let web = std::fs::read_to_string(dir.path().join("project/.agents/skills/web/SKILL.md")).unwrap();
     assert!(web.contains("Search the web"), "{web}");
     assert!(skills_toml(dir.path()).contains("#path=skills/.curated\""));
@@ -149,8 +151,7 @@ fn an_agent_s_folder_is_read_only_when_the_root_holds_no_skills() {
         .write("src/main.rs", "fn main() {}\n");
     project.commit("main", "v1");
     let source = format!("git+file://{}", project.path().display());
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(dir.path(), &["add", &source]);
     assert!(
         stderr(&out).contains("keeps its skills in .claude/skills/"),
         "{}",
@@ -165,8 +166,7 @@ fn an_agent_s_folder_is_read_only_when_the_root_holds_no_skills() {
         .write(".claude/skills/dev/SKILL.md", md("dev", "Work on this library"));
     library.commit("main", "v1");
     let source = format!("git+file://{}", library.path().display());
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    ran(dir.path(), &["add", &source]);
     assert!(has(dir.path(), "web") && !has(dir.path(), "dev"));
 }
 
@@ -203,11 +203,8 @@ fn a_top_level_folder_of_skill_folders_is_read_when_nothing_else_holds_any() {
             md("scanpy", "Single-cell analysis"),
         )
         .write("docs/guide/notes.md", "# notes\n");
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (dir, source) = committed(&mut repo);
+    let out = ran(dir.path(), &["add", &source]);
     assert!(
         stderr(&out).contains("keeps its skills in scientific-skills/"),
         "{}",
@@ -225,9 +222,7 @@ fn a_skills_folder_of_authors_is_read_as_deep_as_its_skill_folders_and_synced_so
         .write("skills/alice/web/SKILL.md", md("web", "Search the web"))
         .write("skills/bob/sql/SKILL.md", md("sql", "Review SQL"))
         .write("README.md", "# by author\n");
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
+    let (dir, source) = committed(&mut repo);
 
     let said = format!("{source} keeps its skills in skills/, 2 levels down: reading {source}#path=skills at depth 2");
     added_and_synced_at_depth(dir.path(), &source, "sql", &["pdf"], &said, 2);
@@ -245,12 +240,9 @@ fn a_marketplace_s_plugins_are_read_three_levels_down_and_no_deeper() {
     repo.write("plugins/docs/skills/pdf/SKILL.md", md("pdf", "Read PDFs"))
         .write("plugins/ops/skills/deploy/SKILL.md", md("deploy", "Deploy the app"))
         .write("archive/a/b/c/old/SKILL.md", md("old", "Four levels down"));
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
+    let (dir, source) = committed(&mut repo);
 
-    let out = run(dir.path(), &["add", &source]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = ran(dir.path(), &["add", &source]);
     assert!(
         stderr(&out).contains("keeps its skills in plugins/, 3 levels down"),
         "{}",
@@ -275,9 +267,7 @@ fn a_skill_asked_for_by_name_is_read_as_deep_as_it_lies_and_synced_so() {
             "skills/acme--tools/tests/fixtures/SKILL.md",
             md("fixture", "A test fixture"),
         );
-    repo.commit("main", "v1");
-    let dir = tempfile::tempdir().unwrap();
-    let source = format!("git+file://{}", repo.path().display());
+    let (dir, source) = committed(&mut repo);
 
     let said = format!("{source}#path=skills: a skill asked for is 5 levels down: reading it at depth 5");
     added_and_synced_at_depth(dir.path(), &source, "deep", &["top"], &said, 5);
