@@ -120,8 +120,8 @@ const ONE_SHOT_ARENAS: i32 = 4;
 /// so each of them kept a few MiB of a large library's peak. `ONE_SHOT_ARENAS` bound
 /// that: two held the peak of `skills list` on a real 10,000-skill library from 39 to 35
 /// MiB, but left the walk's, the readers' and the runtime's threads waiting on each
-/// other's arena lock; four make a start that reads and parses 4-8% faster for about
-/// 0.6 MiB more at its peak (decision 054).
+/// other's arena lock; four, each grown at start (below), make a start that reads and
+/// parses about a tenth faster for 1-2 MiB more at its peak (decision 054).
 ///
 /// glibc also raises its threshold for mapping a block on its own each time such a block
 /// is freed, so after the first large buffer is let go (a chunk of files, a list of
@@ -133,34 +133,67 @@ const ONE_SHOT_ARENAS: i32 = 4;
 /// A thread's arena grows a page at a time, one `mprotect` each (the main arena grows by
 /// `brk` with room to spare): a warm start on a real library made 2,600 of those calls
 /// whenever its busiest thread was not the main one, and each takes the lock the other
-/// thread's page faults need. Grown once at start, the second arena keeps its pages
-/// writable when a free gives their memory back (`MADV_DONTNEED`), so that start makes
-/// about 40 calls and holds no more memory. Past the 32 MiB grown here it grows a page
+/// thread's page faults need. Grown once at start, an arena keeps its pages writable
+/// when a free gives their memory back (`MADV_DONTNEED`), so that start makes about 40
+/// calls; every arena but the main one is grown (with four arenas and only the second
+/// grown, a warm start made 2,789 calls again). Past the 32 MiB grown here it grows a page
 /// at a time again (13,030 calls in a one-shot search of a 40,000-skill library); growing
 /// more at start, a larger `M_TOP_PAD` or a single arena did not make such a process
 /// measurably faster (docs/performance.md).
 pub(crate) fn tune_for_one_shot() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: called in main before any other thread exists; the settings
-    // only bound how glibc allocates later; the one block is freed by the thread that
-    // took it (a null pointer, if the allocation failed, is a no-op for `free`), and that
-    // thread is joined before the threshold is set back.
+    // SAFETY: called in main before any other thread exists; the settings only bound how
+    // glibc allocates later; each block is freed by the thread that took it (a null
+    // pointer, if the allocation failed, is a no-op for `free`), and those threads are
+    // joined before the threshold is set back.
     #[allow(unsafe_code)]
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, ONE_SHOT_ARENAS);
-        // One block of 32 MiB, taken and given back on a thread of its own, makes the
-        // second arena's heap writable at once (the threshold is raised so that the
-        // block comes from the heap rather than a mapping of its own).
-        // A thread the system refuses (a process limit) only leaves the arena as it was.
+        // One block of 32 MiB per arena besides the main one, each taken on a thread of
+        // its own while the others hold theirs (a thread gets a new arena only while no
+        // other is free), makes every arena's heap writable at once; the threshold is
+        // raised so that the blocks come from the heaps rather than mappings of their
+        // own. A thread the system refuses (a process limit) only leaves an arena as it
+        // was.
         libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        let grown = std::thread::Builder::new().spawn(|| {
-            let block = std::hint::black_box(libc::malloc(32 << 20));
-            libc::free(block);
-        });
-        if let Ok(grown) = grown {
-            let _ = grown.join();
-        }
+        grow_arenas(ONE_SHOT_ARENAS.unsigned_abs() as usize - 1);
         libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
+/// Takes and gives back a 32 MiB block on each of `threads` threads that all hold
+/// theirs at once, so each creates and grows an arena of its own.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn grow_arenas(threads: usize) {
+    let (ready, all_ready) = std::sync::mpsc::channel::<()>();
+    let hold = std::sync::Arc::new(std::sync::RwLock::new(()));
+    let held = hold.write();
+    let grown: Vec<_> = (0..threads)
+        .filter_map(|_| {
+            let (ready, hold) = (ready.clone(), std::sync::Arc::clone(&hold));
+            std::thread::Builder::new()
+                .spawn(move || {
+                    // SAFETY: the block is freed below by this thread, or is null.
+                    #[allow(unsafe_code)]
+                    let block = std::hint::black_box(unsafe { libc::malloc(32 << 20) });
+                    let _ = ready.send(());
+                    drop(hold.read());
+                    // SAFETY: taken above by `malloc` on this thread, given back once.
+                    #[allow(unsafe_code)]
+                    unsafe {
+                        libc::free(block);
+                    }
+                })
+                .ok()
+        })
+        .collect();
+    drop(ready);
+    for _ in 0..grown.len() {
+        let _ = all_ready.recv();
+    }
+    drop(held);
+    for thread in grown {
+        let _ = thread.join();
     }
 }
 
