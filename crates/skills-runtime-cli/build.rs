@@ -54,7 +54,7 @@ fn links_packed_relocations() -> bool {
     if var("CARGO_CFG_TARGET_OS") != "linux" || var("CARGO_CFG_TARGET_ENV") != "gnu" || var("HOST") != var("TARGET") {
         return false;
     }
-    let out = Path::new(&var("OUT_DIR")).to_path_buf();
+    let out = std::path::PathBuf::from(var("OUT_DIR"));
     let source = out.join("relr-probe.c");
     if std::fs::write(&source, "int main(void) { return 0; }\n").is_err() {
         return false;

@@ -166,8 +166,8 @@ pub(crate) fn tune_for_one_shot() {
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn grow_arenas(threads: usize) {
     let (ready, all_ready) = std::sync::mpsc::channel::<()>();
-    let hold = std::sync::Arc::new(std::sync::RwLock::new(()));
-    let held = hold.write();
+    let hold = std::sync::Arc::new(std::sync::Mutex::new(()));
+    let held = hold.lock();
     let grown: Vec<_> = (0..threads)
         .filter_map(|_| {
             let (ready, hold) = (ready.clone(), std::sync::Arc::clone(&hold));
@@ -177,7 +177,7 @@ fn grow_arenas(threads: usize) {
                     #[allow(unsafe_code)]
                     let block = std::hint::black_box(unsafe { libc::malloc(32 << 20) });
                     let _ = ready.send(());
-                    drop(hold.read());
+                    drop(hold.lock());
                     // SAFETY: taken above by `malloc` on this thread, given back once.
                     #[allow(unsafe_code)]
                     unsafe {
