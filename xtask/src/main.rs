@@ -440,7 +440,8 @@ fn side_by_side(quick: bool) -> Result<(), String> {
 }
 
 /// The search evaluation: the committed synthetic set, then each real library given as
-/// `NAME=DIR` against `crates/skills-bench/eval/NAME-queries.toml`.
+/// `NAME=DIR` against `crates/skills-bench/eval/NAME-queries.toml`, in one run that also
+/// pools the development sets' requests and the held-out sets'.
 fn search(libraries: &[String]) -> Result<(), String> {
     let mut build = cargo();
     build.args(["build", "--release", "-p", "skills-bench"]);
@@ -455,19 +456,24 @@ fn search(libraries: &[String]) -> Result<(), String> {
         .arg("--library")
         .arg(root.join("crates/skills-catalog/tests/search/library.toml"));
     step("search: synthetic", synthetic)?;
+    if libraries.is_empty() {
+        return Ok(());
+    }
     for library in libraries {
-        let Some((name, dir)) = library.split_once('=') else {
+        let Some((name, _)) = library.split_once('=') else {
             return Err(format!("search: {library:?} is not NAME=DIR\n\n{USAGE}"));
         };
         let queries = root.join(format!("crates/skills-bench/eval/{name}-queries.toml"));
         if !queries.exists() {
             return Err(format!("search: no query set {}", queries.display()));
         }
-        let mut real = Command::new(&bench);
-        real.arg("search").arg("--queries").arg(queries).arg("--dir").arg(dir);
-        step(&format!("search: {name}"), real)?;
     }
-    Ok(())
+    // One run, so that the sets of each role are pooled as well as shown one by one.
+    let mut real = Command::new(&bench);
+    real.arg("search-sets")
+        .arg(root.join("crates/skills-bench/eval"))
+        .args(libraries);
+    step("search: real libraries", real)
 }
 
 /// What polling an S3 library costs with and without its published index (1,000 and

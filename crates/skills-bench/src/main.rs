@@ -5,7 +5,8 @@
 //! skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]
 //! skills-bench measure RUNS PROGRAM [ARGS...]
 //! skills-bench scale --cli PATH --out DIR [--skills N]
-//! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]
+//! skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool | --dump FILE]
+//! skills-bench search-sets EVAL_DIR NAME=DIR...
 //! skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]
 //! skills-bench install --cli PATH --out DIR
 //! skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]
@@ -27,6 +28,7 @@ mod fleet;
 mod install;
 mod scale;
 mod search;
+mod search_sets;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Some("measure") => measure_command(&args[1..]),
         Some("scale") => scale::scale_command(&args[1..]),
         Some("search") => search::search_command(&args[1..]),
+        Some("search-sets") => search_sets::search_sets_command(&args[1..]),
         Some("fleet") => fleet::fleet_command(&args[1..]),
         Some("install") => install::install_command(&args[1..]),
         Some("cache") => cache::cache_command(&args[1..]),
@@ -69,7 +72,8 @@ const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench run --cli PATH --python PATH --script PATH --out DIR [--quick]\n       \
                      skills-bench measure RUNS PROGRAM [ARGS...]\n       \
                      skills-bench scale --cli PATH --out DIR [--skills N]\n       \
-                     skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses]\n       \
+                     skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool | --dump FILE]\n       \
+                     skills-bench search-sets EVAL_DIR NAME=DIR...\n       \
                      skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]\n       \
                      skills-bench install --cli PATH --out DIR\n       \
                      skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]\n       \

@@ -29,7 +29,22 @@ struct Queries {
     /// later wins a name, as in a catalog): `PATH` or `PATH#depth=N`, relative to it.
     #[serde(default)]
     sources: Vec<String>,
+    /// Whether the ranking was tuned on this set (`"development"`) or not
+    /// (`"held-out"`): `skills-bench search-sets` pools the sets of each role. Every
+    /// set under `eval/` says; the synthetic set does not.
+    #[serde(default)]
+    pub(crate) role: Option<Role>,
     query: Vec<Query>,
+}
+
+/// What a query set is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Role {
+    /// Tuned on: its misses have been read, so its figures flatter the ranking.
+    Development,
+    /// Written before the changes it measures and never read for tuning.
+    HeldOut,
 }
 
 #[derive(Debug, Deserialize)]
@@ -50,12 +65,53 @@ struct LibrarySkill {
     description: String,
 }
 
-/// Ranking quality over a query set.
-#[derive(Debug, Default, Clone, Copy)]
-struct Quality {
-    hit1: f64,
-    hit5: f64,
-    mrr: f64,
+/// A ranking's results over requests, as counts, so that sets can be pooled.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub(crate) struct Tally {
+    /// Requests asked.
+    pub(crate) requests: usize,
+    /// Requests whose first result is an expected skill.
+    pub(crate) hit1: usize,
+    /// Requests with an expected skill among the first 5.
+    pub(crate) hit5: usize,
+    /// The sum of 1 / rank of the first expected skill within the first 10.
+    pub(crate) reciprocal_ranks: f64,
+}
+
+impl Tally {
+    /// Counts one request whose first expected skill came at `rank` (0-based), if at all.
+    pub(crate) fn add(&mut self, rank: Option<usize>) {
+        self.requests += 1;
+        if let Some(rank) = rank.filter(|r| *r < 10) {
+            self.hit1 += usize::from(rank == 0);
+            self.hit5 += usize::from(rank < 5);
+            self.reciprocal_ranks += 1.0 / (rank + 1) as f64;
+        }
+    }
+
+    /// Both tallies' requests as one.
+    pub(crate) fn merged(self, other: Self) -> Self {
+        Self {
+            requests: self.requests + other.requests,
+            hit1: self.hit1 + other.hit1,
+            hit5: self.hit5 + other.hit5,
+            reciprocal_ranks: self.reciprocal_ranks + other.reciprocal_ranks,
+        }
+    }
+
+    /// hit@1, hit@5 and MRR@10 (0 over no requests).
+    pub(crate) fn rates(&self) -> (f64, f64, f64) {
+        let n = self.requests.max(1) as f64;
+        (self.hit1 as f64 / n, self.hit5 as f64 / n, self.reciprocal_ranks / n)
+    }
+}
+
+/// One set's run: its role, and both rankings' tallies.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SetRun {
+    pub(crate) role: Option<Role>,
+    pub(crate) ours: Tally,
+    pub(crate) plain: Tally,
 }
 
 const USAGE: &str = "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool | --dump FILE]";
@@ -88,7 +144,36 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
         }
     }
     let queries = queries.ok_or(USAGE)?;
-    let text = std::fs::read_to_string(&queries).map_err(|e| format!("{queries}: {e}"))?;
+    let mode = if pool {
+        Mode::Pool
+    } else if let Some(file) = dump {
+        Mode::Dump(file)
+    } else {
+        Mode::Measure { misses }
+    };
+    run_set(&queries, library, dir, depth, mode).map(drop)
+}
+
+/// What [`run_set`] does with a set.
+pub(crate) enum Mode {
+    /// Prints both rankings' quality and the index's latency (and each miss).
+    Measure { misses: bool },
+    /// Prints both rankings' first 5 for judging blind.
+    Pool,
+    /// Writes both rankings' first 100 to the file.
+    Dump(String),
+}
+
+/// Runs the query set in the file `queries` against the library `library` (a TOML file)
+/// or the folder `dir` as `mode` says; what it measured, when it measured.
+pub(crate) fn run_set(
+    queries: &str,
+    library: Option<String>,
+    dir: Option<String>,
+    depth: Option<usize>,
+    mode: Mode,
+) -> Result<Option<SetRun>, String> {
+    let text = std::fs::read_to_string(queries).map_err(|e| format!("{queries}: {e}"))?;
     let queries: Queries = toml::from_str(&text).map_err(|e| format!("{queries}: {e}"))?;
     let (skills, index, build) = match (library, dir) {
         (Some(file), None) => {
@@ -130,16 +215,17 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     }
 
     let plain = PlainBm25::build(&skills);
-    if pool {
-        print_pool(&queries.query, &skills, |request| {
-            let ours = index.search(request, 5).unwrap_or_default().into_iter().map(|h| h.name);
-            ours.chain(plain.search(request, 5)).collect()
-        });
-        return Ok(());
-    }
-    if let Some(file) = dump {
-        return write_dump(&file, &queries.query, &skills, &index, &plain);
-    }
+    let misses = match mode {
+        Mode::Measure { misses } => misses,
+        Mode::Pool => {
+            print_pool(&queries.query, &skills, |request| {
+                let ours = index.search(request, 5).unwrap_or_default().into_iter().map(|h| h.name);
+                ours.chain(plain.search(request, 5)).collect()
+            });
+            return Ok(None);
+        }
+        Mode::Dump(file) => return write_dump(&file, &queries.query, &skills, &index, &plain).map(|()| None),
+    };
     let mut latencies = Vec::new();
     let ours = evaluate(&queries.query, misses.then_some("ours"), |request| {
         let started = Instant::now();
@@ -166,8 +252,9 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
     println!();
     println!("| ranking | hit@1 | hit@5 | MRR |");
     println!("|---|---:|---:|---:|");
-    for (name, q) in [("SkillIndex (ours)", ours), ("plain BM25", baseline)] {
-        println!("| {name} | {:.3} | {:.3} | {:.3} |", q.hit1, q.hit5, q.mrr);
+    for (name, tally) in [("SkillIndex (ours)", ours), ("plain BM25", baseline)] {
+        let (hit1, hit5, mrr) = tally.rates();
+        println!("| {name} | {hit1:.3} | {hit5:.3} | {mrr:.3} |");
     }
     println!();
     println!(
@@ -177,7 +264,11 @@ pub fn search_command(args: &[String]) -> Result<(), String> {
         micros(pick(0.99)),
         latencies.len()
     );
-    Ok(())
+    Ok(Some(SetRun {
+        role: queries.role,
+        ours,
+        plain: baseline,
+    }))
 }
 
 /// Writes, for trying other rankings outside the index (decision 097), every skill's
@@ -217,8 +308,8 @@ fn write_dump(
 
 /// The quality of `search` on `queries`; with a `label`, prints each request whose
 /// expected skill is not first, under that label, with the rank it got.
-fn evaluate(queries: &[Query], label: Option<&str>, mut search: impl FnMut(&str) -> Vec<String>) -> Quality {
-    let mut total = Quality::default();
+fn evaluate(queries: &[Query], label: Option<&str>, mut search: impl FnMut(&str) -> Vec<String>) -> Tally {
+    let mut total = Tally::default();
     for query in queries {
         let found = search(&query.request);
         let rank = found.iter().position(|name| query.expect.contains(name));
@@ -233,18 +324,9 @@ fn evaluate(queries: &[Query], label: Option<&str>, mut search: impl FnMut(&str)
                 &found[..found.len().min(5)]
             );
         }
-        if let Some(rank) = rank {
-            total.hit1 += f64::from(rank == 0);
-            total.hit5 += f64::from(rank < 5);
-            total.mrr += 1.0 / (rank + 1) as f64;
-        }
+        total.add(rank);
     }
-    let n = queries.len().max(1) as f64;
-    Quality {
-        hit1: total.hit1 / n,
-        hit5: total.hit5 / n,
-        mrr: total.mrr / n,
-    }
+    total
 }
 
 fn read_library(file: &str) -> Result<Vec<SkillMetadata>, String> {
@@ -395,6 +477,11 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             let queries: Queries = toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert!(!queries.query.is_empty(), "{}: no requests", path.display());
+            assert!(
+                queries.role.is_some(),
+                "{}: no `role` (\"development\" or \"held-out\")",
+                path.display()
+            );
             let mut seen = std::collections::HashSet::new();
             for query in &queries.query {
                 assert!(
