@@ -73,7 +73,7 @@ tasks:
                                         warm, against the read floor, on a generated library
                                         and real ones (folders of skill folders); --serve: the
                                         first search_skills of skills serve, cold and warm
-  bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25)
+  bench search [NAME=DIR...]            search quality (hit@1, hit@5, MRR, ours vs plain BM25), per set and pooled by role
                                         on the synthetic set and on real libraries fetched
                                         beforehand, e.g. thereisnotime=DIR agentskillexchange=DIR
                                         (queries in crates/skills-bench/eval/NAME-queries.toml)
