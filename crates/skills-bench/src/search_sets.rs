@@ -62,10 +62,11 @@ fn pooled_tables(runs: &[(String, SetRun)]) -> String {
             Role::Development => "development",
             Role::HeldOut => "held-out",
         };
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         out.push_str(&format!(
-            "## pooled: {} requests of the {} {label} sets ({})\n\n",
-            ours.requests,
-            names.len(),
+            "## pooled: {} of {} ({})\n\n",
+            plural(ours.requests, "request"),
+            plural(names.len(), &format!("{label} set")),
             names.join(", ")
         ));
         out.push_str("| ranking | hit@1 | hit@5 | MRR |\n|---|---:|---:|---:|\n");
@@ -128,7 +129,7 @@ mod tests {
         let text = pooled_tables(&runs);
         // Pooled: 1 of 4 first (0.25), not the mean of the sets' rates (0.5).
         assert!(
-            text.contains("## pooled: 4 requests of the 2 held-out sets (small, large)"),
+            text.contains("## pooled: 4 requests of 2 held-out sets (small, large)"),
             "{text}"
         );
         assert!(text.contains("| SkillIndex (ours) | 0.250 | 0.750 | 0.500 |"), "{text}");
@@ -138,7 +139,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("## pooled: 1 requests of the 1 development sets (tuned)"),
+            text.contains("## pooled: 1 request of 1 development set (tuned)"),
             "{text}"
         );
         assert!(!text.contains("synthetic"), "{text}");
