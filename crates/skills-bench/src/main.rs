@@ -26,6 +26,7 @@
 mod cache;
 mod fleet;
 mod install;
+mod quality;
 mod scale;
 mod search;
 mod search_sets;

@@ -19,7 +19,7 @@ use skills_backend_fs::FilesystemBackend;
 use skills_catalog::{SearchError, SearchHit, SkillCatalog, SkillIndex, SkillSource};
 use skills_core::SkillMetadata;
 
-use crate::search_sets::Tally;
+use crate::quality::{Role, SetRun, Tally};
 
 /// A query file: requests and the skills that answer them.
 #[derive(Debug, Deserialize)]
@@ -39,16 +39,6 @@ struct Queries {
     query: Vec<Query>,
 }
 
-/// What a query set is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub(crate) enum Role {
-    /// Tuned on: its misses have been read, so its figures flatter the ranking.
-    Development,
-    /// Written before the changes it measures and never read for tuning.
-    HeldOut,
-}
-
 #[derive(Debug, Deserialize)]
 struct Query {
     request: String,
@@ -65,14 +55,6 @@ struct LibraryFile {
 struct LibrarySkill {
     name: String,
     description: String,
-}
-
-/// One set's run: its role, and both rankings' tallies.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct SetRun {
-    pub(crate) role: Option<Role>,
-    pub(crate) ours: Tally,
-    pub(crate) plain: Tally,
 }
 
 const USAGE: &str = "usage: skills-bench search --queries FILE (--library FILE | --dir DIR [--depth N]) [--misses | --pool | --dump FILE]";

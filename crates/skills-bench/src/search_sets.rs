@@ -8,50 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::search::{Mode, Role, SetRun, run_set};
+use crate::quality::{Role, SetRun, Tally};
+use crate::search::{Mode, run_set};
 
 const USAGE: &str = "usage: skills-bench search-sets EVAL_DIR NAME=DIR...";
-
-/// A ranking's results over requests, as counts, so that sets can be pooled.
-#[derive(Debug, Default, Clone, Copy, PartialEq)]
-pub(crate) struct Tally {
-    /// Requests asked.
-    pub(crate) requests: usize,
-    /// Requests whose first result is an expected skill.
-    pub(crate) hit1: usize,
-    /// Requests with an expected skill among the first 5.
-    pub(crate) hit5: usize,
-    /// The sum of 1 / rank of the first expected skill within the first 10.
-    pub(crate) reciprocal_ranks: f64,
-}
-
-impl Tally {
-    /// Counts one request whose first expected skill came at `rank` (0-based), if at all.
-    pub(crate) fn add(&mut self, rank: Option<usize>) {
-        self.requests += 1;
-        if let Some(rank) = rank.filter(|r| *r < 10) {
-            self.hit1 += usize::from(rank == 0);
-            self.hit5 += usize::from(rank < 5);
-            self.reciprocal_ranks += 1.0 / (rank + 1) as f64;
-        }
-    }
-
-    /// Both tallies' requests as one.
-    pub(crate) fn merged(self, other: Self) -> Self {
-        Self {
-            requests: self.requests + other.requests,
-            hit1: self.hit1 + other.hit1,
-            hit5: self.hit5 + other.hit5,
-            reciprocal_ranks: self.reciprocal_ranks + other.reciprocal_ranks,
-        }
-    }
-
-    /// hit@1, hit@5 and MRR@10 (0 over no requests).
-    pub(crate) fn rates(&self) -> (f64, f64, f64) {
-        let n = self.requests.max(1) as f64;
-        (self.hit1 as f64 / n, self.hit5 as f64 / n, self.reciprocal_ranks / n)
-    }
-}
 
 /// Runs the sets the arguments name and prints each one's table, then the pooled ones.
 pub fn search_sets_command(args: &[String]) -> Result<(), String> {
