@@ -9,7 +9,37 @@ pub(crate) fn indent_of(line: &str) -> usize {
 }
 
 /// The lines of a frontmatter, read one at a time with a look at the next.
-pub(crate) type Lines<'a> = std::iter::Peekable<std::str::Split<'a, char>>;
+pub(crate) type Lines<'a> = std::iter::Peekable<LineSplit<'a>>;
+
+/// The lines of `src`, as `src.split('\n')` gives them (a last empty one after a final
+/// line break), found by a vectorized search for the line break.
+pub(crate) fn lines(src: &str) -> Lines<'_> {
+    LineSplit { rest: Some(src) }.peekable()
+}
+
+/// The iterator of [`lines`].
+#[derive(Debug, Clone)]
+pub(crate) struct LineSplit<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for LineSplit<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        match memchr::memchr(b'\n', rest.as_bytes()) {
+            Some(at) => {
+                self.rest = Some(&rest[at + 1..]);
+                Some(&rest[..at])
+            }
+            None => {
+                self.rest = None;
+                Some(rest)
+            }
+        }
+    }
+}
 
 /// Where the quote closing a quoted scalar is in `line`, if it is there: in single
 /// quotes a doubled quote is a quote; in double quotes (without escapes) the first one
@@ -56,7 +86,7 @@ pub(crate) fn plain_ok(text: &str) -> bool {
 /// escaped, an unknown escape, or a code point that is no character (a surrogate: a
 /// JSON-style pair is for the general parser and its repair, which says so).
 pub(crate) fn unescape(inner: &str) -> Option<Cow<'_, str>> {
-    if !inner.contains(['\\', '"']) {
+    if memchr::memchr2(b'\\', b'"', inner.as_bytes()).is_none() {
         return Some(Cow::Borrowed(inner));
     }
     let mut text = String::with_capacity(inner.len());

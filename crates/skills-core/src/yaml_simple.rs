@@ -38,7 +38,7 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
     if !ascii_printable(src.as_bytes()) && !all_printable(src) {
         return None;
     }
-    let mut lines = src.split('\n').peekable();
+    let mut lines = crate::yaml_lines::lines(src);
     // About two events a line, and the six around them: sized once, not grown.
     let mut out = Vec::with_capacity(2 * line_breaks(src) + 8);
     out.extend([
@@ -386,14 +386,22 @@ fn line_breaks(src: &str) -> usize {
 /// `key: rest` or `key:` at the start of `line`: the key (ASCII letters, digits, `_`, and
 /// `-`/`.` after the first character) and the rest without its surrounding spaces.
 fn key_line(line: &str) -> Option<(&str, &str)> {
-    let (key, rest) = line.split_once(':')?;
-    let first = key.bytes().next()?;
-    let key_ok = key.len() <= MAX_KEY
-        && (first.is_ascii_alphanumeric() || first == b'_')
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !key_ok || !(rest.is_empty() || rest.starts_with(' ')) {
+    let bytes = line.as_bytes();
+    let first = *bytes.first()?;
+    if !(first.is_ascii_alphanumeric() || first == b'_') {
+        return None;
+    }
+    // The key's characters hold no `:`, so the first byte that is not one of them must
+    // be the colon that ends it (a line without one is no `key:` line).
+    let end = bytes
+        .iter()
+        .take(MAX_KEY + 1)
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))?;
+    if bytes[end] != b':' {
+        return None;
+    }
+    let (key, rest) = (&line[..end], &line[end + 1..]);
+    if !(rest.is_empty() || rest.starts_with(' ')) {
         return None;
     }
     Some((key, rest.trim_matches(' ')))

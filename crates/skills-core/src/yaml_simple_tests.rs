@@ -100,3 +100,83 @@ fn anything_else_is_left_to_the_general_parser() {
         assert!(super::events(src).is_none(), "{src:?} is not the common shape");
     }
 }
+
+#[test]
+fn lines_are_what_splitting_at_line_breaks_gives() {
+    for src in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "\na",
+        "a\nb",
+        "a\n\nb\n",
+        "name: x\ndescription: y\n",
+        "\n\n\n",
+        "é\nü",
+    ] {
+        let ours: Vec<&str> = crate::yaml_lines::lines(src).collect();
+        let split: Vec<&str> = src.split('\n').collect();
+        assert_eq!(ours, split, "{src:?}");
+    }
+}
+
+/// What `key_line` answered when it split at the first colon first.
+fn key_line_by_split(line: &str) -> Option<(&str, &str)> {
+    let (key, rest) = line.split_once(':')?;
+    let first = key.bytes().next()?;
+    let key_ok = key.len() <= super::MAX_KEY
+        && (first.is_ascii_alphanumeric() || first == b'_')
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+    if !key_ok || !(rest.is_empty() || rest.starts_with(' ')) {
+        return None;
+    }
+    Some((key, rest.trim_matches(' ')))
+}
+
+#[test]
+fn a_key_line_is_read_as_splitting_at_the_first_colon_reads_it() {
+    let long = "k".repeat(super::MAX_KEY);
+    let longer = "k".repeat(super::MAX_KEY + 1);
+    let mut lines = vec![
+        String::new(),
+        ":".into(),
+        ": x".into(),
+        "name".into(),
+        "name:".into(),
+        "name: x".into(),
+        "name:x".into(),
+        "name:  x  ".into(),
+        "na me: x".into(),
+        "x-team.v2_1: yes: no".into(),
+        "-name: x".into(),
+        ".name: x".into(),
+        "_name: x".into(),
+        "9: x".into(),
+        "é: x".into(),
+        "name : x".into(),
+        "url: http://x".into(),
+        "  name: x".into(),
+        "name\t: x".into(),
+    ];
+    for key in [&long, &longer] {
+        lines.push(format!("{key}: x"));
+        lines.push(format!("{key}:"));
+        lines.push(key.clone());
+    }
+    for line in &lines {
+        assert_eq!(super::key_line(line), key_line_by_split(line), "{line:?}");
+    }
+}
+
+#[test]
+fn a_double_quoted_value_without_escapes_or_quotes_is_borrowed() {
+    use crate::yaml_lines::unescape;
+    use std::borrow::Cow;
+    assert!(matches!(unescape("plain text"), Some(Cow::Borrowed("plain text"))));
+    assert_eq!(unescape(r"a\tb").as_deref(), Some("a\tb"));
+    assert_eq!(unescape(r#"a"b"#), None);
+    assert_eq!(unescape(r#"a\"b"#).as_deref(), Some("a\"b"));
+}
