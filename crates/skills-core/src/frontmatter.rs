@@ -31,7 +31,7 @@ pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
     let mut line_start = start;
     loop {
         if !text[line_start..].starts_with("---") {
-            line_start += text[line_start..].find("\n---")? + 1;
+            line_start += memchr::memmem::find(text[line_start..].as_bytes(), b"\n---")? + 1;
         }
         let (line, after) = next_line(&text[line_start..])?;
         if line.trim_end() == "---" {
@@ -52,7 +52,7 @@ fn next_line(text: &str) -> Option<(&str, &str)> {
     if text.is_empty() {
         return None;
     }
-    Some(match text.find('\n') {
+    Some(match memchr::memchr(b'\n', text.as_bytes()) {
         Some(i) => (&text[..i], &text[i + 1..]),
         None => (text, ""),
     })

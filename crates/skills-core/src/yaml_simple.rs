@@ -380,7 +380,7 @@ fn ascii_printable(bytes: &[u8]) -> bool {
 
 /// How many lines `src` has past its first.
 fn line_breaks(src: &str) -> usize {
-    src.bytes().filter(|&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', src.as_bytes()).count()
 }
 
 /// `key: rest` or `key:` at the start of `line`: the key (ASCII letters, digits, `_`, and
