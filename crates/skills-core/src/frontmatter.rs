@@ -31,7 +31,7 @@ pub fn split_frontmatter(text: &str) -> Option<(&str, &str)> {
     let mut line_start = start;
     loop {
         if !text[line_start..].starts_with("---") {
-            line_start += memchr::memmem::find(text[line_start..].as_bytes(), b"\n---")? + 1;
+            line_start += memchr::memmem::find(&text.as_bytes()[line_start..], b"\n---")? + 1;
         }
         let (line, after) = next_line(&text[line_start..])?;
         if line.trim_end() == "---" {
