@@ -129,6 +129,34 @@ fn a_product_finds_its_maker_and_a_short_name_its_long_one() {
 }
 
 #[test]
+fn a_request_that_describes_a_fault_finds_the_skill_for_errors() {
+    let index = SkillIndex::build(&[
+        skill(
+            "fondo-hello-world",
+            "Verify Fondo setup by checking the sync of transactions",
+        ),
+        skill(
+            "fondo-common-errors",
+            "Diagnose and fix common Fondo issues such as sync errors",
+        ),
+        skill("argo-deploy", "Deploy Argo applications and keep them in sync with git"),
+        skill(
+            "argo-troubleshooting",
+            "Troubleshoot Argo applications that will not sync",
+        ),
+    ]);
+    // `isn't` (its `isn`) also looks for `error` and `issue`: the skill for a fault
+    // outranks the tour of the product's sync (without the stand-ins, the tour's
+    // `transactions` put it first).
+    assert_eq!(
+        top(&index, "fondo isn't syncing my transactions", 1),
+        ["fondo-common-errors"]
+    );
+    // `stuck` also looks for `troubleshoot`.
+    assert_eq!(top(&index, "argo app stuck out of sync", 1), ["argo-troubleshooting"]);
+}
+
+#[test]
 fn the_words_an_author_tagged_a_skill_with_find_it() {
     let text = |t: &str| FrontmatterValue::Text(t.to_owned());
     // Top-level `tags:` (a list, kept in `extra`) and `keywords` under `metadata`.

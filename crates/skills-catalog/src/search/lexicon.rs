@@ -63,6 +63,11 @@ pub(super) const ALSO: &[(&str, &[&str])] = &[
     ("crash", &["error", "debug"]),
     ("bug", &["error", "debug"]),
     ("broken", &["error", "fix"]),
+    ("isn", &["error", "issue", "troubleshoot"]),
+    ("doesn", &["error", "issue", "troubleshoot"]),
+    ("fail", &["error", "troubleshoot"]),
+    ("stuck", &["error", "troubleshoot"]),
+    ("wrong", &["error", "issue"]),
     // Secrets and access.
     ("password", &["credential", "secret"]),
     ("secret", &["credential", "password"]),
