@@ -418,6 +418,18 @@ mod tests {
     }
 
     #[test]
+    fn a_fault_in_any_written_form_looks_for_errors() {
+        // The forms a request writes a fault in, apostrophes and inflections included,
+        // each reach the words of the skills about errors.
+        let words = Words::default();
+        for written in ["isn't", "doesn't", "fails", "failing", "failure", "stuck", "wrong"] {
+            let forms = words.forms(written);
+            let stem = forms.first().and_then(|f| f.last()).unwrap();
+            assert!(words.also(stem).contains(&"error"), "{written} ({stem})");
+        }
+    }
+
+    #[test]
     fn neighbouring_words_are_joined_in_pairs() {
         let words = Words::default();
         assert_eq!(words.joined("Vast.ai rate-limits"), ["vastai", "airate", "ratelimits"]);
