@@ -48,15 +48,24 @@ impl SourceDir {
     /// when the usual lookup must answer (a link, an error other than "not there").
     pub(crate) fn child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> Option<bool> {
         let child = child_name(&self.host, dir)?;
-        self.stat(child, dir_path, file_name, walk)
+        self.stat_child(child, dir_path, file_name, &mut String::new(), walk)
     }
 
+    /// [`child_file`](Self::child_file) of the sub-directory named `child`, whose backend
+    /// path is `dir_path`; `rel` is room for `<child>/<file_name>`, kept between calls.
     #[cfg(target_os = "linux")]
-    fn stat(&self, child: &str, dir_path: &str, file_name: &str, walk: &mut Walk) -> Option<bool> {
+    pub(crate) fn stat_child(
+        &self,
+        child: &str,
+        dir_path: &str,
+        file_name: &str,
+        rel: &mut String,
+        walk: &mut Walk,
+    ) -> Option<bool> {
         use rustix::fs::AtFlags;
         use rustix::io::Errno;
 
-        let mut rel = String::with_capacity(child.len() + 1 + file_name.len());
+        rel.clear();
         for part in [child, "/", file_name] {
             rel.push_str(part);
         }
@@ -79,7 +88,14 @@ impl SourceDir {
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn stat(&self, _child: &str, _dir_path: &str, _file_name: &str, _walk: &mut Walk) -> Option<bool> {
+    pub(crate) fn stat_child(
+        &self,
+        _child: &str,
+        _dir_path: &str,
+        _file_name: &str,
+        _rel: &mut String,
+        _walk: &mut Walk,
+    ) -> Option<bool> {
         None
     }
 }

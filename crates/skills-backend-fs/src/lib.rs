@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 mod at;
+mod children;
 mod listing;
 mod names;
 mod queue;
@@ -409,6 +410,11 @@ impl FilesystemBackend {
     /// [`child_files_only`](BackendProtocol::child_files_only) (`child_files` is
     /// `listed_over` 0: the children are always there, when there are any).
     async fn files_of_children(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        if listed_over > 0
+            && let Some(walk) = self.files_of_children_only(path, file_name, listed_over).await
+        {
+            return walk;
+        }
         let name = file_name.to_owned();
         // The source folder, held open for this walk: each sub-directory's file is asked
         // relative to it (a walk that fails to resolve it reports that itself).

@@ -85,7 +85,7 @@ impl Inner {
     /// The entry a link at `host` stands for, followed within the root: its target's,
     /// under the link's path; `None` (said in `left_out`) for a link out of the source,
     /// to nothing, or to a special file.
-    fn followed(&self, host: PathBuf, entry_path: String, left_out: &mut Vec<String>) -> Option<Entry> {
+    pub(crate) fn followed(&self, host: PathBuf, entry_path: String, left_out: &mut Vec<String>) -> Option<Entry> {
         let resolved = match resolve::contained(&self.root, &host, &entry_path) {
             Ok(resolved) => resolved,
             Err(e) => {
@@ -234,18 +234,29 @@ impl Inner {
         file_name: &str,
         walk: &mut Walk,
     ) -> bool {
+        self.skill_file_of(file_name, walk, |name, walk| {
+            match source.and_then(|s| s.child_file(dir_path, dir, name, walk)) {
+                Some(found) => found,
+                None => self.one_child_file(dir_path, dir, name, walk),
+            }
+        })
+    }
+
+    /// Asks a folder for `file_name` with `one` (which adds what it finds to `walk` and
+    /// says whether it was there); a folder without `SKILL.md` is asked for the skill
+    /// file under its lowercase name, when it could be looked into.
+    pub(crate) fn skill_file_of(
+        &self,
+        file_name: &str,
+        walk: &mut Walk,
+        mut one: impl FnMut(&str, &mut Walk) -> bool,
+    ) -> bool {
         let errors = walk.errors.len();
-        let one = |name: &str, walk: &mut Walk| match source.and_then(|s| s.child_file(dir_path, dir, name, walk)) {
-            Some(found) => found,
-            None => self.one_child_file(dir_path, dir, name, walk),
-        };
-        // A folder without `SKILL.md` may hold the skill file under its lowercase name
-        // (asked only when the folder could be looked into).
         one(file_name, walk)
             || (file_name == SKILL_FILE && walk.errors.len() == errors && one(LOWERCASE_SKILL_FILE, walk))
     }
 
-    fn one_child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
+    pub(crate) fn one_child_file(&self, dir_path: &str, dir: &Path, file_name: &str, walk: &mut Walk) -> bool {
         let entry_path = path::join(dir_path, file_name);
         let host = host_join(dir, file_name);
         let meta = match std::fs::symlink_metadata(&host) {
@@ -289,6 +300,13 @@ fn host_join(dir: &Path, name: &str) -> PathBuf {
 pub(crate) struct Entry {
     host: PathBuf,
     info: FileInfo,
+}
+
+impl Entry {
+    /// Its backend path, its path on the host, and whether it is a directory.
+    pub(crate) fn into_parts(self) -> (String, PathBuf, bool) {
+        (self.info.path, self.host, self.info.is_dir)
+    }
 }
 
 fn file_info(path: String, meta: &Metadata) -> FileInfo {

@@ -91,6 +91,14 @@ impl Names {
         self.items.iter().map(|item| (name_in(&self.text, item), item.kind))
     }
 
+    /// The `i`-th name in byte order.
+    pub(crate) fn name(&self, i: usize) -> &str {
+        self.items
+            .get(i)
+            .map(|item| name_in(&self.text, item))
+            .unwrap_or_default()
+    }
+
     /// What a `stat` of the entry `name` (at `host`) says, not following a link: asked
     /// relative to the directory held open on Linux, as the walk asks `SKILL.md` (the
     /// kernel resolves one component, not the whole host path, and a folder replaced

@@ -1,0 +1,236 @@
+//! The walk discovery asks of a local source at every start: the `SKILL.md` of each child
+//! folder ([`child_files_only`](skills_core::BackendProtocol::child_files_only)) when the
+//! source's own entries are not wanted. It is asked straight from the directory's names,
+//! without the general walk's entry per child folder (a backend path, a host path and a
+//! directory entry each, sorted and then dropped): each child folder costs one `stat`
+//! relative to the source folder held open, and its file's entry, made in path order.
+//! Children are handed out in blocks, so a thread held up by other work leaves its share
+//! to the others.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures_util::future::join_all;
+use skills_core::blocking::run_blocking;
+use skills_core::{BackendError, FileInfo, Walk};
+
+use crate::at::{Kind, SourceDir};
+use crate::names::Names;
+use crate::resolve::map_io_error;
+use crate::{FilesystemBackend, Inner, MIN_PER_THREAD};
+
+/// One child whose file is asked for.
+enum Ask {
+    /// A sub-directory, by its position among the names.
+    Dir(usize),
+    /// A link to a directory within the root: its backend path and its target.
+    Followed(String, PathBuf),
+}
+
+/// A source folder's children, read and put in the order of their files' paths.
+struct Children {
+    /// The folder's backend path and its path on the host.
+    dir_path: String,
+    host: PathBuf,
+    names: Names,
+    asks: Vec<Ask>,
+    left_out: Vec<String>,
+}
+
+impl FilesystemBackend {
+    /// `child_files_only(path, file_name, listed_over)` answered from the folder's names,
+    /// or `None` when it must be answered by the general walk: the folder's entries are
+    /// wanted (more than `listed_over` of them), or it cannot be held open.
+    pub(crate) async fn files_of_children_only(
+        &self,
+        path: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Option<Result<Walk, BackendError>> {
+        let failed = |message| BackendError::Other {
+            path: path.to_owned(),
+            message,
+        };
+        let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
+        let read = run_blocking(
+            move || inner.children(&owned, listed_over).map(Some),
+            |m| Err(failed(m)),
+        )
+        .await;
+        let (children, source) = match read {
+            Ok(Some(read)) => read?,
+            Ok(None) => return None,
+            Err(e) => return Some(Err(e)),
+        };
+        let (mut children, source) = (children, Arc::new(source));
+        let mut walk = Walk {
+            left_out: std::mem::take(&mut children.left_out),
+            ..Walk::default()
+        };
+        let children = Arc::new(children);
+        let blocks = children.asks.len().div_ceil(MIN_PER_THREAD);
+        let threads = (children.asks.len() / MIN_PER_THREAD).clamp(1, self.inner.parallelism);
+        let next = Arc::new(AtomicUsize::new(0));
+        let parts = (0..threads).map(|_| {
+            let (inner, children, source, next) = (
+                Arc::clone(&self.inner),
+                Arc::clone(&children),
+                Arc::clone(&source),
+                Arc::clone(&next),
+            );
+            let file_name = file_name.to_owned();
+            run_blocking(
+                move || {
+                    let mut done = Vec::new();
+                    let mut errors = Vec::new();
+                    let (mut rel, mut dir_path) = (String::new(), String::new());
+                    loop {
+                        let block = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(asks) = children.asks.chunks(MIN_PER_THREAD).nth(block) else {
+                            break;
+                        };
+                        let mut walk = Walk::default();
+                        for ask in asks {
+                            inner.ask_child(
+                                &children,
+                                &source,
+                                ask,
+                                &file_name,
+                                (&mut rel, &mut dir_path),
+                                &mut walk,
+                            );
+                        }
+                        errors.append(&mut walk.errors);
+                        done.push((block, walk.entries));
+                    }
+                    Ok((done, errors))
+                },
+                |m| Err(failed(m)),
+            )
+        });
+        let mut found: Vec<Option<Vec<FileInfo>>> = (0..blocks).map(|_| None).collect();
+        for part in join_all(parts).await {
+            let (done, errors) = match part {
+                Ok(part) => part,
+                Err(e) => return Some(Err(e)),
+            };
+            for (block, entries) in done {
+                found[block] = Some(entries);
+            }
+            walk.errors.extend(errors);
+        }
+        walk.entries = Vec::with_capacity(found.iter().flatten().map(Vec::len).sum());
+        for entries in found.into_iter().flatten() {
+            walk.entries.extend(entries);
+        }
+        // Made in path order (each child's file sorts where `<name>/` does); checked, as a
+        // walk's entries are sorted whatever its parts say.
+        if !walk.entries.is_sorted_by(|a, b| a.path <= b.path) {
+            walk.entries.sort_by(|a, b| a.path.cmp(&b.path));
+        }
+        walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
+        Some(Ok(walk))
+    }
+}
+
+impl Inner {
+    /// The folder at `asked` held open and its children to ask, in the order of their
+    /// files' paths; `None` when it has more than `listed_over` names (its entries are
+    /// then wanted) or cannot be held open.
+    fn children(&self, asked: &str, listed_over: usize) -> Result<Option<(Children, SourceDir)>, BackendError> {
+        let (dir_path, host) = self.resolve_dir(asked)?;
+        let Some(source) = SourceDir::open(&host) else {
+            return Ok(None);
+        };
+        let mut left_out = Vec::new();
+        let names = Names::read(&host, &dir_path, |_| true, &mut left_out).map_err(|e| map_io_error(e, &dir_path))?;
+        if names.iter().len() > listed_over {
+            return Ok(None);
+        }
+        let mut asks = Vec::with_capacity(names.iter().len());
+        for (i, (name, kind)) in names.iter().enumerate() {
+            let kind = match kind {
+                Kind::Unknown => match names.stat(name, &host.join(name)) {
+                    Some(stated) => stated.kind,
+                    None => continue,
+                },
+                kind => kind,
+            };
+            match kind {
+                Kind::Dir => asks.push(Ask::Dir(i)),
+                Kind::Link => {
+                    let path = skills_core::path::join(&dir_path, name);
+                    if let Some(entry) = self.followed(host.join(name), path, &mut left_out) {
+                        let (path, target, is_dir) = entry.into_parts();
+                        if is_dir {
+                            asks.push(Ask::Followed(path, target));
+                        }
+                    }
+                }
+                Kind::Other => left_out.push(format!(
+                    "{}: not a regular file",
+                    skills_core::path::join(&dir_path, name)
+                )),
+                Kind::File | Kind::Unknown => {}
+            }
+        }
+        // Each child's file is `<name>/<file>`: in the order of `<name>/`, as `a-b/` sorts
+        // before `a/`.
+        asks.sort_by(|a, b| a.slashed(&names).cmp(b.slashed(&names)));
+        let children = Children {
+            dir_path,
+            host,
+            names,
+            asks,
+            left_out,
+        };
+        Ok(Some((children, source)))
+    }
+
+    /// Adds the file `file_name` (or its lowercase form) of the child `ask` to `walk`.
+    fn ask_child(
+        &self,
+        children: &Children,
+        source: &SourceDir,
+        ask: &Ask,
+        file_name: &str,
+        (rel, dir_path): (&mut String, &mut String),
+        walk: &mut Walk,
+    ) {
+        match ask {
+            Ask::Dir(i) => {
+                let name = children.names.name(*i);
+                // `path::join(dir_path, name)`, in room kept from child to child.
+                dir_path.clear();
+                dir_path.push_str(children.dir_path.trim_end_matches('/'));
+                dir_path.push('/');
+                dir_path.push_str(name);
+                self.skill_file_of(file_name, walk, |file, walk| {
+                    match source.stat_child(name, dir_path, file, rel, walk) {
+                        Some(found) => found,
+                        None => self.one_child_file(dir_path, &children.host.join(name), file, walk),
+                    }
+                });
+            }
+            Ask::Followed(dir_path, target) => {
+                self.child_file(Some(source), dir_path, target, file_name, walk);
+            }
+        }
+    }
+}
+
+impl Ask {
+    /// The child's name in its folder.
+    fn name<'a>(&'a self, names: &'a Names) -> &'a str {
+        match self {
+            Ask::Dir(i) => names.name(*i),
+            Ask::Followed(path, _) => skills_core::path::file_name(path),
+        }
+    }
+
+    /// The bytes of its name with a slash after it.
+    fn slashed<'a>(&'a self, names: &'a Names) -> impl Iterator<Item = u8> + 'a {
+        self.name(names).bytes().chain(std::iter::once(b'/'))
+    }
+}
