@@ -53,17 +53,13 @@ impl FilesystemBackend {
             message,
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let read = run_blocking(
-            move || inner.children(&owned, listed_over).map(Some),
-            |m| Err(failed(m)),
-        )
-        .await;
-        let (children, source) = match read {
-            Ok(Some(read)) => read?,
+        let read = run_blocking(move || inner.children(&owned, listed_over), |m| Err(failed(m))).await;
+        let (mut children, source) = match read {
+            Ok(Some(read)) => read,
             Ok(None) => return None,
             Err(e) => return Some(Err(e)),
         };
-        let (mut children, source) = (children, Arc::new(source));
+        let source = Arc::new(source);
         let mut walk = Walk {
             left_out: std::mem::take(&mut children.left_out),
             ..Walk::default()
