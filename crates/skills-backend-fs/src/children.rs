@@ -86,7 +86,10 @@ impl FilesystemBackend {
                         let Some(asks) = children.asks.chunks(MIN_PER_THREAD).nth(block) else {
                             break;
                         };
-                        let mut walk = Walk::default();
+                        let mut walk = Walk {
+                            entries: Vec::with_capacity(asks.len()),
+                            ..Walk::default()
+                        };
                         for ask in asks {
                             inner.ask_child(
                                 &children,
