@@ -199,7 +199,8 @@ impl Inner {
     ) {
         match ask {
             Ask::Dir(i) => {
-                let name = children.names.name(*i);
+                // Never an empty name: `/<file>` would be asked of the host's root.
+                let Some(name) = children.names.name(*i) else { return };
                 // `path::join(dir_path, name)`, in room kept from child to child.
                 dir_path.clear();
                 dir_path.push_str(children.dir_path.trim_end_matches('/'));
@@ -223,7 +224,7 @@ impl Ask {
     /// The child's name in its folder.
     fn name<'a>(&'a self, names: &'a Names) -> &'a str {
         match self {
-            Ask::Dir(i) => names.name(*i),
+            Ask::Dir(i) => names.name(*i).unwrap_or_default(),
             Ask::Followed(path, _) => skills_core::path::file_name(path),
         }
     }
@@ -231,5 +232,54 @@ impl Ask {
     /// The bytes of its name with a slash after it.
     fn slashed<'a>(&'a self, names: &'a Names) -> impl Iterator<Item = u8> + 'a {
         self.name(names).bytes().chain(std::iter::once(b'/'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // Tests fail loudly.
+
+    use skills_core::BackendProtocol;
+
+    use crate::FilesystemBackend;
+
+    /// The walk by name answers within the limit (and only there), and says what the
+    /// general walk says: the integration tests compare the two through
+    /// `child_files_only`, which would pass as well if the general walk answered both.
+    #[tokio::test]
+    async fn within_the_limit_the_children_are_asked_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a", "a-b", "b", "no-skill"] {
+            std::fs::create_dir_all(dir.path().join("src").join(name)).unwrap();
+        }
+        for name in ["a", "a-b", "b"] {
+            std::fs::write(dir.path().join("src").join(name).join("SKILL.md"), "x").unwrap();
+        }
+        std::os::unix::fs::symlink("a", dir.path().join("src/a-link")).unwrap();
+        let backend = FilesystemBackend::new(dir.path()).unwrap();
+        let by_name = backend.files_of_children_only("/src", "SKILL.md", 100).await;
+        let by_name = by_name.expect("answered by name").unwrap();
+        let paths: Vec<&str> = by_name.entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "/src/a-b/SKILL.md",
+                "/src/a-link/SKILL.md",
+                "/src/a/SKILL.md",
+                "/src/b/SKILL.md"
+            ]
+        );
+        // Over 0 entries the general walk answers, with the folder's own entries.
+        let mut general = backend.child_files_only("/src", "SKILL.md", 0).await.unwrap();
+        general.entries.retain(|e| skills_core::path::parent(&e.path) != "/src");
+        let etags = |w: &skills_core::Walk| {
+            w.entries
+                .iter()
+                .map(|e| (e.path.clone(), e.etag.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(etags(&by_name), etags(&general));
+        // Over the limit the folder's own entries are wanted: the general walk answers.
+        assert!(backend.files_of_children_only("/src", "SKILL.md", 4).await.is_none());
     }
 }

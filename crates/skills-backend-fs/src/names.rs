@@ -91,12 +91,9 @@ impl Names {
         self.items.iter().map(|item| (name_in(&self.text, item), item.kind))
     }
 
-    /// The `i`-th name in byte order.
-    pub(crate) fn name(&self, i: usize) -> &str {
-        self.items
-            .get(i)
-            .map(|item| name_in(&self.text, item))
-            .unwrap_or_default()
+    /// The `i`-th name in byte order, if there are that many.
+    pub(crate) fn name(&self, i: usize) -> Option<&str> {
+        self.items.get(i).map(|item| name_in(&self.text, item))
     }
 
     /// What a `stat` of the entry `name` (at `host`) says, not following a link: asked
