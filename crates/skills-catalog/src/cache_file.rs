@@ -166,6 +166,17 @@ impl CacheFileWriter {
         self.failed = out.write_all(part).err();
     }
 
+    /// [`finish`](Self::finish), and the payload as it was written, to be read from its
+    /// start: from the file this writer wrote, whatever another process renames over
+    /// `file` meanwhile.
+    pub(crate) fn finish_readable(self) -> std::io::Result<std::io::Take<std::fs::File>> {
+        let mut written = std::fs::File::open(&self.temporary)?;
+        let (header, len) = (self.header, self.written - self.header);
+        self.finish()?;
+        written.seek(std::io::SeekFrom::Start(header))?;
+        Ok(written.take(len))
+    }
+
     /// Fills in the header and puts the file in place of `file`; the first error of any
     /// write otherwise (the temporary file is then removed).
     pub(crate) fn finish(mut self) -> std::io::Result<()> {

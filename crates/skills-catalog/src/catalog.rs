@@ -11,6 +11,7 @@ use tracing::{debug, warn};
 
 use crate::budget::UseCounts;
 use crate::frozen;
+use crate::kept_listing::{FirstLook, KeptListing};
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
@@ -262,10 +263,27 @@ impl SkillCatalog {
         // the files of its kept listing takes that (`read_walked`), and the parse cache
         // of any other is loaded as it is read. A source whose backend serves the very
         // revision its listing was kept at is not walked at all.
-        let mut walked = Vec::new();
+        let walked = if first && self.persistent_cache().is_some() {
+            self.first_walks(true).await
+        } else {
+            Vec::new()
+        };
+        self.discover_walked(&mut guard, which, want_event, walked).await
+    }
+
+    /// The rest of [`rediscover`](Self::rediscover), under its lock (`guard`): a first
+    /// discovery takes what its sources' walks found (`walked`, one per source, empty
+    /// without a persistent cache).
+    pub(crate) async fn discover_walked(
+        &self,
+        guard: &mut Option<Vec<SourceWork>>,
+        which: &[usize],
+        want_event: bool,
+        mut walked: Vec<Option<(FirstLook<'_>, Option<KeptListing>)>>,
+    ) -> Option<CatalogEvent> {
+        let first = guard.is_none();
         if first {
             if self.persistent_cache().is_some() {
-                walked = self.first_walks().await;
                 self.prefetch_index();
             }
             let work = self.sources.iter().map(|_| SourceWork {

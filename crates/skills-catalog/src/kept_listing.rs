@@ -101,7 +101,7 @@ pub(crate) enum FirstLook<'a> {
 /// Whether `backend` has nothing to say beside its files: not stale, nothing withheld.
 /// Only then may a listing kept for its files be taken (it holds no such warning), or a
 /// revision it names vouch for them.
-fn says_only_its_files(backend: &dyn BackendProtocol) -> bool {
+pub(crate) fn says_only_its_files(backend: &dyn BackendProtocol) -> bool {
     backend.stale().is_none() && backend.withheld().is_empty()
 }
 
@@ -199,8 +199,19 @@ impl SkillCatalog {
     /// each source's kept listing starts being read, and each source is walked, unless
     /// its backend serves the very revision its listing was kept at. Per source, what
     /// was learned and the kept listing, for [`read_walked`](Self::read_walked).
-    pub(crate) async fn first_walks(&self) -> Vec<Option<(FirstLook<'_>, Option<KeptListing>)>> {
-        let kept: Vec<_> = self.sources().iter().map(|s| self.read_kept_listing(s)).collect();
+    /// Without `listings`, only the listings of sources whose backend names a revision
+    /// are read (to learn whether they can be taken without a walk): a caller that may
+    /// need no listing at all ([`load_or_answer`](Self::load_or_answer)) starts the
+    /// others itself when it does.
+    pub(crate) async fn first_walks(&self, listings: bool) -> Vec<Option<(FirstLook<'_>, Option<KeptListing>)>> {
+        let kept: Vec<_> = self
+            .sources()
+            .iter()
+            .map(|s| {
+                let wanted = listings || Self::vouching_revision(s).is_some();
+                wanted.then(|| self.read_kept_listing(s)).flatten()
+            })
+            .collect();
         let mut walks = Vec::with_capacity(kept.len());
         for (source, mut kept) in self.sources().iter().zip(kept) {
             let unmoved = match (Self::vouching_revision(source), kept.as_mut()) {

@@ -47,6 +47,7 @@
 
 #![warn(missing_docs)]
 
+mod answer;
 mod arguments;
 mod budget;
 mod cache_file;
@@ -81,6 +82,7 @@ mod watch;
 #[cfg(test)]
 mod test_random;
 
+pub use answer::{AnswerWriter, FirstLoad};
 pub use arguments::{ArgumentsError, MAX_ARGUMENTS, MAX_ARGUMENTS_CHARS, SkillArguments, Substitution, substitute};
 pub use budget::{
     BudgetReport, CatalogBudget, DEFAULT_BUDGET_CHARS, EntryCosts, EntryForm, Ranking, UseCounts, format_budgeted_list,

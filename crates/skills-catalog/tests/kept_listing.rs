@@ -369,3 +369,37 @@ async fn a_listing_walked_while_its_backend_moved_names_no_revision() {
     assert_eq!(description(&next, "web").await, "At commit 2");
     assert!(backend.listed() > before);
 }
+
+#[tokio::test]
+async fn an_answer_at_the_revision_its_files_were_kept_at_lists_nothing() {
+    use skills_catalog::FirstLoad;
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path());
+    let backend = AtRevision::new(web_and_pdf(), "git:1");
+    let first = catalog_at(&backend, &cache);
+    assert!(matches!(first.load_or_answer("q").await, FirstLoad::Loaded(_)));
+    let mut writer = first.answer_writer("q").await.unwrap();
+    writer.write_all(b"two skills").unwrap();
+    writer.finish().unwrap();
+
+    // The same revision: answered without a listing of the source.
+    let before = backend.listed();
+    let FirstLoad::Answered(answer) = catalog_at(&backend, &cache).load_or_answer("q").await else {
+        panic!("not answered at the same revision");
+    };
+    assert_eq!((answer.as_slice(), backend.listed()), (&b"two skills"[..], before));
+
+    // A stale backend says more than its files: loaded, walked, and it says so.
+    *backend.stale.lock().unwrap() = Some("the fetch failed".into());
+    let FirstLoad::Loaded(stale) = catalog_at(&backend, &cache).load_or_answer("q").await else {
+        panic!("a stale backend was answered from its files");
+    };
+    assert!(backend.listed() > before);
+    assert!(
+        stale
+            .diagnostics()
+            .iter()
+            .any(|d| d.kind == skills_core::DiagnosticKind::SourceStale)
+    );
+}

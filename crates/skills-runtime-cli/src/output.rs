@@ -255,6 +255,12 @@ const SHOWN_PER_KIND: usize = 20;
 /// ([`cut_line`]).
 pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
     let mut err = std::io::BufWriter::new(std::io::stderr().lock());
+    write_diagnostics(&mut err, diagnostics);
+    let _ = err.flush();
+}
+
+/// What [`print_diagnostics`] prints, written to `err`.
+pub fn write_diagnostics<'a>(err: &mut impl Write, diagnostics: impl IntoIterator<Item = &'a Diagnostic>) {
     // Warnings and skips seen, by kind.
     let mut seen: std::collections::BTreeMap<&str, (DiagnosticKind, usize)> = std::collections::BTreeMap::new();
     for d in diagnostics.into_iter().filter(|d| d.cut.is_none()) {
@@ -294,7 +300,6 @@ pub fn print_diagnostics<'a>(diagnostics: impl IntoIterator<Item = &'a Diagnosti
             "warning: {more} more {what} not shown (`skills validate` lists every one)"
         );
     }
-    let _ = err.flush();
 }
 
 /// The line a limit's cut gets on stderr, in the words of the command line; `None` for

@@ -206,3 +206,133 @@ fn a_search_after_each_edit_answers_as_one_without_the_cache() {
     check("a skill removed");
     assert!(!found("glaciers harbours").contains(&"skill-0".to_owned()));
 }
+
+/// The files of the cache folder `cache` whose names end with `ext`.
+fn files_ending(cache: &Path, ext: &str) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(cache).map_or_else(
+        |_| Vec::new(),
+        |entries| {
+            let paths = entries.flatten().map(|e| e.path());
+            paths.filter(|p| p.to_string_lossy().ends_with(ext)).collect()
+        },
+    )
+}
+
+#[test]
+fn a_kept_answer_is_printed_for_the_same_files_only() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    library(root.path());
+    write(
+        root.path(),
+        "skills.toml",
+        "[[source]]\nlocation = \"lib\"\n\n[views.ops]\ninclude = [\"deploy\", \"nowhere\"]\n",
+    );
+    settle();
+    let commands: [&[&str]; 4] = [
+        &["list", "--json"],
+        &["list"],
+        &["list", "--json", "--view", "ops"],
+        &["list", "--view", "ops"],
+    ];
+    let run = |args: &[&str]| {
+        let output = skills(root.path(), &cache, args);
+        (stdout(&output), common::stderr(&output), output.status.code())
+    };
+    let without = |args: &[&str]| run(&[args, &["--no-cache"]].concat());
+    for args in commands {
+        let plain = without(args);
+        assert!(plain.1.contains("name-mismatch"), "{args:?}: {}", plain.1);
+        assert_eq!(run(args), plain, "first {args:?}");
+        assert_eq!(run(args), plain, "kept {args:?}");
+    }
+    assert!(without(commands[2]).1.contains("nowhere"), "the view's warning");
+    assert_eq!(
+        files_ending(&cache, ".answer").len(),
+        commands.len(),
+        "one answer per question"
+    );
+
+    // Answered, the kept listing is not even read: damaged, it stays as it is.
+    let listing = files_ending(&cache, ".listing").pop().unwrap();
+    std::fs::write(&listing, b"damaged").unwrap();
+    assert_eq!(run(commands[0]), without(commands[0]));
+    assert_eq!(std::fs::read(&listing).unwrap(), b"damaged", "the answer was printed");
+
+    // An edit that keeps the size and the mtime of a file.
+    let web = root.path().join("lib/web/SKILL.md");
+    let mtime = std::fs::metadata(&web).unwrap().modified().unwrap();
+    std::fs::write(&web, md("web", "Scrape the web for pages")).unwrap();
+    let file = std::fs::File::options().write(true).open(&web).unwrap();
+    file.set_times(std::fs::FileTimes::new().set_modified(mtime)).unwrap();
+    for args in commands {
+        let listed = run(args);
+        assert_eq!(listed, without(args), "edited: {args:?}");
+    }
+    assert!(run(commands[0]).0.contains("Scrape the web"));
+    // A skill deleted, one added.
+    std::fs::remove_dir_all(root.path().join("lib/deploy")).unwrap();
+    write(root.path(), "lib/csv/SKILL.md", &md("csv", "Sort rows"));
+    for args in commands {
+        assert_eq!(run(args), without(args), "deleted and added: {args:?}");
+    }
+    // Answer files damaged every way.
+    for damage in [&b""[..], b"agent-skills cache\n2\n", b"\xff\xfe garbage"] {
+        for answer in files_ending(&cache, ".answer") {
+            std::fs::write(answer, damage).unwrap();
+        }
+        for args in commands {
+            assert_eq!(run(args), without(args), "{damage:?} {args:?}");
+        }
+    }
+}
+
+#[test]
+#[cfg(unix)]
+fn a_first_list_into_a_closed_pipe_keeps_its_answer_whole() {
+    use std::io::Read as _;
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    // More than a pipe holds, so that the process meets the closed pipe.
+    for i in 0..600 {
+        let name = format!("skill-{i:03}");
+        write(
+            root.path(),
+            &format!("lib/{name}/SKILL.md"),
+            &md(&name, "Prints enough to fill a pipe"),
+        );
+    }
+    settle();
+    let args = ["list", "--json", "--source", "lib"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .current_dir(root.path())
+        .env("HOME", root.path().join("home"))
+        .env("SKILLS_CACHE_DIR", &cache)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = [0; 16];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reading end closed after 16 bytes.
+    let status = child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt as _;
+    assert!(
+        status.signal() == Some(libc::SIGPIPE) || status.code() == Some(0),
+        "{status:?}"
+    );
+    assert!(files_ending(&cache, ".tmp").is_empty(), "a temporary file was left");
+    assert_eq!(files_ending(&cache, ".answer").len(), 1, "the answer was kept whole");
+    let listing = files_ending(&cache, ".listing").pop().unwrap();
+    std::fs::write(&listing, b"damaged").unwrap();
+    let plain = skills(root.path(), &cache, &[&args[..], &["--no-cache"]].concat());
+    let answered = skills(root.path(), &cache, &args);
+    assert_eq!(stdout(&answered), stdout(&plain));
+    assert!(stdout(&plain).starts_with(std::str::from_utf8(&first).unwrap()));
+    assert_eq!(
+        std::fs::read(&listing).unwrap(),
+        b"damaged",
+        "the kept answer was printed"
+    );
+}

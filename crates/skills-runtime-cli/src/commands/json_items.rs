@@ -224,18 +224,6 @@ impl super::SkillJson<'_> {
     }
 }
 
-/// Writes items 0 to `n - 1` to stdout as a pretty JSON array, `write_item(i, out)`
-/// adding item `i` (see [`write_json_items`]).
-pub(super) fn print_json_items(
-    n: usize,
-    write_item: impl Fn(usize, &mut Vec<u8>) -> serde_json::Result<()> + Sync,
-) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    write_json_items(&mut out, n, write_item)?;
-    std::io::Write::flush(&mut out)?;
-    Ok(())
-}
-
 /// Writes items 0 to `n - 1` as a pretty JSON array, `write_item(i, out)` adding item
 /// `i` one level in, as `serde_json::to_writer_pretty` writes it in a list ([`ItemObject`]
 /// and [`ListItemFormatter`] write that way), with the items formatted on two threads a
@@ -243,7 +231,7 @@ pub(super) fn print_json_items(
 /// the other core is idle by then (`list --json` of 8,000 real skills: median 374 to 361
 /// ms over 20 interleaved runs). Memory stays at a few batches of text; no item is held
 /// longer than its batch.
-fn write_json_items(
+pub(super) fn write_json_items(
     out: &mut impl std::io::Write,
     n: usize,
     write_item: impl Fn(usize, &mut Vec<u8>) -> serde_json::Result<()> + Sync,

@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::io::{Read as _, Write};
 use std::process::ExitCode;
 
 use serde::Serialize;
@@ -9,18 +10,37 @@ use serde::Serialize;
 use skills_runtime::resources::resources_from_entries;
 use skills_runtime::{CatalogSnapshot, FileInfo, ResourceKind, ResourceMetadata};
 
-use super::json_items::{ItemObject, print_json_items};
+use super::json_items::{ItemObject, write_json_items};
 use super::{ShadowedJson, SkillJson, flags, shadowed_of};
 use crate::cli::{EXIT_OK, SourceArgs};
-use crate::library::{self, Need};
-use crate::output::{print_diagnostics, shorten, write_table};
+use crate::library::{self, Need, Opened, write_view_warnings};
+use crate::output::{shorten, write_diagnostics, write_table};
 
 pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources: bool) -> anyhow::Result<ExitCode> {
-    let library = library::catalog(specs, Need::Listing, json).await?;
+    // Resources are counted from each skill's folder, which the files' digests do not
+    // cover: that listing is never kept.
+    let library = if resources {
+        library::catalog(specs, Need::Listing, json).await?
+    } else {
+        let question = format!("list\njson {json}\nview {view:?}");
+        match library::catalog_or_answer(specs, Need::Listing, json, &question).await? {
+            Opened::Answered(answer) => match replay(&answer)? {
+                Some(code) => return Ok(code),
+                // Not an answer this build writes: the library is loaded after all.
+                None => library::catalog(specs, Need::Listing, json).await?,
+            },
+            Opened::Library(library) => library,
+        }
+    };
     let catalog = library.catalog.clone();
     let snapshot = catalog.snapshot();
-    print_diagnostics(snapshot.diagnostics());
-    let selection = library.selection(view)?;
+    // What goes to stderr is said before the list, whole (an answer keeps it first).
+    let mut said = Vec::new();
+    write_diagnostics(&mut said, snapshot.diagnostics());
+    let selection = library.selection_unsaid(view)?;
+    if let Some(selection) = &selection {
+        write_view_warnings(&mut said, selection);
+    }
     // The positions listed: every skill, or the view's.
     let shown: Vec<usize> = (0..snapshot.skills().len())
         .filter(|&i| {
@@ -29,37 +49,133 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
                 .is_none_or(|s| s.offers(&snapshot, &snapshot.skills()[i].name))
         })
         .collect();
-    let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
     let counts: Option<Vec<ResourceCounts>> = if resources {
         Some(resource_counts(&snapshot).await)
     } else {
         None
     };
-    let count = |i: usize| counts.as_ref().and_then(|c| c.get(i).copied());
-    if json {
-        let skills = snapshot.skills();
-        print_json_items(shown.len(), |k, out| {
-            let i = shown[k];
-            ListJson {
-                skill: SkillJson::new(&skills[i], label(&skills[i].name)),
-                resources: count(i),
-                shadowed: shadowed_of(&snapshot, &skills[i].name),
-            }
-            .write(out)
-        })?;
-    } else if shown.is_empty() {
+    if !json && shown.is_empty() {
         // An empty default chain was said in one line already.
         if catalog.sources().is_empty() {
+            let _ = std::io::stderr().write_all(&said);
             return Ok(ExitCode::from(library.exit(EXIT_OK)));
         }
         let searched: Vec<_> = catalog.sources().iter().map(|s| s.location()).collect();
-        show_err!("no skills found in: {}", searched.join(", "));
-    } else {
+        let line = format!("no skills found in: {}", searched.join(", "));
+        let _ = writeln!(said, "{}", crate::terminal::visible(&line));
+    }
+    let code = library.exit(EXIT_OK);
+    let listed = Listed {
+        snapshot: &snapshot,
+        shown: &shown,
+        counts: counts.as_deref(),
+        json,
+    };
+    let kept = library.answer_writer().await;
+    // Kept, the answer is written whole before it is printed, from the file written: a
+    // closed pipe that ends the process while it prints leaves the answer whole.
+    let printed = match kept {
+        Some(mut writer) => {
+            let head = answer_head(code, &said);
+            writer.write_all(&head)?;
+            listed.write(&mut writer)?;
+            writer.finish().ok().map(|mut answer| {
+                let _ = std::io::stderr().write_all(&said);
+                // Past the head, to what was printed.
+                std::io::copy(&mut (&mut answer).take(head.len() as u64), &mut std::io::sink())?;
+                let mut out = std::io::stdout().lock();
+                std::io::copy(&mut answer, &mut out).and_then(|_| out.flush())
+            })
+        }
+        None => None,
+    };
+    match printed {
+        Some(printed) => printed?,
+        None => {
+            let _ = std::io::stderr().write_all(&said);
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            listed.write(&mut out)?;
+            out.flush()?;
+        }
+    }
+    // The process ends with this command: freeing the library skill by skill (15 ms at
+    // 10,000 skills, after the output) would only delay the exit.
+    std::mem::forget((snapshot, catalog, library));
+    Ok(ExitCode::from(code))
+}
+
+/// How an answer [`list`] keeps begins: its exit code, the length of what it said on
+/// stderr (8 bytes, little-endian), and that; what it printed follows.
+fn answer_head(code: u8, said: &[u8]) -> Vec<u8> {
+    let mut head = Vec::with_capacity(9 + said.len());
+    head.push(code);
+    head.extend_from_slice(&(said.len() as u64).to_le_bytes());
+    head.extend_from_slice(said);
+    head
+}
+
+/// Prints an answer [`list`] kept (see [`answer_head`]): what it said on stderr, then
+/// what it printed; its exit code. `None` for bytes that are not such an answer.
+fn replay(answer: &[u8]) -> anyhow::Result<Option<ExitCode>> {
+    let Some((&code, rest)) = answer.split_first() else {
+        return Ok(None);
+    };
+    let Some((len, rest)) = rest.split_first_chunk::<8>() else {
+        return Ok(None);
+    };
+    let Some((said, printed)) = usize::try_from(u64::from_le_bytes(*len))
+        .ok()
+        .and_then(|len| rest.split_at_checked(len))
+    else {
+        return Ok(None);
+    };
+    // A closed stderr is no reason to stop the command.
+    let _ = std::io::stderr().write_all(said);
+    let mut out = std::io::stdout().lock();
+    out.write_all(printed)?;
+    out.flush()?;
+    Ok(Some(ExitCode::from(code)))
+}
+
+/// What `skills list` prints of a snapshot: the skills `shown` (positions), as JSON or
+/// as a table, with their resource `counts` when counted.
+struct Listed<'a> {
+    snapshot: &'a CatalogSnapshot,
+    shown: &'a [usize],
+    counts: Option<&'a [ResourceCounts]>,
+    json: bool,
+}
+
+impl Listed<'_> {
+    fn write(&self, out: &mut impl Write) -> anyhow::Result<()> {
+        let Self {
+            snapshot,
+            shown,
+            counts,
+            json,
+        } = *self;
+        let label = |name: &str| snapshot.source_for(name).map_or("", |s| s.label());
+        let count = |i: usize| counts.and_then(|c| c.get(i).copied());
+        let skills = snapshot.skills();
+        if json {
+            return write_json_items(out, shown.len(), |k, out| {
+                let i = shown[k];
+                ListJson {
+                    skill: SkillJson::new(&skills[i], label(&skills[i].name)),
+                    resources: count(i),
+                    shadowed: shadowed_of(snapshot, &skills[i].name),
+                }
+                .write(out)
+            });
+        }
+        if shown.is_empty() {
+            return Ok(());
+        }
         let row = |k: usize| {
             let i = shown[k];
-            let skill = &snapshot.skills()[i];
+            let skill = &skills[i];
             let mut source = Cow::Borrowed(label(&skill.name));
-            let hidden = shadowed_of(&snapshot, &skill.name);
+            let hidden = shadowed_of(snapshot, &skill.name);
             if !hidden.is_empty() {
                 let hidden: Vec<_> = hidden.iter().map(|s| s.source).collect();
                 source = Cow::Owned(format!("{source} (hides {})", hidden.join(", ")));
@@ -72,20 +188,13 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
             row.extend([Cow::Owned(flags(skill).join(",")), source]);
             row
         };
-        let header: &[&str] = if resources {
+        let header: &[&str] = if counts.is_some() {
             &["NAME", "DESCRIPTION", "RESOURCES", "FLAGS", "SOURCE"]
         } else {
             &["NAME", "DESCRIPTION", "FLAGS", "SOURCE"]
         };
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        write_table(&mut out, header, shown.len(), row)?;
-        std::io::Write::flush(&mut out)?;
+        write_table(out, header, shown.len(), row)
     }
-    let code = library.exit(EXIT_OK);
-    // The process ends with this command: freeing the library skill by skill (15 ms at
-    // 10,000 skills, after the output) would only delay the exit.
-    std::mem::forget((snapshot, catalog, library));
-    Ok(ExitCode::from(code))
 }
 
 /// How many resources each skill of `snapshot` has, in its order; only the counts are
