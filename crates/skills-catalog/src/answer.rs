@@ -14,11 +14,13 @@
 //! [`PersistentCache`]: crate::PersistentCache
 
 use std::fmt::Write as _;
+use std::io::Read as _;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
-use crate::cache_file::{CacheFileWriter, MAX_CACHE_FILE_BYTES, open_payload};
+use crate::cache_file::{CacheFileWriter, MAX_CACHE_FILE_BYTES, WhileWanted, open_payload};
 use crate::catalog::SkillCatalog;
 use crate::kept_listing::{FirstLook, says_only_its_files};
 use crate::persist::prune;
@@ -135,6 +137,19 @@ impl SkillCatalog {
             drop(guard);
             return FirstLoad::Loaded(self.ensure_loaded().await);
         }
+        // The answer is read while the sources are walked (a walk's first step, reading
+        // a folder's names, leaves the other core idle); it stops reading once the walks
+        // find other files.
+        let kept_for = std::mem::take(&mut payload.key);
+        let wanted = Arc::new(AtomicBool::new(true));
+        let still = Arc::clone(&wanted);
+        let answer = tokio::task::spawn_blocking(move || {
+            payload.decoded(|read, len| {
+                let mut answer = Vec::with_capacity(usize::try_from(len).ok()?);
+                WhileWanted(read, &still).read_to_end(&mut answer).ok()?;
+                Some(answer)
+            })
+        });
         // Every source walked (or vouched for by its revision), nothing read: the
         // digests of the files found.
         let mut walked = self.first_walks(false).await;
@@ -156,15 +171,13 @@ impl SkillCatalog {
                 key
             });
         }
-        if key.as_deref() == Some(payload.key.as_str()) {
-            let answer = payload.decoded(|read, len| {
-                let mut answer = Vec::with_capacity(usize::try_from(len).ok()?);
-                read.read_to_end(&mut answer).ok()?;
-                Some(answer)
-            });
+        if key.as_deref() == Some(kept_for.as_str()) {
+            let answer = answer.await.ok().flatten();
             if let Some(answer) = answer {
                 return FirstLoad::Answered(answer);
             }
+        } else {
+            wanted.store(false, Ordering::Relaxed);
         }
         // Another question's files: the first discovery goes on from these walks, each
         // source's kept listing read now (it was not, in case the answer held).
