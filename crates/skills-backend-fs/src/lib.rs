@@ -374,6 +374,10 @@ impl BackendProtocol for FilesystemBackend {
         self.inner.max_file_size
     }
 
+    fn read_settings(&self) -> String {
+        format!("hard links {:?}", self.inner.hard_links)
+    }
+
     fn as_watch(&self) -> Option<&dyn Watch> {
         Some(self)
     }

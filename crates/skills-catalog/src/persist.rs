@@ -91,12 +91,15 @@ impl PersistentCache {
     /// The file and key of `source`'s cache under `limits`, when it has a spec.
     pub(crate) fn file_of(&self, source: &SkillSource, limits: &DiscoveryLimits) -> Option<(PathBuf, String)> {
         let spec = source.spec()?;
+        let backend = source.backend();
         let key = format!(
-            "{spec}\n{}\n{}\n{limits:?}\n{} {}",
+            "{spec}\n{}\n{}\n{limits:?}\n{} {}\nmax file size {}\n{}",
             source.path(),
             source.depth(),
             env!("CARGO_PKG_VERSION"),
-            program()
+            program(),
+            backend.max_file_size(),
+            backend.read_settings()
         );
         let name: String = Sha256::digest(key.as_bytes())[..12]
             .iter()

@@ -91,6 +91,14 @@ pub trait BackendProtocol: Send + Sync + Debug {
         Vec::new()
     }
 
+    /// The backend's settings that decide what it gives for the same files (a
+    /// filesystem's hard-link policy: a file read under one may be refused under
+    /// another), as text; empty by default. A cache of what was read through the backend
+    /// is kept under it, beside the files' etags.
+    fn read_settings(&self) -> String {
+        String::new()
+    }
+
     /// Whether the backend identifies skills by path rather than by name (an MCP server,
     /// as the skills extension requires): a skill whose name an earlier folder of the same
     /// source declared is then kept, named by its folder's path below the source
@@ -256,6 +264,10 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     fn skills_by_path(&self) -> bool {
         (**self).skills_by_path()
+    }
+
+    fn read_settings(&self) -> String {
+        (**self).read_settings()
     }
 
     fn withheld(&self) -> Vec<String> {

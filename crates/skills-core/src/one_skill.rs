@@ -282,6 +282,10 @@ impl BackendProtocol for OneSkill {
         self.inner.withheld()
     }
 
+    fn read_settings(&self) -> String {
+        self.inner.read_settings()
+    }
+
     async fn walk(&self, path: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let dir = self.skill_dir().await;
         match self.inner_path(path).await? {

@@ -336,3 +336,27 @@ fn a_first_list_into_a_closed_pipe_keeps_its_answer_whole() {
         "the kept answer was printed"
     );
 }
+
+#[test]
+#[cfg(unix)]
+fn a_hard_link_policy_is_never_answered_from_what_another_policy_read() {
+    let root = tempfile::tempdir().unwrap();
+    let cache = root.path().join("cache");
+    write(root.path(), "outside/web.md", &md("web", "Search the web"));
+    std::fs::create_dir_all(root.path().join("lib/web")).unwrap();
+    std::fs::hard_link(root.path().join("outside/web.md"), root.path().join("lib/web/SKILL.md")).unwrap();
+    write(root.path(), "lib/pdf/SKILL.md", &md("pdf", "Read PDF files"));
+    settle();
+    let run = |args: &[&str]| {
+        let output = skills(root.path(), &cache, args);
+        (stdout(&output), common::stderr(&output))
+    };
+    for policy in ["same-owner", "refuse", "same-owner", "refuse"] {
+        for json in [&["--json"][..], &[]] {
+            let args = [&["list", "--source", "lib", "--hard-links", policy][..], json].concat();
+            let plain = run(&[&args[..], &["--no-cache"]].concat());
+            assert_eq!(plain.0.contains("web"), policy == "same-owner", "{plain:?}");
+            assert_eq!(run(&args), plain, "{policy} {json:?}");
+        }
+    }
+}
