@@ -14,7 +14,7 @@
 //! [`PersistentCache`]: crate::PersistentCache
 
 use std::fmt::Write as _;
-use std::io::Read as _;
+use std::io::{Read as _, Seek as _};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,9 +22,11 @@ use std::time::SystemTime;
 
 use crate::cache_file::{CacheFileWriter, MAX_CACHE_FILE_BYTES, WhileWanted, open_payload};
 use crate::catalog::SkillCatalog;
-use crate::kept_listing::{FirstLook, says_only_its_files};
-use crate::persist::prune;
+use crate::first_look::FirstLook;
+use crate::kept_listing::says_only_its_files;
+use crate::persist::{PersistentCache, prune};
 use crate::snapshot::CatalogSnapshot;
+use crate::source::SkillSource;
 
 /// What [`SkillCatalog::load_or_answer`] found.
 #[derive(Debug)]
@@ -58,7 +60,7 @@ impl AnswerWriter {
     /// process puts in its place meanwhile.
     pub fn finish(self) -> std::io::Result<impl std::io::Read> {
         let file = self.writer.file.clone();
-        let written = self.writer.finish_readable()?;
+        let written = finish_readable(self.writer)?;
         prune(&self.dir, &file);
         Ok(written)
     }
@@ -216,6 +218,40 @@ impl SkillCatalog {
             dir: persist.dir().to_owned(),
         })
     }
+}
+
+impl PersistentCache {
+    /// Where the answer to `question` made of a catalog of `sources` is kept (see
+    /// [`SkillCatalog::load_or_answer`](crate::SkillCatalog::load_or_answer)), and the
+    /// start of its key: the question, then each source's key (spec, path, depth,
+    /// limits, program), label and location; the digests of the files follow. One file
+    /// per question and list of sources, whichever files it was kept for. `None` when a
+    /// source has no spec.
+    pub(crate) fn answer_file(
+        &self,
+        sources: &[SkillSource],
+        limits: &skills_core::DiscoveryLimits,
+        question: &str,
+    ) -> Option<(PathBuf, String)> {
+        let mut key = format!("answer\n{question}\n");
+        for source in sources {
+            key.push_str(&self.file_of(source, limits)?.1);
+            key.push_str(&format!("\n{:?} {:?}\n", source.label(), source.location()));
+        }
+        let name = xxhash_rust::xxh3::xxh3_128(key.as_bytes()) >> 32;
+        Some((self.dir().join(format!("{name:024x}.answer")), key))
+    }
+}
+
+/// [`CacheFileWriter::finish`], and the payload as it was written, to be read from its
+/// start: from the file the writer wrote, whatever another process renames over its
+/// place meanwhile.
+fn finish_readable(writer: CacheFileWriter) -> std::io::Result<std::io::Take<std::fs::File>> {
+    let mut written = std::fs::File::open(&writer.temporary)?;
+    let (header, len) = (writer.header, writer.written - writer.header);
+    writer.finish()?;
+    written.seek(std::io::SeekFrom::Start(header))?;
+    Ok(written.take(len))
 }
 
 /// Where an answer's key turns from the question and the sources to the files' digests.

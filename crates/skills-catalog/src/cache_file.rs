@@ -97,14 +97,14 @@ fn write_within(file: &Path, key: &str, produce: &Producer<'_>, limit: u64) -> s
 pub(crate) struct CacheFileWriter {
     /// The file it puts in place.
     pub(crate) file: PathBuf,
-    temporary: PathBuf,
+    pub(crate) temporary: PathBuf,
     out: Option<std::io::BufWriter<std::fs::File>>,
     /// Where the header's last line starts.
     at: u64,
     /// How long the header is: where the payload starts.
-    header: u64,
+    pub(crate) header: u64,
     /// Bytes written, header included.
-    written: u64,
+    pub(crate) written: u64,
     limit: u64,
     hasher: xxhash_rust::xxh3::Xxh3,
     failed: Option<std::io::Error>,
@@ -164,17 +164,6 @@ impl CacheFileWriter {
         }
         self.hasher.update(part);
         self.failed = out.write_all(part).err();
-    }
-
-    /// [`finish`](Self::finish), and the payload as it was written, to be read from its
-    /// start: from the file this writer wrote, whatever another process renames over
-    /// `file` meanwhile.
-    pub(crate) fn finish_readable(self) -> std::io::Result<std::io::Take<std::fs::File>> {
-        let mut written = std::fs::File::open(&self.temporary)?;
-        let (header, len) = (self.header, self.written - self.header);
-        self.finish()?;
-        written.seek(std::io::SeekFrom::Start(header))?;
-        Ok(written.take(len))
     }
 
     /// Fills in the header and puts the file in place of `file`; the first error of any

@@ -10,8 +10,8 @@ use tokio::sync::{Mutex, broadcast};
 use tracing::{debug, warn};
 
 use crate::budget::UseCounts;
+use crate::first_look::{FirstLook, KeptListing};
 use crate::frozen;
-use crate::kept_listing::{FirstLook, KeptListing};
 use crate::listing::{Listing, keep_last_good};
 use crate::lock::Lock;
 use crate::manifest::DigestCache;
@@ -263,11 +263,10 @@ impl SkillCatalog {
         // the files of its kept listing takes that (`read_walked`), and the parse cache
         // of any other is loaded as it is read. A source whose backend serves the very
         // revision its listing was kept at is not walked at all.
-        let walked = if first && self.persistent_cache().is_some() {
-            self.first_walks(true).await
-        } else {
-            Vec::new()
-        };
+        let mut walked = Vec::new();
+        if first && self.persistent_cache().is_some() {
+            walked = self.first_walks(true).await;
+        }
         self.discover_walked(&mut guard, which, want_event, walked).await
     }
 
@@ -283,9 +282,8 @@ impl SkillCatalog {
     ) -> Option<CatalogEvent> {
         let first = guard.is_none();
         if first {
-            if self.persistent_cache().is_some() {
-                self.prefetch_index();
-            }
+            // Without a persistent cache, nothing to prefetch.
+            self.prefetch_index();
             let work = self.sources.iter().map(|_| SourceWork {
                 // What a reload read again tells the search index whose instructions to
                 // read again.
@@ -346,20 +344,6 @@ impl SkillCatalog {
             .limits(self.limits)
             .depth(source.depth())
             .resources(self.discovers_resources())
-    }
-
-    /// Writes the persistent cache of each source of `which` whose parses changed: after
-    /// the reload is published, so that neither its snapshot nor its event waits for the
-    /// disk (65 MiB at 61,000 folders).
-    pub(crate) async fn keep_caches(&self, work: &mut [SourceWork], which: &[usize]) {
-        let Some(persist) = self.persistent_cache() else { return };
-        for &i in which {
-            if let (Some(source), Some(state)) = (self.sources.get(i), work.get_mut(i)) {
-                if !self.finish_spill(state).await {
-                    persist.save_now(source, self.limits, &mut state.cache).await;
-                }
-            }
-        }
     }
 
     /// Builds the snapshot of every source's memory and swaps it in if anything

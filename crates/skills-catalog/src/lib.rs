@@ -55,6 +55,7 @@ mod catalog;
 mod compact;
 mod depends;
 mod escape;
+mod first_look;
 mod frozen;
 mod kept_header;
 mod kept_listing;

@@ -108,27 +108,6 @@ impl PersistentCache {
         Some((self.dir.join(format!("{name}.cache")), key))
     }
 
-    /// Where the answer to `question` made of a catalog of `sources` is kept (see
-    /// [`SkillCatalog::load_or_answer`](crate::SkillCatalog::load_or_answer)), and the
-    /// start of its key: the question, then each source's key (spec, path, depth,
-    /// limits, program), label and location; the digests of the files follow. One file
-    /// per question and list of sources, whichever files it was kept for. `None` when a
-    /// source has no spec.
-    pub(crate) fn answer_file(
-        &self,
-        sources: &[SkillSource],
-        limits: &DiscoveryLimits,
-        question: &str,
-    ) -> Option<(PathBuf, String)> {
-        let mut key = format!("answer\n{question}\n");
-        for source in sources {
-            key.push_str(&self.file_of(source, limits)?.1);
-            key.push_str(&format!("\n{:?} {:?}\n", source.label(), source.location()));
-        }
-        let name = xxhash_rust::xxh3::xxh3_128(key.as_bytes()) >> 32;
-        Some((self.dir.join(format!("{name:024x}.answer")), key))
-    }
-
     /// Where the search index of `snapshot` is kept, and the key it is kept under: a
     /// digest of every source's key and every skill's source, path and etag, so an index
     /// is used only for the very library it was built from. `None` when a skill's etag

@@ -79,6 +79,20 @@ impl SkillCatalog {
         state.parses_unloaded = true;
         true
     }
+
+    /// Writes the persistent cache of each source of `which` whose parses changed: after
+    /// the reload is published, so that neither its snapshot nor its event waits for the
+    /// disk (65 MiB at 61,000 folders).
+    pub(crate) async fn keep_caches(&self, work: &mut [SourceWork], which: &[usize]) {
+        let Some(persist) = self.persistent_cache() else { return };
+        for &i in which {
+            if let (Some(source), Some(state)) = (self.sources().get(i), work.get_mut(i)) {
+                if !self.finish_spill(state).await {
+                    persist.save_now(source, self.limits, &mut state.cache).await;
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -13,13 +13,16 @@ use skills_runtime::sources::{
     CONFIG_FILE, CacheConfig, OpenOptions, PromptConfig, SearchConfig, ServeConfig, SourceSpec, SourcesConfig,
     ViewConfig,
 };
-use skills_runtime::{
-    AnswerWriter, CatalogSnapshot, DiscoveryLimits, FirstLoad, PersistentCache, Selection, SkillCatalog, SkillFilter,
-    SkillSource, SkillView,
-};
+use skills_runtime::{CatalogSnapshot, DiscoveryLimits, PersistentCache, SkillCatalog, SkillSource};
 
 use crate::cli::{DiscoveryArgs, EXIT_OK, EXIT_PARTIAL, SourceArgs};
 use crate::progress::Progress;
+
+mod answered;
+mod views;
+
+pub use answered::{Opened, catalog_or_answer};
+pub use views::{warn_view, write_view_warnings};
 
 /// What a command needs of its catalog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,62 +63,6 @@ pub struct Library {
     pub views: std::collections::BTreeMap<String, ViewConfig>,
     /// The question the library was opened to answer ([`catalog_or_answer`]), whole.
     question: Option<String>,
-}
-
-impl Library {
-    /// Where to keep the answer to the question the library was opened for
-    /// ([`catalog_or_answer`]), when its files can vouch for one.
-    pub async fn answer_writer(&self) -> Option<AnswerWriter> {
-        self.catalog.answer_writer(self.question.as_deref()?).await
-    }
-
-    /// The view `--view NAME` asks for: `None` without a name; an error for a name the
-    /// skills.toml does not define (naming those it does).
-    pub fn view(&self, name: Option<&str>) -> anyhow::Result<Option<Arc<SkillView>>> {
-        let Some(name) = name else { return Ok(None) };
-        let config = SourcesConfig {
-            views: self.views.clone(),
-            ..SourcesConfig::default()
-        };
-        Ok(Some(Arc::new(
-            config.view(name).map_err(|e| anyhow::anyhow!("{}", e.message))?,
-        )))
-    }
-
-    /// What [`view`](Self::view) `name` offers of the catalog's snapshot, computed once,
-    /// its entries that match no skill warned about on stderr.
-    pub fn selection(&self, name: Option<&str>) -> anyhow::Result<Option<Selection>> {
-        let selection = self.selection_unsaid(name)?;
-        if let Some(selection) = &selection {
-            warn_view(selection);
-        }
-        Ok(selection)
-    }
-
-    /// [`selection`](Self::selection), its warnings left to the caller
-    /// ([`write_view_warnings`]).
-    pub fn selection_unsaid(&self, name: Option<&str>) -> anyhow::Result<Option<Selection>> {
-        let Some(view) = self.view(name)? else { return Ok(None) };
-        let filter = SkillFilter {
-            view: Some(view),
-            ..SkillFilter::default()
-        };
-        Ok(Some(Selection::of(&self.catalog.snapshot(), &filter)))
-    }
-}
-
-/// Says on stderr what a view names that no skill matches.
-pub fn warn_view(selection: &Selection) {
-    let mut err = std::io::stderr().lock();
-    write_view_warnings(&mut err, selection);
-}
-
-/// What [`warn_view`] says, written to `err` (a failed write is no reason to stop).
-pub fn write_view_warnings(err: &mut impl std::io::Write, selection: &Selection) {
-    for warning in selection.warnings() {
-        let line = format!("warning: {warning}");
-        let _ = writeln!(err, "{}", crate::terminal::visible(&line));
-    }
 }
 
 /// The lockfile settings of a command: the command line's over skills.toml's `[lock]`.
@@ -245,41 +192,6 @@ async fn load(
     let snapshot = catalog.ensure_loaded().await;
     drop(progress);
     library_of(catalog, &snapshot, settings, args, need).await
-}
-
-/// A command's library, or the answer a process made of the same library to the same
-/// question ([`catalog_or_answer`]).
-#[derive(Debug)]
-pub enum Opened {
-    /// The bytes kept for the question, for the very files the sources hold now.
-    Answered(Vec<u8>),
-    /// The library, loaded: no answer holds.
-    Library(Library),
-}
-
-/// [`catalog`], for a command whose output is made of its catalog's first snapshot
-/// only, asked as `question` (the command and its own flags): the answer a process kept
-/// for the same question of the same files, when one was kept (see
-/// [`SkillCatalog::load_or_answer`]). The views of the skills.toml read are part of the
-/// question.
-pub async fn catalog_or_answer(args: &SourceArgs, need: Need, quiet: bool, question: &str) -> anyhow::Result<Opened> {
-    let progress = Progress::start(quiet, "reading skill sources");
-    let settings = lock_settings(args)?;
-    let lock = settings.frozen.then(|| settings.read()).transpose()?;
-    let (sources, settings) = open_pinned(args, lock.as_ref())?;
-    let question = format!(
-        "{question}\nallow partial {}\nviews {:?}",
-        args.discovery.allow_partial, settings.views
-    );
-    let catalog = new_catalog(sources, &settings, lock, args, need);
-    let snapshot = match catalog.load_or_answer(&question).await {
-        FirstLoad::Answered(answer) => return Ok(Opened::Answered(answer)),
-        FirstLoad::Loaded(snapshot) => snapshot,
-    };
-    drop(progress);
-    let mut library = library_of(catalog, &snapshot, settings, args, need).await?;
-    library.question = Some(question);
-    Ok(Opened::Library(library))
 }
 
 /// The catalog of `sources` with the settings a command's `need` asks for; nothing is

@@ -127,9 +127,12 @@ fn no_cache_and_a_disabled_cache_keep_nothing() {
     let root = tempfile::tempdir().unwrap();
     let cache = root.path().join("cache");
     library(root.path());
+    // Settled, so that a cache would keep even a listing and an answer.
+    settle();
     skills(root.path(), &cache, &["list", "--source", "lib", "--no-cache"]);
     skills(root.path(), &cache, &["search", "web", "--source", "lib", "--no-cache"]);
     assert_eq!(cache_files(&cache), 0);
+    assert!(files_ending(&cache, ".answer").is_empty(), "no answer kept");
 
     write(
         root.path(),
@@ -139,10 +142,12 @@ fn no_cache_and_a_disabled_cache_keep_nothing() {
     let listed = skills(root.path(), &cache, &["list", "--json"]);
     assert!(stdout(&listed).contains("\"web\""));
     assert_eq!(cache_files(&cache), 0, "[cache] enabled = false");
+    assert!(files_ending(&cache, ".answer").is_empty(), "no answer kept");
 
     write(root.path(), "skills.toml", "[[source]]\nlocation = \"lib\"\n");
     skills(root.path(), &cache, &["list", "--json"]);
     assert_eq!(cache_files(&cache), 1, "the cache is on by default");
+    assert_eq!(files_ending(&cache, ".answer").len(), 1, "and keeps the answer");
 }
 
 #[test]
