@@ -18,11 +18,11 @@ pub enum Opened {
     Library(Library),
 }
 
-/// [`catalog`], for a command whose output is made of its catalog's first snapshot
-/// only, asked as `question` (the command and its own flags): the answer a process kept
-/// for the same question of the same files, when one was kept (see
-/// [`SkillCatalog::load_or_answer`]). The views of the skills.toml read are part of the
-/// question.
+/// [`catalog`](super::catalog), for a command whose output is made of its catalog's
+/// first snapshot only, asked as `question` (the command and its own flags): the answer
+/// a process kept for the same question of the same files, when one was kept (see
+/// [`SkillCatalog::load_or_answer`](skills_runtime::SkillCatalog::load_or_answer)). The
+/// views of the skills.toml read are part of the question.
 pub async fn catalog_or_answer(args: &SourceArgs, need: Need, quiet: bool, question: &str) -> anyhow::Result<Opened> {
     let progress = Progress::start(quiet, "reading skill sources");
     let settings = lock_settings(args)?;
