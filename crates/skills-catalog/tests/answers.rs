@@ -40,6 +40,13 @@ fn library() -> tempfile::TempDir {
     dir
 }
 
+/// An empty cache folder, and the cache in it with the tests' racy window.
+fn new_cache() -> (tempfile::TempDir, PersistentCache) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    (dir, cache)
+}
+
 fn write(root: &Path, folder: &str, text: &str) {
     std::fs::create_dir_all(root.join(folder)).unwrap();
     std::fs::write(root.join(folder).join("SKILL.md"), text).unwrap();
@@ -101,8 +108,7 @@ async fn plain(root: &Path) -> String {
 #[tokio::test]
 async fn the_same_files_give_the_kept_answer_and_any_change_is_seen() {
     let root = library();
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    let (dir, cache) = new_cache();
     let expected = plain(root.path()).await;
     assert_eq!(ask(root.path(), &cache, "q").await, (expected.clone(), false));
     assert_eq!(cache_files(dir.path(), "answer").len(), 1);
@@ -165,8 +171,7 @@ fn edit_keeping_mtime(path: &Path, from: &str, to: &str, by_rename: bool) {
 #[tokio::test]
 async fn a_damaged_or_foreign_answer_is_never_given() {
     let root = library();
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    let (dir, cache) = new_cache();
     let expected = plain(root.path()).await;
     ask(root.path(), &cache, "q").await;
     let file = cache_files(dir.path(), "answer").pop().unwrap();
@@ -205,8 +210,7 @@ async fn a_damaged_or_foreign_answer_is_never_given() {
 #[tokio::test]
 async fn nothing_but_the_files_first_discovery_can_vouch_for_an_answer() {
     let root = library();
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    let (dir, cache) = new_cache();
     // Files changed within the racy window: no answer is kept for them.
     write(
         root.path(),
@@ -255,8 +259,7 @@ async fn nothing_but_the_files_first_discovery_can_vouch_for_an_answer() {
 #[tokio::test]
 async fn other_sources_or_labels_ask_another_question() {
     let root = library();
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    let (_dir, cache) = new_cache();
     ask(root.path(), &cache, "q").await;
     let relabelled = || {
         let backend = FilesystemBackend::new(root.path())
@@ -284,8 +287,7 @@ async fn other_sources_or_labels_ask_another_question() {
 #[test]
 fn two_processes_keeping_answers_at_once_leave_one_whole() {
     let root = library();
-    let dir = tempfile::tempdir().unwrap();
-    let cache = PersistentCache::new(dir.path()).with_racy_window(WINDOW);
+    let (dir, cache) = new_cache();
     let runtime = tokio::runtime::Builder::new_multi_thread().build().unwrap();
     let expected = runtime.block_on(plain(root.path()));
     std::thread::scope(|scope| {
