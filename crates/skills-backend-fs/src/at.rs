@@ -53,7 +53,6 @@ impl SourceDir {
 
     /// [`child_file`](Self::child_file) of the sub-directory named `child`, whose backend
     /// path is `dir_path`; `rel` is room for `<child>/<file_name>`, kept between calls.
-    #[cfg(target_os = "linux")]
     pub(crate) fn stat_child(
         &self,
         child: &str,
@@ -62,6 +61,13 @@ impl SourceDir {
         rel: &mut String,
         walk: &mut Walk,
     ) -> Option<bool> {
+        self.look(child, file_name, rel).record(dir_path, file_name, walk)
+    }
+
+    /// What `<child>/<file_name>` is, asked relative to this folder without following a
+    /// link; `rel` is room for the relative path, kept between calls.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn look(&self, child: &str, file_name: &str, rel: &mut String) -> Looked {
         use rustix::fs::AtFlags;
         use rustix::io::Errno;
 
@@ -69,34 +75,51 @@ impl SourceDir {
         for part in [child, "/", file_name] {
             rel.push_str(part);
         }
-        let stat = match rustix::fs::statat(&self.fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
-            Ok(stat) => stat,
-            Err(Errno::NOENT | Errno::NOTDIR) => return Some(false),
-            Err(_) => return None,
+        match rustix::fs::statat(&self.fd, rel.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(stat) => Looked::Found(Stated::of_stat(&stat)),
+            Err(Errno::NOENT | Errno::NOTDIR) => Looked::Missing,
+            Err(_) => Looked::Usual,
+        }
+    }
+
+    /// Never asked this way here: the usual lookup answers.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn look(&self, _child: &str, _file_name: &str, _rel: &mut String) -> Looked {
+        Looked::Usual
+    }
+}
+
+/// What a look at a child's file relative to the source folder found
+/// ([`SourceDir::look`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Looked {
+    /// Something is there, as its `stat` says.
+    Found(Stated),
+    /// Nothing is there.
+    Missing,
+    /// The usual lookup must answer (an error other than "not there").
+    Usual,
+}
+
+impl Looked {
+    /// Adds the file `<dir_path>/<file_name>` to `walk` when it is a file or a directory:
+    /// whether it was there, or `None` when the usual lookup must answer (a link, an
+    /// error other than "not there").
+    pub(crate) fn record(self, dir_path: &str, file_name: &str, walk: &mut Walk) -> Option<bool> {
+        let stated = match self {
+            Looked::Found(stated) => stated,
+            Looked::Missing => return Some(false),
+            Looked::Usual => return None,
         };
-        let entry_path = path::join(dir_path, file_name);
-        let stated = Stated::of_stat(&stat);
         match stated.kind {
-            Kind::File => walk.entries.push(stated.entry(entry_path)),
-            Kind::Dir => walk.entries.push(FileInfo::directory(entry_path)),
+            Kind::File => walk.entries.push(stated.entry(path::join(dir_path, file_name))),
+            Kind::Dir => walk.entries.push(FileInfo::directory(path::join(dir_path, file_name))),
             // A link: the usual lookup follows it within the root, or leaves it out.
             Kind::Link | Kind::Unknown => return None,
             // A special file is not served.
             Kind::Other => return Some(false),
         }
         Some(true)
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub(crate) fn stat_child(
-        &self,
-        _child: &str,
-        _dir_path: &str,
-        _file_name: &str,
-        _rel: &mut String,
-        _walk: &mut Walk,
-    ) -> Option<bool> {
-        None
     }
 }
 
@@ -114,6 +137,7 @@ pub(crate) enum Kind {
 
 /// What a `stat` that does not follow a link says of an entry: its kind and, for a
 /// file, what its etag is made of.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Stated {
     pub(crate) kind: Kind,
     size: u64,

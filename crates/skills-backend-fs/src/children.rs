@@ -16,6 +16,7 @@ use skills_core::blocking::run_blocking;
 use skills_core::{BackendError, FileInfo, Walk};
 
 use crate::at::{Kind, SourceDir};
+use crate::early::{Early, found_at};
 use crate::names::Names;
 use crate::resolve::map_io_error;
 use crate::{FilesystemBackend, Inner, MIN_PER_THREAD};
@@ -36,6 +37,9 @@ struct Children {
     names: Names,
     asks: Vec<Ask>,
     left_out: Vec<String>,
+    /// What was found early ([`Early`]) by place among the names as the directory gave
+    /// them.
+    early: Vec<(u32, crate::at::Looked)>,
 }
 
 impl FilesystemBackend {
@@ -53,13 +57,13 @@ impl FilesystemBackend {
             message,
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
-        let read = run_blocking(move || inner.children(&owned, listed_over), |m| Err(failed(m))).await;
+        let file = file_name.to_owned();
+        let read = run_blocking(move || inner.children(&owned, &file, listed_over), |m| Err(failed(m))).await;
         let (mut children, source) = match read {
             Ok(Some(read)) => read,
             Ok(None) => return None,
             Err(e) => return Some(Err(e)),
         };
-        let source = Arc::new(source);
         let mut walk = Walk {
             left_out: std::mem::take(&mut children.left_out),
             ..Walk::default()
@@ -137,14 +141,42 @@ impl Inner {
     /// The folder at `asked` held open and its children to ask, in the order of their
     /// files' paths; `None` when it has more than `listed_over` names (its entries are
     /// then wanted) or cannot be held open.
-    fn children(&self, asked: &str, listed_over: usize) -> Result<Option<(Children, SourceDir)>, BackendError> {
+    fn children(
+        &self,
+        asked: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Result<Option<(Children, Arc<SourceDir>)>, BackendError> {
         let (dir_path, host) = self.resolve_dir(asked)?;
         let Some(source) = SourceDir::open(&host) else {
             return Ok(None);
         };
+        let source = Arc::new(source);
+        // The other cores look up the child folders' files while the names are read.
+        let mut early = (self.parallelism > 1)
+            .then(|| Early::start(&source, file_name))
+            .flatten();
         let mut left_out = Vec::new();
-        let names = Names::read(&host, &dir_path, |_| true, &mut left_out).map_err(|e| map_io_error(e, &dir_path))?;
+        let names = Names::read_seeing(
+            &host,
+            &dir_path,
+            |_| true,
+            &mut left_out,
+            |at, name, kind| {
+                if let (Some(early), Kind::Dir) = (&mut early, kind) {
+                    early.hand(at, name);
+                }
+            },
+        );
+        let names = match names {
+            Ok(names) => names,
+            Err(e) => {
+                drop(early.map(Early::finish));
+                return Err(map_io_error(e, &dir_path));
+            }
+        };
         if names.iter().len() > listed_over {
+            drop(early.map(Early::finish));
             return Ok(None);
         }
         let mut asks = Vec::with_capacity(names.iter().len());
@@ -177,14 +209,26 @@ impl Inner {
         // Each child's file is `<name>/<file>`: in the order of `<name>/`, as `a-b/` sorts
         // before `a/`.
         asks.sort_by(|a, b| a.slashed(&names).cmp(b.slashed(&names)));
+        let early = early.map(|early| self.early_found(early)).unwrap_or_default();
         let children = Children {
             dir_path,
             host,
             names,
             asks,
             left_out,
+            early,
         };
         Ok(Some((children, source)))
+    }
+
+    /// What the helper looking up the children early found ([`Early::finish`]; a test
+    /// can ask it to look up every child first).
+    fn early_found(&self, early: Early) -> Vec<(u32, crate::at::Looked)> {
+        #[cfg(test)]
+        if self.early_waits {
+            return early.finish_all();
+        }
+        early.finish()
     }
 
     /// Adds the file `file_name` (or its lowercase form) of the child `ask` to `walk`.
@@ -206,8 +250,15 @@ impl Inner {
                 dir_path.push_str(children.dir_path.trim_end_matches('/'));
                 dir_path.push('/');
                 dir_path.push_str(name);
+                // Looked up early, if the helper got to it (`SKILL.md` only; its
+                // lowercase form, asked when it is not there, is looked up now).
+                let early = children.names.at(*i).and_then(|at| found_at(&children.early, at));
                 self.skill_file_of(file_name, walk, |file, walk| {
-                    match source.stat_child(name, dir_path, file, rel, walk) {
+                    let looked = match early.filter(|_| file == file_name) {
+                        Some(looked) => looked,
+                        None => source.look(name, file, rel),
+                    };
+                    match looked.record(dir_path, file, walk) {
                         Some(found) => found,
                         None => self.one_child_file(dir_path, &children.host.join(name), file, walk),
                     }
@@ -281,5 +332,80 @@ mod tests {
         assert_eq!(etags(&by_name), etags(&general));
         // Over the limit the folder's own entries are wanted: the general walk answers.
         assert!(backend.files_of_children_only("/src", "SKILL.md", 4).await.is_none());
+    }
+
+    /// Children looked up early, while the folder's names were read, give the walk
+    /// what it finds looking them up itself: each child's own file (every one has its
+    /// own size, so an answer given to the wrong child shows in its etag), in path
+    /// order, with the lowercase form, a missing file, a folder named `SKILL.md` and
+    /// links to a file or a folder each as the usual lookup says.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn children_looked_up_early_are_what_the_walk_finds_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("src");
+        // Made out of order, so the directory's order is not the names' order.
+        let mut names: Vec<String> = (0..300).map(|i| format!("skill-{}", (i * 7919) % 300)).collect();
+        names.extend(["a", "a-b", "a.b", "lower", "empty", "folder", "linked-file"].map(String::from));
+        for (i, name) in names.iter().enumerate() {
+            let child = src.join(name);
+            std::fs::create_dir_all(&child).unwrap();
+            match name.as_str() {
+                "lower" => std::fs::write(child.join("skill.md"), "lower").unwrap(),
+                "empty" => {}
+                "folder" => std::fs::create_dir(child.join("SKILL.md")).unwrap(),
+                "linked-file" => std::os::unix::fs::symlink("../a/SKILL.md", child.join("SKILL.md")).unwrap(),
+                _ => std::fs::write(child.join("SKILL.md"), "x".repeat(i + 1)).unwrap(),
+            }
+        }
+        std::os::unix::fs::symlink("a", src.join("a-link")).unwrap();
+        let waiting = FilesystemBackend::new(dir.path())
+            .unwrap()
+            .with_inner(|inner| inner.early_waits = true);
+        let (children, _) = waiting.inner.children("/src", "SKILL.md", usize::MAX).unwrap().unwrap();
+        assert_eq!(children.early.len(), names.len(), "every child folder looked up early");
+        let early = waiting
+            .files_of_children_only("/src", "SKILL.md", usize::MAX)
+            .await
+            .unwrap()
+            .unwrap();
+        let alone = FilesystemBackend::new(dir.path()).unwrap().with_parallelism(1);
+        let (children, _) = alone.inner.children("/src", "SKILL.md", usize::MAX).unwrap().unwrap();
+        assert!(children.early.is_empty(), "one thread: nothing looked up early");
+        let looked_up_late = alone
+            .files_of_children_only("/src", "SKILL.md", usize::MAX)
+            .await
+            .unwrap()
+            .unwrap();
+        let entries = |w: &skills_core::Walk| {
+            w.entries
+                .iter()
+                .map(|e| (e.path.clone(), e.etag.clone(), e.is_dir))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(entries(&early), entries(&looked_up_late));
+        let paths: Vec<&str> = early.entries.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(
+            &paths[..5],
+            [
+                "/src/a-b/SKILL.md",
+                "/src/a-link/SKILL.md",
+                "/src/a.b/SKILL.md",
+                "/src/a/SKILL.md",
+                "/src/folder/SKILL.md"
+            ]
+        );
+        assert!(paths.contains(&"/src/lower/skill.md") && paths.contains(&"/src/linked-file/SKILL.md"));
+        assert!(!paths.iter().any(|p| p.starts_with("/src/empty/")));
+        assert_eq!(paths.len(), names.len(), "every child but the empty one, and the link");
+        let sizes: Vec<u64> = early
+            .entries
+            .iter()
+            .filter(|e| e.path.contains("/skill-"))
+            .map(|e| e.size)
+            .collect();
+        let mut distinct = sizes.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 300);
     }
 }

@@ -27,6 +27,7 @@
 
 mod at;
 mod children;
+mod early;
 mod listing;
 mod names;
 mod queue;
@@ -79,6 +80,9 @@ struct Inner {
     hard_links: HardLinks,
     /// The owner of the root directory (unix), for [`HardLinks::SameOwner`].
     root_owner: Option<u32>,
+    /// Whether a walk waits for every child to be looked up early (tests only).
+    #[cfg(test)]
+    early_waits: bool,
 }
 
 /// Which files with more than one hard link the backend reads.
@@ -188,6 +192,8 @@ impl FilesystemBackend {
                 parallelism: default_parallelism(),
                 hard_links: HardLinks::default(),
                 root_owner,
+                #[cfg(test)]
+                early_waits: false,
             }),
         })
     }

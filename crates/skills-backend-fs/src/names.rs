@@ -20,6 +20,8 @@ struct Named {
     key: u128,
     start: u32,
     len: u32,
+    /// Its place among the names as the directory gave them.
+    at: u32,
     kind: Kind,
 }
 
@@ -43,6 +45,19 @@ impl Names {
         keep_file: impl Fn(&str) -> bool,
         left_out: &mut Vec<String>,
     ) -> io::Result<Self> {
+        Self::read_seeing(dir, dir_path, keep_file, left_out, |_, _, _| {})
+    }
+
+    /// [`read`](Self::read), handing `seen` each name kept as the directory gives it
+    /// (before they are put in order), with its place in that order ([`at`](Self::at))
+    /// and its kind.
+    pub(crate) fn read_seeing(
+        dir: &Path,
+        dir_path: &str,
+        keep_file: impl Fn(&str) -> bool,
+        left_out: &mut Vec<String>,
+        mut seen: impl FnMut(u32, &str, Kind),
+    ) -> io::Result<Self> {
         let mut names = Self::default();
         let mut add = |name: &[u8], kind: Kind| {
             if name == b"." || name == b".." {
@@ -57,7 +72,9 @@ impl Names {
             if kind == Kind::File && !keep_file(name) {
                 return;
             }
-            names.push(name, kind);
+            if let Some(at) = names.push(name, kind) {
+                seen(at, name, kind);
+            }
         };
         let held = read_into(dir, &mut add)?;
         #[cfg(target_os = "linux")]
@@ -71,19 +88,25 @@ impl Names {
         Ok(names)
     }
 
-    fn push(&mut self, name: &str, kind: Kind) {
-        // Past 4 GiB of names in one directory (no file system holds that many) a name
-        // could not be placed.
-        let (Ok(start), Ok(len)) = (u32::try_from(self.text.len()), u32::try_from(name.len())) else {
-            return;
+    /// Adds `name`: its place as the directory gave it, or `None` when it cannot be
+    /// placed (past 4 GiB of names in one directory, which no file system holds).
+    fn push(&mut self, name: &str, kind: Kind) -> Option<u32> {
+        let (Ok(start), Ok(len), Ok(at)) = (
+            u32::try_from(self.text.len()),
+            u32::try_from(name.len()),
+            u32::try_from(self.items.len()),
+        ) else {
+            return None;
         };
         self.text.push_str(name);
         self.items.push(Named {
             key: key(name.as_bytes()),
             start,
             len,
+            at,
             kind,
         });
+        Some(at)
     }
 
     /// The names in byte order, with what the directory says each is.
@@ -94,6 +117,11 @@ impl Names {
     /// The `i`-th name in byte order, if there are that many.
     pub(crate) fn name(&self, i: usize) -> Option<&str> {
         self.items.get(i).map(|item| name_in(&self.text, item))
+    }
+
+    /// The place the `i`-th name in byte order had as the directory gave it.
+    pub(crate) fn at(&self, i: usize) -> Option<u32> {
+        self.items.get(i).map(|item| item.at)
     }
 
     /// What a `stat` of the entry `name` (at `host`) says, not following a link: asked
