@@ -124,6 +124,7 @@ impl FilesystemBackend {
             walk.errors.extend(errors);
         }
         walk.entries = Vec::with_capacity(found.iter().flatten().map(Vec::len).sum());
+        skills_core::pages::prefault(walk.entries.spare_capacity_mut());
         for entries in found.into_iter().flatten() {
             walk.entries.extend(entries);
         }
@@ -180,6 +181,7 @@ impl Inner {
             return Ok(None);
         }
         let mut asks = Vec::with_capacity(names.iter().len());
+        skills_core::pages::prefault(asks.spare_capacity_mut());
         for (i, (name, kind)) in names.iter().enumerate() {
             let kind = match kind {
                 Kind::Unknown => match names.stat(name, &host.join(name)) {

@@ -148,6 +148,7 @@ impl SkillCatalog {
         let answer = tokio::task::spawn_blocking(move || {
             payload.decoded(|read, len| {
                 let mut answer = Vec::with_capacity(usize::try_from(len).ok()?);
+                skills_core::pages::prefault(answer.spare_capacity_mut());
                 WhileWanted(read, &still).read_to_end(&mut answer).ok()?;
                 Some(answer)
             })

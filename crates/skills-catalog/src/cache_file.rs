@@ -229,6 +229,9 @@ pub(crate) fn open_cache_file(file: &Path) -> Result<std::fs::File, CacheFileErr
 /// How much of a cache file is read to check its header before the rest.
 const HEADER_BYTES: u64 = 64 * 1024;
 
+/// The first read of a cache file: its header, and the start of its payload.
+const FIRST_READ: u64 = 4 * 1024;
+
 fn damaged(what: &str) -> CacheFileError {
     CacheFileError::Damaged(what.to_owned())
 }
@@ -340,11 +343,15 @@ pub(crate) fn payload_of(mut opened: std::fs::File, accept: &dyn Fn(&str) -> boo
     }
     // The header first: a file of another format or for another key (the listing of
     // other files, say: 40 MB at 40,000 skills) is refused before its payload is read.
-    let mut head = Vec::new();
-    (&mut opened).take(HEADER_BYTES).read_to_end(&mut head)?;
-    if head.len() as u64 == HEADER_BYTES && head.iter().filter(|&&b| b == b'\n').nth(3).is_none() {
-        // A header longer than the first read (a very long key): read on.
-        opened.read_to_end(&mut head)?;
+    // A few KiB hold the header of most files; a longer one (a key naming many sources)
+    // is read on, up to `HEADER_BYTES`, then to the end.
+    let mut head = Vec::with_capacity(FIRST_READ as usize);
+    for limit in [FIRST_READ, HEADER_BYTES, u64::MAX] {
+        let wanted = limit.saturating_sub(head.len() as u64);
+        let got = (&mut opened).take(wanted).read_to_end(&mut head)? as u64;
+        if got < wanted || head.iter().filter(|&&b| b == b'\n').nth(3).is_some() {
+            break;
+        }
     }
     let mut rest = head.as_slice();
     let key = check_header(&mut rest, accept)?;
@@ -382,8 +389,8 @@ mod tests {
     use std::io::Read as _;
 
     use super::{
-        CacheFileError, HEADER_BYTES, open_payload, read_cache_file, write_cache_file, write_cache_file_with,
-        write_within,
+        CacheFileError, FIRST_READ, HEADER_BYTES, open_payload, read_cache_file, write_cache_file,
+        write_cache_file_with, write_within,
     };
 
     #[test]
@@ -431,11 +438,24 @@ mod tests {
             Err(CacheFileError::Other)
         ));
 
-        // A key longer than the first read: the header is decided with the rest.
-        let long = "k".repeat(HEADER_BYTES as usize + 10);
-        write_cache_file(&file, &long, b"payload").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(read_cache_file(&file, &long).ok(), Some(b"payload".to_vec()));
-        assert!(matches!(read_cache_file(&file, "short"), Err(CacheFileError::Other)));
+        // Keys longer than the first read, and than the header's read: the header is
+        // decided once it is whole, whatever its length, and so is the payload after it
+        // (longer than the first read too).
+        let payload = "p".repeat(3 * FIRST_READ as usize);
+        for len in [
+            FIRST_READ as usize - 60,
+            FIRST_READ as usize + 10,
+            HEADER_BYTES as usize + 10,
+        ] {
+            let long = "k".repeat(len);
+            write_cache_file(&file, &long, payload.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                read_cache_file(&file, &long).ok(),
+                Some(payload.clone().into_bytes()),
+                "{len}"
+            );
+            assert!(matches!(read_cache_file(&file, "short"), Err(CacheFileError::Other)));
+        }
 
         // A header cut short in a small file is damaged, as before.
         std::fs::write(&file, b"agent-skills cache\n2\n").unwrap_or_else(|e| panic!("{e}"));

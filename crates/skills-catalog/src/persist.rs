@@ -6,7 +6,6 @@ use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sha2::{Digest as _, Sha256};
 use skills_core::{DiscoveryLimits, ParseCache, SharedListing, Walked};
 use tracing::debug;
 
@@ -101,11 +100,11 @@ impl PersistentCache {
             backend.max_file_size(),
             backend.read_settings()
         );
-        let name: String = Sha256::digest(key.as_bytes())[..12]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        Some((self.dir.join(format!("{name}.cache")), key))
+        // The name only spreads keys over files (the file holds its whole key, checked
+        // when it is read): xxh3, as the answers' and indexes' names, and no SHA-256 at
+        // a warm start (its first use asks the CPU what it has, slow in a VM).
+        let name = xxhash_rust::xxh3::xxh3_128(key.as_bytes()) >> 32;
+        Some((self.dir.join(format!("{name:024x}.cache")), key))
     }
 
     /// Where the search index of `snapshot` is kept, and the key it is kept under: a

@@ -61,6 +61,7 @@ mod merge;
 pub mod name;
 mod name_index;
 mod one_skill;
+pub mod pages;
 pub mod parse;
 mod parse_cache;
 pub mod path;
