@@ -197,10 +197,14 @@ fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<u
             let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
                 return false;
             };
-            // No allocation per entry: this runs over every `SKILL.md` of a source.
-            let levels = rel.matches('/').count() + 1;
+            // No allocation per entry: this runs over every `SKILL.md` of a source (and
+            // nothing more for a skill folder right in the source, the common case).
+            let slashes = memchr::memchr_iter(b'/', rel.as_bytes()).count();
+            if slashes >= depth {
+                return false;
+            }
             let above = rel.rsplit_once('/').map_or("", |(above, _)| above);
-            levels <= depth && !above.split('/').any(|f| f.starts_with('.') || f == "node_modules")
+            slashes == 0 || !above.split('/').any(|f| f.starts_with('.') || f == "node_modules")
         })
         .collect();
     if lowercase {
