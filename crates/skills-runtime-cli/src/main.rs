@@ -120,7 +120,13 @@ fn main() -> ExitCode {
             return ExitCode::from(cli::EXIT_SOURCE_ERROR);
         }
     };
-    match runtime.block_on(commands::run(cli)) {
+    let ran = runtime.block_on(commands::run(cli));
+    if commands::NOTHING_LEFT_TO_DO.load(std::sync::atomic::Ordering::Relaxed) {
+        // A kept answer was printed and nothing is being written: the process ends
+        // without waiting for the runtime's threads to stop.
+        std::mem::forget(runtime);
+    }
+    match ran {
         Ok(code) => code,
         Err(e) => {
             show_err!("error: {e:#}");

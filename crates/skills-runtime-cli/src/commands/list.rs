@@ -25,7 +25,10 @@ pub async fn list(specs: &SourceArgs, view: Option<&str>, json: bool, resources:
         let question = format!("list\njson {json}\nview {view:?}");
         match library::catalog_or_answer(specs, Need::Listing, json, &question).await? {
             Opened::Answered(answer) => match replay(&answer)? {
-                Some(code) => return Ok(code),
+                Some(code) => {
+                    super::NOTHING_LEFT_TO_DO.store(true, std::sync::atomic::Ordering::Relaxed);
+                    return Ok(code);
+                }
                 // Not an answer this build writes: the library is loaded after all.
                 None => library::catalog(specs, Need::Listing, json).await?,
             },

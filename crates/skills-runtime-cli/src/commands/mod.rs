@@ -35,6 +35,11 @@ use skills_runtime::{CatalogSnapshot, SkillMetadata};
 
 use crate::cli::{Cli, Command};
 
+/// Set when a command printed a kept answer (`skills list` on files unchanged since):
+/// nothing was loaded or written, so `main` lets the process end without stopping the
+/// runtime's threads one by one first (0.16 ms of a 9 ms start, decision 125).
+pub(crate) static NOTHING_LEFT_TO_DO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List {
