@@ -178,6 +178,18 @@ pub(crate) fn skill_files(entries: &mut Vec<FileInfo>, root: &str, depth: usize,
     files
 }
 
+/// The folder of `path` as [`path::parent`] gives it, when its file is `SKILL.md`
+/// (`false`) or `skill.md` (`true`); `None` for any other file. Its suffixes are
+/// compared, not searched for: this runs over every entry of a walk.
+fn skill_file_parent(path: &str) -> Option<(&str, bool)> {
+    let (head, lower) = match path.strip_suffix(SKILL_FILE) {
+        Some(head) => (head, false),
+        None => (path.strip_suffix(LOWERCASE_SKILL_FILE)?, true),
+    };
+    let parent = if head.is_empty() { "" } else { head.strip_suffix('/')? };
+    Some((if parent.is_empty() { "/" } else { parent }, lower))
+}
+
 /// Where in a path-sorted walk the `SKILL.md` files of skill folders are, in order. A
 /// folder without `SKILL.md` is read through its `skill.md`; a folder with both, through
 /// its `SKILL.md` (as the specification's reference library chooses).
@@ -186,20 +198,16 @@ fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<u
     let mut lowercase = false;
     let mut found: Vec<usize> = (0..entries.len())
         .filter(|&i| {
-            let entry = &entries[i];
-            let name = path::file_name(&entry.path);
-            if name != SKILL_FILE {
-                if name != LOWERCASE_SKILL_FILE {
-                    return false;
-                }
-                lowercase = true;
-            }
-            let Some(rel) = path::parent(&entry.path).strip_prefix(&prefix) else {
+            let Some((parent, lower)) = skill_file_parent(&entries[i].path) else {
                 return false;
             };
-            // No allocation per entry: this runs over every `SKILL.md` of a source (and
+            lowercase |= lower;
+            let Some(rel) = parent.strip_prefix(&prefix) else {
+                return false;
+            };
+            // No allocation or search per entry: this runs over every `SKILL.md` of a source (and
             // nothing more for a skill folder right in the source, the common case).
-            let slashes = memchr::memchr_iter(b'/', rel.as_bytes()).count();
+            let slashes = rel.bytes().filter(|&b| b == b'/').count();
             if slashes >= depth {
                 return false;
             }
@@ -475,3 +483,7 @@ fn add_skill(listing: &mut SkillListing, index: &mut NameIndex, outcome: ParseOu
         }
     }
 }
+
+#[cfg(test)]
+#[path = "read_tests.rs"]
+mod tests;
