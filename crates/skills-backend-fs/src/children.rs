@@ -171,13 +171,10 @@ impl Inner {
         );
         let names = match names {
             Ok(names) => names,
-            Err(e) => {
-                drop(early.map(Early::finish));
-                return Err(map_io_error(e, &dir_path));
-            }
+            // Dropped, the helper stops.
+            Err(e) => return Err(map_io_error(e, &dir_path)),
         };
         if names.iter().len() > listed_over {
-            drop(early.map(Early::finish));
             return Ok(None);
         }
         let mut asks = Vec::with_capacity(names.iter().len());

@@ -34,6 +34,9 @@ type Found = Arc<Mutex<Option<Vec<(u32, Looked)>>>>;
 pub(crate) struct Early {
     batch: Batch,
     to_helper: mpsc::Sender<Batch>,
+    /// The helper's work, put on the pool with the first whole batch: a folder of fewer
+    /// child folders starts no helper.
+    helper: Option<(tokio::runtime::Handle, Box<dyn FnOnce() + Send>)>,
     found: Found,
     stop: Arc<AtomicBool>,
     /// Told (by being dropped) when the helper is done.
@@ -48,13 +51,13 @@ impl Early {
     pub(crate) fn start(source: &Arc<SourceDir>, file_name: &str) -> Option<Self> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (to_helper, handed) = mpsc::channel::<Batch>();
-        let found: Found = Arc::new(Mutex::new(Some(Vec::with_capacity(4096))));
+        let found: Found = Arc::new(Mutex::new(Some(Vec::new())));
         let stop = Arc::new(AtomicBool::new(false));
         let (source, file_name) = (Arc::clone(source), file_name.to_owned());
         let (helper_found, helper_stop) = (Arc::clone(&found), Arc::clone(&stop));
         #[cfg(test)]
         let (done_tx, done) = mpsc::channel::<()>();
-        drop(runtime.spawn_blocking(move || {
+        let work = Box::new(move || {
             #[cfg(test)]
             let _done = done_tx;
             let (mut rel, mut looked) = (String::new(), Vec::with_capacity(PUBLISH));
@@ -82,10 +85,11 @@ impl Early {
             if let Some(found) = helper_found.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
                 found.append(&mut looked);
             }
-        }));
+        });
         Some(Self {
             batch: Batch::default(),
             to_helper,
+            helper: Some((runtime, work)),
             found,
             stop,
             #[cfg(test)]
@@ -99,14 +103,21 @@ impl Early {
         self.batch.text.push_str(name);
         self.batch.ends.push((at, self.batch.text.len()));
         if self.batch.ends.len() == BATCH {
-            let _ = self.to_helper.send(std::mem::take(&mut self.batch));
+            self.send_batch();
         }
+    }
+
+    /// Hands the batch to the helper, started now if it was not.
+    fn send_batch(&mut self) {
+        if let Some((runtime, work)) = self.helper.take() {
+            drop(runtime.spawn_blocking(work));
+        }
+        let _ = self.to_helper.send(std::mem::take(&mut self.batch));
     }
 
     /// Stops the helper, without waiting for it: what it found so far, by place, in the
     /// order it was handed the names (increasing places).
     pub(crate) fn finish(self) -> Vec<(u32, Looked)> {
-        self.stop.store(true, Ordering::Relaxed);
         let taken = self.found.lock().unwrap_or_else(PoisonError::into_inner).take();
         taken.unwrap_or_default()
     }
@@ -116,12 +127,21 @@ impl Early {
     #[cfg(test)]
     pub(crate) fn finish_all(mut self) -> Vec<(u32, Looked)> {
         if !self.batch.ends.is_empty() {
-            let _ = self.to_helper.send(std::mem::take(&mut self.batch));
+            self.send_batch();
         }
-        // The helper ends once nothing more can be handed to it.
+        // The helper ends once nothing more can be handed to it (and never starts if
+        // it was handed nothing).
+        self.helper = None;
         self.to_helper = mpsc::channel().0;
         let _ = self.done.recv();
         self.finish()
+    }
+}
+
+impl Drop for Early {
+    /// The helper stops at its next lookup: whatever it finds now is not used.
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
