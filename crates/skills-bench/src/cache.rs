@@ -3,7 +3,8 @@
 //! folders, one level deep; the generated 10,000-skill library of three sources always),
 //! in one interleaved run of N rounds: the floor (a process that reads every `SKILL.md`
 //! on one thread), the same process parsing each file as discovery does (what a start
-//! without a cache has to do at least, on one core), `skills list --json --no-cache`, a cold `skills list --json` (the
+//! without a cache has to do at least, on one core; and the same on two threads),
+//! `skills list --json --no-cache`, a cold `skills list --json` (the
 //! cache folder emptied first: it reads, parses and writes the cache) and a warm one.
 //! Medians of wall time and peak RSS; the warm output is checked byte for byte against
 //! the output without the cache. With `--serve DIR`, the time from starting `skills
@@ -58,6 +59,8 @@ struct Measured {
     skills: usize,
     floor: (f64, f64),
     parse_floor: (f64, f64),
+    /// The read and parse floor shared out over two threads.
+    parse_floor_two: (f64, f64),
     plain: (f64, f64),
     cold: (f64, f64),
     warm: (f64, f64),
@@ -86,11 +89,16 @@ fn measure(
         .into_iter()
         .chain(sources.iter().copied())
         .collect();
-    let (mut floor, mut parse_floor) = (Vec::new(), Vec::new());
+    let parse_two_args: Vec<&str> = ["floor", "--parse", "--threads", "2"]
+        .into_iter()
+        .chain(sources.iter().copied())
+        .collect();
+    let (mut floor, mut parse_floor, mut parse_floor_two) = (Vec::new(), Vec::new(), Vec::new());
     let (mut plain, mut cold, mut warm) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
         floor.push(run(bench, &floor_args, cache)?);
         parse_floor.push(run(bench, &parse_args, cache)?);
+        parse_floor_two.push(run(bench, &parse_two_args, cache)?);
         plain.push(run(cli, &plain_args, cache)?);
         let _ = std::fs::remove_dir_all(cache);
         cold.push(run(cli, &list, cache)?);
@@ -107,6 +115,7 @@ fn measure(
         skills,
         floor: medians(&floor),
         parse_floor: medians(&parse_floor),
+        parse_floor_two: medians(&parse_floor_two),
         plain: medians(&plain),
         cold: medians(&cold),
         warm: medians(&warm),
@@ -220,16 +229,18 @@ pub fn cache_command(args: &[String]) -> Result<(), String> {
     }
     let mut table = format!(
         "`skills list --json`, whole processes, {runs} interleaved rounds (medians; MiB = peak RSS)\n\n\
-         | library | skills | read floor | read + parse floor | `--no-cache` | cold (writes the cache) | warm | warm / floor | cold / floor | cold / read + parse floor | output identical |\n\
-         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
+         | library | skills | read floor | read + parse floor | the same on 2 threads (/ read floor) | `--no-cache` | cold (writes the cache) | warm | warm / floor | cold / floor | cold / read + parse floor | output identical |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
     );
     for m in &rows {
         table.push_str(&format!(
-            "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.2}x | {:.2}x | {:.2}x | {} |\n",
+            "| {} | {} | {:.1} ms | {:.1} ms | {:.1} ms ({:.2}x) | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.1} ms, {:.1} MiB | {:.2}x | {:.2}x | {:.2}x | {} |\n",
             m.name,
             m.skills,
             m.floor.0,
             m.parse_floor.0,
+            m.parse_floor_two.0,
+            m.parse_floor_two.0 / m.floor.0,
             m.plain.0,
             m.plain.1,
             m.cold.0,
@@ -269,16 +280,29 @@ pub fn cache_command(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-/// `floor [--parse] DIR...`: reads every `SKILL.md` one level below each folder, on one
-/// thread (with `--parse`, parses each as discovery does).
+/// `floor [--parse [--threads N]] DIR...`: reads every `SKILL.md` one level below each
+/// folder, on one thread (with `--parse`, parses each as discovery does; with
+/// `--threads`, shared out over N threads).
 pub fn floor_command(args: &[String]) -> Result<(), String> {
+    const FLOOR_USAGE: &str = "usage: skills-bench floor [--parse [--threads N]] DIR...";
+    let mut args = args;
     let parse = args.first().is_some_and(|a| a == "--parse");
-    let sources: Vec<PathBuf> = args[usize::from(parse)..].iter().map(PathBuf::from).collect();
+    args = &args[usize::from(parse)..];
+    let mut threads = 1;
+    if parse && args.first().is_some_and(|a| a == "--threads") {
+        threads = args
+            .get(1)
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n > 0)
+            .ok_or(FLOOR_USAGE)?;
+        args = &args[2..];
+    }
+    let sources: Vec<PathBuf> = args.iter().map(PathBuf::from).collect();
     if sources.is_empty() {
-        return Err("usage: skills-bench floor [--parse] DIR...".into());
+        return Err(FLOOR_USAGE.into());
     }
     let read = if parse {
-        skills_bench::parse_floor(&sources)
+        skills_bench::parse_floor_on(&sources, threads)
     } else {
         skills_bench::floor(&sources)
     };

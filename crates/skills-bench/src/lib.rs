@@ -194,7 +194,7 @@ fn skill_md(rng: &mut Rng, name: &str, invalid: Option<&str>) -> String {
 }
 
 /// What the floor read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct FloorRead {
     /// `SKILL.md` files read.
     pub files: usize,
@@ -214,33 +214,67 @@ pub fn floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
 /// ([`parse_skill_md`](skills_core::parse_skill_md)), on the same thread: what a
 /// discovery without a cache has to do at least, on one core.
 pub fn parse_floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
-    read_every_skill_file(sources, true)
+    parse_floor_on(sources, 1)
+}
+
+/// [`parse_floor`] shared out over `threads` threads (the folders in as many equal runs,
+/// in listing order): what a discovery without a cache has to do at least, spread over
+/// the cores as discovery spreads it.
+pub fn parse_floor_on(sources: &[PathBuf], threads: usize) -> io::Result<FloorRead> {
+    let mut folders = Vec::new();
+    for source in sources {
+        for entry in std::fs::read_dir(source)? {
+            folders.push(entry?.path());
+        }
+    }
+    let per_thread = folders.len().div_ceil(threads.max(1)).max(1);
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = folders
+            .chunks(per_thread)
+            .map(|run| scope.spawn(move || read_folders(run, true)))
+            .collect();
+        let mut read = FloorRead::default();
+        for run in runs {
+            let part = run.join().map_err(|_| io::Error::other("a floor thread panicked"))??;
+            read.files += part.files;
+            read.bytes += part.bytes;
+            read.parsed += part.parsed;
+        }
+        Ok(read)
+    })
 }
 
 fn read_every_skill_file(sources: &[PathBuf], parse: bool) -> io::Result<FloorRead> {
-    let mut read = FloorRead {
-        files: 0,
-        bytes: 0,
-        parsed: 0,
-    };
+    let mut read = FloorRead::default();
     for source in sources {
         for entry in std::fs::read_dir(source)? {
-            let folder = entry?.path();
-            let path = folder.join("SKILL.md");
-            match std::fs::read(&path) {
-                Ok(bytes) => {
-                    read.files += 1;
-                    read.bytes += bytes.len() as u64;
-                    if parse {
-                        let folder_name = folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-                        let outcome = skills_core::parse_skill_md(&bytes, &path.to_string_lossy(), &folder_name);
-                        read.parsed += usize::from(outcome.skill.is_some());
-                    }
+            let part = read_folders(&[entry?.path()], parse)?;
+            read.files += part.files;
+            read.bytes += part.bytes;
+            read.parsed += part.parsed;
+        }
+    }
+    Ok(read)
+}
+
+/// Reads (and with `parse`, parses) `<folder>/SKILL.md` of each of `folders`.
+fn read_folders(folders: &[PathBuf], parse: bool) -> io::Result<FloorRead> {
+    let mut read = FloorRead::default();
+    for folder in folders {
+        let path = folder.join("SKILL.md");
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                read.files += 1;
+                read.bytes += bytes.len() as u64;
+                if parse {
+                    let folder_name = folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                    let outcome = skills_core::parse_skill_md(&bytes, &path.to_string_lossy(), &folder_name);
+                    read.parsed += usize::from(outcome.skill.is_some());
                 }
-                // A file beside the skill folders (a README) has no SKILL.md below it.
-                Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
-                Err(e) => return Err(e),
             }
+            // A file beside the skill folders (a README) has no SKILL.md below it.
+            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
+            Err(e) => return Err(e),
         }
     }
     Ok(read)
@@ -299,6 +333,13 @@ mod tests {
         let parsed = parse_floor(&library.sources).unwrap();
         assert_eq!((parsed.files, parsed.bytes), (read.files, read.bytes));
         assert_eq!(parsed.parsed, valid, "every loadable folder parses to a skill");
+        for threads in [2, 3, 7] {
+            assert_eq!(
+                parse_floor_on(&library.sources, threads).unwrap(),
+                parsed,
+                "{threads} threads"
+            );
+        }
         std::fs::remove_dir_all(root).unwrap();
     }
 }

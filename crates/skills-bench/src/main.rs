@@ -10,7 +10,7 @@
 //! skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]
 //! skills-bench install --cli PATH --out DIR
 //! skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]
-//! skills-bench floor [--parse] DIR...
+//! skills-bench floor [--parse [--threads N]] DIR...
 //! ```
 //!
 //! `run` generates libraries of 100, 1,000 and 10,000 skills (`--quick`: 100 and 1,000)
@@ -78,7 +78,7 @@ const USAGE: &str = "usage: skills-bench generate DIR SKILLS [SEED]\n       \
                      skills-bench fleet [--skills 1000,10000] [--processes 50] [--interval-ms 1000]\n       \
                      skills-bench install --cli PATH --out DIR\n       \
                      skills-bench cache --cli PATH --out DIR [--runs N] [--serve DIR] [LIBRARY...]\n       \
-                     skills-bench floor [--parse] DIR...";
+                     skills-bench floor [--parse [--threads N]] DIR...";
 
 fn generate_command(args: &[String]) -> Result<(), String> {
     let (dir, skills, seed) = match args {

@@ -35,7 +35,7 @@ const MAX_KEY: usize = 128;
 pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
     // Tabs and carriage returns have rules of their own; the other characters are
     // refused anywhere, comments included.
-    if !ascii_printable(src.as_bytes()) && !all_printable(src) {
+    if !all_printable(src) {
         return None;
     }
     let mut lines = crate::yaml_lines::lines(src);
@@ -369,15 +369,6 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
 
 /// Whether every byte of `bytes` is a line break or printable ASCII: checked 32 bytes at
 /// a time without a branch per byte (every frontmatter of a library passes here).
-fn ascii_printable(bytes: &[u8]) -> bool {
-    let ok = |b: u8| (b == b'\n') | (b' '..=b'~').contains(&b);
-    let mut chunks = bytes.chunks_exact(32);
-    let whole = chunks
-        .by_ref()
-        .all(|chunk| chunk.iter().fold(true, |all, &b| all & ok(b)));
-    whole && chunks.remainder().iter().all(|&b| ok(b))
-}
-
 /// How many lines `src` has past its first.
 fn line_breaks(src: &str) -> usize {
     memchr::memchr_iter(b'\n', src.as_bytes()).count()
@@ -442,24 +433,48 @@ fn printable(c: char) -> bool {
 /// UTF-8 bytes without decoding: past ASCII, only the lead bytes of U+0080-U+009F
 /// (`C2 80`-`C2 9F`), U+2028/U+2029 (`E2 80 A8`/`A9`), U+FEFF (`EF BB BF`) and
 /// U+FFFE/U+FFFF (`EF BF BE`/`BF`) start something refused. A continuation byte
-/// (`80`-`BF`) is never one of those lead bytes, so the scan steps one byte at a time.
+/// (`80`-`BF`) is never one of those lead bytes.
+///
+/// Checked 32 bytes at a time: a chunk of printable ASCII and line breaks (most) is
+/// passed at once, and so is one without an ASCII control, DEL or one of those three
+/// lead bytes, whatever else it holds (accented letters, CJK, emoji); only a chunk with
+/// one of them is read byte by byte.
 fn all_printable(src: &str) -> bool {
+    const CHUNK: usize = 32;
     let bytes = src.as_bytes();
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    for (i, &b) in bytes.iter().enumerate() {
-        let refused = match b {
-            b'\n' | b' '..=b'~' => false,
-            0..=0x7f => true,
-            0xc2 => at(i + 1) < 0xa0,
-            0xe2 => at(i + 1) == 0x80 && matches!(at(i + 2), 0xa8 | 0xa9),
-            0xef => (at(i + 1) == 0xbb && at(i + 2) == 0xbf) || (at(i + 1) == 0xbf && matches!(at(i + 2), 0xbe | 0xbf)),
-            _ => false,
-        };
-        if refused {
+    let mut chunks = bytes.chunks_exact(CHUNK);
+    for (n, chunk) in chunks.by_ref().enumerate() {
+        let plain = chunk
+            .iter()
+            .fold(true, |all, &b| all & ((b == b'\n') | (b' '..=b'~').contains(&b)));
+        if !plain
+            && chunk.iter().fold(false, |any, &b| any | maybe_refused(b))
+            && (n * CHUNK..(n + 1) * CHUNK).any(|i| refused_at(bytes, i))
+        {
             return false;
         }
     }
-    true
+    let rest = bytes.len() - chunks.remainder().len();
+    !(rest..bytes.len()).any(|i| refused_at(bytes, i))
+}
+
+/// Whether `b` may start something [`all_printable`] refuses (see [`refused_at`]).
+#[inline]
+fn maybe_refused(b: u8) -> bool {
+    ((b < b' ') & (b != b'\n')) | (b == 0x7f) | (b == 0xc2) | (b == 0xe2) | (b == 0xef)
+}
+
+/// Whether the byte at `i` starts a character [`all_printable`] refuses.
+fn refused_at(bytes: &[u8], i: usize) -> bool {
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    match bytes[i] {
+        b'\n' | b' '..=b'~' => false,
+        0..=0x7f => true,
+        0xc2 => at(i + 1) < 0xa0,
+        0xe2 => at(i + 1) == 0x80 && matches!(at(i + 2), 0xa8 | 0xa9),
+        0xef => (at(i + 1) == 0xbb && at(i + 2) == 0xbf) || (at(i + 1) == 0xbf && matches!(at(i + 2), 0xbe | 0xbf)),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -10,16 +10,24 @@ fn printable_bytes_agree_with_printable_characters() {
 }
 
 #[test]
-fn the_ascii_check_finds_a_refused_byte_anywhere() {
-    // Past, at and across the edges of its 32-byte chunks, and in what is left after them.
-    for len in [0, 1, 31, 32, 33, 64, 70] {
-        let line: Vec<u8> = (0..len).map(|i| if i % 9 == 8 { b'\n' } else { b'a' }).collect();
-        assert!(super::ascii_printable(&line), "{len} bytes");
-        for at in 0..len {
-            for refused in [b'\t', b'\r', 0x7f, 0xc3] {
-                let mut bytes = line.clone();
-                bytes[at] = refused;
-                assert!(!super::ascii_printable(&bytes), "{refused:#x} at {at} of {len}");
+fn the_chunked_check_finds_a_refused_character_anywhere() {
+    // Past, at and across the edges of its 32-byte chunks, and in what is left after
+    // them; a character of several bytes also straddles an edge. Each text is checked
+    // against the character-by-character rule.
+    let refused = [
+        '\t', '\r', '\u{7f}', '\u{85}', '\u{9f}', '\u{2028}', '\u{2029}', '\u{feff}', '\u{fffe}', '\u{ffff}',
+    ];
+    let kept = ['\u{a0}', 'é', '—', '“', '→', '中', '\u{fffd}', '🦀'];
+    for len in [0, 1, 31, 32, 33, 63, 64, 65, 70, 100] {
+        let line: String = (0..len).map(|i| if i % 9 == 8 { '\n' } else { 'a' }).collect();
+        assert!(super::all_printable(&line), "{len} bytes");
+        for at in 0..=len {
+            for c in refused.iter().chain(&kept) {
+                let mut text = line.clone();
+                text.insert(at, *c);
+                let expected = text.chars().all(|c| c == '\n' || super::printable(c));
+                assert_eq!(expected, kept.contains(c), "{c:?}");
+                assert_eq!(super::all_printable(&text), expected, "{c:?} at {at} of {len}");
             }
         }
     }
