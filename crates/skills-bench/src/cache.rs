@@ -289,7 +289,10 @@ pub fn floor_command(args: &[String]) -> Result<(), String> {
     let parse = args.first().is_some_and(|a| a == "--parse");
     args = &args[usize::from(parse)..];
     let mut threads = 1;
-    if parse && args.first().is_some_and(|a| a == "--threads") {
+    if args.first().is_some_and(|a| a == "--threads") {
+        if !parse {
+            return Err(format!("--threads shares out the parse: it needs --parse\n{FLOOR_USAGE}"));
+        }
         threads = args
             .get(1)
             .and_then(|n| n.parse::<usize>().ok())
