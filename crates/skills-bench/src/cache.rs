@@ -291,7 +291,9 @@ pub fn floor_command(args: &[String]) -> Result<(), String> {
     let mut threads = 1;
     if args.first().is_some_and(|a| a == "--threads") {
         if !parse {
-            return Err(format!("--threads shares out the parse: it needs --parse\n{FLOOR_USAGE}"));
+            return Err(format!(
+                "--threads shares out the parse: it needs --parse\n{FLOOR_USAGE}"
+            ));
         }
         threads = args
             .get(1)

@@ -367,8 +367,6 @@ fn quoted_lines(first: &str, lines: &mut Lines<'_>) -> Option<Event<'static>> {
     }
 }
 
-/// Whether every byte of `bytes` is a line break or printable ASCII: checked 32 bytes at
-/// a time without a branch per byte (every frontmatter of a library passes here).
 /// How many lines `src` has past its first.
 fn line_breaks(src: &str) -> usize {
     memchr::memchr_iter(b'\n', src.as_bytes()).count()
@@ -435,10 +433,11 @@ fn printable(c: char) -> bool {
 /// U+FFFE/U+FFFF (`EF BF BE`/`BF`) start something refused. A continuation byte
 /// (`80`-`BF`) is never one of those lead bytes.
 ///
-/// Checked 32 bytes at a time: a chunk of printable ASCII and line breaks (most) is
-/// passed at once, and so is one without an ASCII control, DEL or one of those three
-/// lead bytes, whatever else it holds (accented letters, CJK, emoji); only a chunk with
-/// one of them is read byte by byte.
+/// Checked 32 bytes at a time without a branch per byte (every frontmatter of a library
+/// passes here): a chunk of printable ASCII and line breaks (most) is passed at once,
+/// and so is one without an ASCII control, DEL or one of those three lead bytes,
+/// whatever else it holds (accented letters, CJK, emoji); only a chunk with one of them
+/// is read byte by byte.
 fn all_printable(src: &str) -> bool {
     const CHUNK: usize = 32;
     let bytes = src.as_bytes();
