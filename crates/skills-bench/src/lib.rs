@@ -204,6 +204,14 @@ pub struct FloorRead {
     pub parsed: usize,
 }
 
+impl std::ops::AddAssign for FloorRead {
+    fn add_assign(&mut self, part: Self) {
+        self.files += part.files;
+        self.bytes += part.bytes;
+        self.parsed += part.parsed;
+    }
+}
+
 /// The floor: lists each source's folders and reads every `<folder>/SKILL.md`, nothing
 /// else (no parsing, no resources). Any discovery has to do at least this much I/O.
 pub fn floor(sources: &[PathBuf]) -> io::Result<FloorRead> {
@@ -235,10 +243,7 @@ pub fn parse_floor_on(sources: &[PathBuf], threads: usize) -> io::Result<FloorRe
             .collect();
         let mut read = FloorRead::default();
         for run in runs {
-            let part = run.join().map_err(|_| io::Error::other("a floor thread panicked"))??;
-            read.files += part.files;
-            read.bytes += part.bytes;
-            read.parsed += part.parsed;
+            read += run.join().map_err(|_| io::Error::other("a floor thread panicked"))??;
         }
         Ok(read)
     })
@@ -248,10 +253,7 @@ fn read_every_skill_file(sources: &[PathBuf], parse: bool) -> io::Result<FloorRe
     let mut read = FloorRead::default();
     for source in sources {
         for entry in std::fs::read_dir(source)? {
-            let part = read_folders(&[entry?.path()], parse)?;
-            read.files += part.files;
-            read.bytes += part.bytes;
-            read.parsed += part.parsed;
+            read_folder(&entry?.path(), parse, &mut read)?;
         }
     }
     Ok(read)
@@ -261,23 +263,29 @@ fn read_every_skill_file(sources: &[PathBuf], parse: bool) -> io::Result<FloorRe
 fn read_folders(folders: &[PathBuf], parse: bool) -> io::Result<FloorRead> {
     let mut read = FloorRead::default();
     for folder in folders {
-        let path = folder.join("SKILL.md");
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                read.files += 1;
-                read.bytes += bytes.len() as u64;
-                if parse {
-                    let folder_name = folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
-                    let outcome = skills_core::parse_skill_md(&bytes, &path.to_string_lossy(), &folder_name);
-                    read.parsed += usize::from(outcome.skill.is_some());
-                }
-            }
-            // A file beside the skill folders (a README) has no SKILL.md below it.
-            Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => {}
-            Err(e) => return Err(e),
-        }
+        read_folder(folder, parse, &mut read)?;
     }
     Ok(read)
+}
+
+/// Reads (and with `parse`, parses) `<folder>/SKILL.md`, counted into `read`.
+fn read_folder(folder: &Path, parse: bool, read: &mut FloorRead) -> io::Result<()> {
+    let path = folder.join("SKILL.md");
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            read.files += 1;
+            read.bytes += bytes.len() as u64;
+            if parse {
+                let folder_name = folder.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+                let outcome = skills_core::parse_skill_md(&bytes, &path.to_string_lossy(), &folder_name);
+                read.parsed += usize::from(outcome.skill.is_some());
+            }
+            Ok(())
+        }
+        // A file beside the skill folders (a README) has no SKILL.md below it.
+        Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::NotADirectory) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]
