@@ -15,17 +15,29 @@ impl Inner {
     fn open_file(&self, normalized: &str, root: Option<&RootDir>) -> Result<(File, Metadata), BackendError> {
         let host = self.host_path(normalized)?;
         #[cfg(target_os = "linux")]
-        if let Some(rel) = host
-            .strip_prefix(&self.root)
-            .ok()
-            .filter(|rel| !rel.as_os_str().is_empty())
-        {
-            if let Some(opened) = resolve::open_beneath(root, rel, normalized) {
+        if let Some(rel) = self.below_root(normalized) {
+            if let Some(opened) = resolve::open_beneath(root, std::path::Path::new(rel), normalized) {
                 return opened;
             }
         }
         let resolved = resolve::contained(&self.root, &host, normalized)?;
         open_contained_file(&resolved, normalized)
+    }
+
+    /// The path below the root of `normalized`, a backend path that [`host_path`]
+    /// accepted: what is left of its host path once the root is taken off, found
+    /// without taking either path apart into components (every read passes here);
+    /// `None` for the root itself.
+    ///
+    /// [`host_path`]: Inner::host_path
+    fn below_root<'a>(&self, normalized: &'a str) -> Option<&'a str> {
+        let rel = match (&self.root_str, self.virtual_mode) {
+            // The backend path is the host path, at or below the root (`host_path`).
+            (Some(root), false) => normalized.strip_prefix(root.as_str())?,
+            // The host path is the root joined with the backend path.
+            _ => normalized,
+        };
+        Some(rel.trim_start_matches('/')).filter(|rel| !rel.is_empty())
     }
 
     pub(crate) fn download(&self, asked: &str, root: Option<&RootDir>) -> FileDownloadResponse {
@@ -107,4 +119,52 @@ fn hard_links(meta: &Metadata) -> u64 {
 #[cfg(not(unix))]
 fn hard_links(_meta: &Metadata) -> u64 {
     1
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::FilesystemBackend;
+
+    #[test]
+    fn below_root_is_what_the_host_path_leaves_once_the_root_is_taken_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("skills");
+        std::fs::create_dir(&nested).unwrap();
+        for (root, virtual_mode) in [
+            (dir.path(), true),
+            (nested.as_path(), false),
+            (std::path::Path::new("/"), false),
+        ] {
+            let backend = FilesystemBackend::new(root)
+                .unwrap()
+                .with_virtual_mode(virtual_mode)
+                .unwrap();
+            let inner = &backend.inner;
+            let prefix = if virtual_mode {
+                String::new()
+            } else {
+                inner.root_str.clone().unwrap().trim_end_matches('/').to_owned()
+            };
+            let mut paths: Vec<String> = ["", "/a", "/a/SKILL.md", "/caf\u{e9}/b c/SKILL.md", "/a.b/..c"]
+                .iter()
+                .map(|p| format!("{prefix}{p}"))
+                .collect();
+            paths.push("/".to_owned());
+            for asked in paths.iter().filter(|p| p.starts_with('/')) {
+                let Ok(host) = inner.host_path(asked) else {
+                    continue;
+                };
+                let expected = host
+                    .strip_prefix(&inner.root)
+                    .ok()
+                    .filter(|rel| !rel.as_os_str().is_empty())
+                    .map(|rel| rel.to_str().unwrap().to_owned());
+                assert_eq!(
+                    inner.below_root(asked).map(str::to_owned),
+                    expected,
+                    "{asked} under {root:?}"
+                );
+            }
+        }
+    }
 }
