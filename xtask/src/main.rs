@@ -27,11 +27,15 @@
 //!   scale` lists one source of 100,000 skills; `bench install` times `skills add` and a
 //!   no-op `skills sync` as whole processes; `bench cache [--serve DIR] [DIR...]` times
 //!   `skills list --json` cold, warm and without the parse cache against the read floor.
+//! - `hot-symbols`: the functions of the release `skills` its common commands run (under
+//!   valgrind's callgrind), written for the linker to lay out together.
 //!
 //! Kept free of dependencies so it builds in seconds on a fresh machine.
 
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod bench;
+mod hot_symbols;
 mod layout;
 mod mcp_conformance;
 mod realworld;
@@ -80,7 +84,10 @@ tasks:
   bench fleet [--skills N,N] [--processes P] [--interval-ms I]
                                         S3 polling with and without the published index
                                         (requests per poll, a 1,000-process fleet's cost), and
-                                        a fleet of P pollers converging on a change (moto)";
+                                        a fleet of P pollers converging on a change (moto)
+  hot-symbols                           profile the release CLI's common commands under valgrind
+                                        and write the functions they run, for the linker to lay
+                                        out together, to crates/skills-runtime-cli/hot-symbols.txt";
 
 /// Backends with a conformance test: (name, package).
 const BACKENDS: &[(&str, &str)] = &[
@@ -114,7 +121,8 @@ fn main() -> ExitCode {
         Some("mcp-conformance") if args.len() == 1 => mcp_conformance::run(),
         Some("conformance") => conformance(&args[1..]),
         Some("realworld") => realworld::realworld(&args[1..]),
-        Some("bench") => bench(&args[1..]),
+        Some("bench") => bench::bench(&args[1..]),
+        Some("hot-symbols") if args.len() == 1 => hot_symbols::run(),
         Some("test-tools") if args.len() == 1 => test_tools().map(|tools| {
             for (name, path) in tools.env() {
                 println!("{name}={}", path.display());
@@ -360,138 +368,6 @@ pub(crate) fn npm_tools(name: &str, packages: &[&str], program: &str, needed_by:
         .map_err(|e| format!("{e}\n{needed_by} need Node.js 20+ with npm (Debian: nodejs npm) and the npm registry"))?;
     std::fs::write(&marker, wanted).map_err(|e| format!("{}: {e}", marker.display()))?;
     Ok(bin)
-}
-
-/// Known benchmarks: (name, package, bench target).
-const BENCHES: &[(&str, &str, &str)] = &[
-    ("reload", "skills-middleware", "reload"),
-    ("s3", "skills-backend-s3", "discovery"),
-    ("git", "skills-backend-git", "discovery"),
-    ("micro", "skills-middleware", "micro"),
-    ("catalog", "skills-middleware", "catalog"),
-];
-
-/// The Python reference, pinned, for the side-by-side benchmark.
-const DEEPAGENTS: &str = "deepagents==0.7.32";
-
-fn bench(args: &[String]) -> Result<(), String> {
-    let selected: Vec<_> = match args {
-        [] => return side_by_side(false),
-        [flag] if flag == "--quick" => return side_by_side(true),
-        [name] if name == "scale" => return scale(),
-        [name] if name == "install" => return step("install", release_bench("install")?),
-        [name, rest @ ..] if name == "cache" => {
-            let mut run = release_bench("cache")?;
-            run.args(rest);
-            return step("cache", run);
-        }
-        [name, libraries @ ..] if name == "search" => return search(libraries),
-        [name, rest @ ..] if name == "fleet" => return fleet(rest),
-        [name] if name == "all" => BENCHES.iter().collect(),
-        [name] => match BENCHES.iter().find(|(n, _, _)| n == name) {
-            Some(bench) => vec![bench],
-            None => return Err(format!("unknown benchmark {name:?}\n\n{USAGE}")),
-        },
-        _ => return Err(USAGE.to_owned()),
-    };
-    for (name, package, target) in selected {
-        let mut command = cargo();
-        command.args(["bench", "-p", package, "--bench", target]);
-        if *name == "s3" {
-            command.env(MOTO_SERVER_ENV, moto_server()?);
-        }
-        step(&format!("bench {name}"), command)?;
-    }
-    Ok(())
-}
-
-/// Builds the release CLI and `skills-bench`, and gives `skills-bench COMMAND --cli
-/// <release skills> --out target/bench` to add arguments to.
-fn release_bench(command: &str) -> Result<Command, String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-runtime-cli", "-p", "skills-bench"]);
-    step("build --release", build)?;
-    let target = target_dir();
-    let mut run = Command::new(target.join("release/skills-bench"));
-    run.arg(command)
-        .arg("--cli")
-        .arg(target.join("release/skills"))
-        .arg("--out")
-        .arg(target.join("bench"));
-    Ok(run)
-}
-
-/// Ours (release CLI and library) against deepagents and the read-only floor, on
-/// generated libraries; the table goes to stdout and `target/bench/side-by-side.{json,md}`.
-fn side_by_side(quick: bool) -> Result<(), String> {
-    let venv = venv("bench-venv", &[DEEPAGENTS], "the side-by-side benchmark")?;
-    let mut run = release_bench("run")?;
-    run.arg("--python")
-        .arg(venv.join("bin/python"))
-        .arg("--script")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../crates/skills-bench/python/deepagents_bench.py"
-        ));
-    if quick {
-        run.arg("--quick");
-    }
-    step("side-by-side", run)
-}
-
-/// The search evaluation: the committed synthetic set, then each real library given as
-/// `NAME=DIR` against `crates/skills-bench/eval/NAME-queries.toml`, in one run that also
-/// pools the development sets' requests and the held-out sets'.
-fn search(libraries: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-bench"]);
-    step("build --release", build)?;
-    let root = workspace_root();
-    let bench = target_dir().join("release/skills-bench");
-    let mut synthetic = Command::new(&bench);
-    synthetic
-        .arg("search")
-        .arg("--queries")
-        .arg(root.join("crates/skills-catalog/tests/search/queries.toml"))
-        .arg("--library")
-        .arg(root.join("crates/skills-catalog/tests/search/library.toml"));
-    step("search: synthetic", synthetic)?;
-    if libraries.is_empty() {
-        return Ok(());
-    }
-    for library in libraries {
-        let Some((name, _)) = library.split_once('=') else {
-            return Err(format!("search: {library:?} is not NAME=DIR\n\n{USAGE}"));
-        };
-        let queries = root.join(format!("crates/skills-bench/eval/{name}-queries.toml"));
-        if !queries.exists() {
-            return Err(format!("search: no query set {}", queries.display()));
-        }
-    }
-    // One run, so that the sets of each role are pooled as well as shown one by one.
-    let mut real = Command::new(&bench);
-    real.arg("search-sets")
-        .arg(root.join("crates/skills-bench/eval"))
-        .args(libraries);
-    step("search: real libraries", real)
-}
-
-/// What polling an S3 library costs with and without its published index (1,000 and
-/// 10,000 skills, counted requests against moto), and a simulated fleet polling one
-/// library while it changes. Extra arguments go to `skills-bench fleet`.
-fn fleet(rest: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-bench"]);
-    step("build --release", build)?;
-    let mut run = Command::new(target_dir().join("release/skills-bench"));
-    run.arg("fleet").args(rest).env(MOTO_SERVER_ENV, moto_server()?);
-    step("fleet", run)
-}
-
-/// `skills list` on one source of 100,000 generated skills (kept in `target/bench`
-/// between runs): every skill read, time and peak memory.
-fn scale() -> Result<(), String> {
-    step("scale", release_bench("scale")?)
 }
 
 /// The workspace root (this crate's parent directory).

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{DEEPAGENTS, cargo, target_dir, venv};
+use crate::bench::DEEPAGENTS;
+use crate::{cargo, target_dir, venv};
 
 /// What one run of a program gave: its standard output, its peak RSS in KiB and its
 /// wall time.
