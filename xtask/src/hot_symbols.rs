@@ -53,43 +53,40 @@ pub(crate) fn run() -> Result<(), String> {
     step("generate", generate)?;
     let examples = workspace_root().join("examples/skills");
 
-    let mut sources = Vec::new();
-    for name in ["base", "team", "project"] {
-        sources.push("--source".to_owned());
-        sources.push(library.join(name).display().to_string());
-    }
-    let examples_source = vec!["--source".to_owned(), examples.display().to_string()];
-    let with = |args: &[&str], sources: &[String]| -> Vec<String> {
-        args.iter()
-            .map(|a| (*a).to_owned())
-            .chain(sources.iter().cloned())
-            .collect()
+    let folders: Vec<String> = ["base", "team", "project"]
+        .iter()
+        .map(|name| library.join(name).display().to_string())
+        .collect();
+    let examples = [examples.display().to_string()];
+    // `args`, then each folder as `--source FOLDER` (or as itself, for `validate`).
+    let with = |args: &[&str], folders: &[String]| -> Vec<String> {
+        let flagged = args.first() != Some(&"validate");
+        let sources = folders.iter().flat_map(|folder| {
+            flagged
+                .then(|| "--source".to_owned())
+                .into_iter()
+                .chain([folder.clone()])
+        });
+        args.iter().map(|a| (*a).to_owned()).chain(sources).collect()
     };
     // (name, arguments, cache folder: a new one is a first start, the same one again warm)
     let runs: Vec<(&str, Vec<String>, &str)> = vec![
-        ("version", vec!["--version".to_owned()], "none"),
-        ("help", vec!["--help".to_owned()], "none"),
-        ("list-cold", with(&["list", "--json"], &sources), "library"),
-        ("list-warm", with(&["list", "--json"], &sources), "library"),
-        ("list-table", with(&["list"], &sources), "library"),
+        ("version", with(&["--version"], &[]), "none"),
+        ("help", with(&["--help"], &[]), "none"),
+        ("list-cold", with(&["list", "--json"], &folders), "library"),
+        ("list-warm", with(&["list", "--json"], &folders), "library"),
+        ("list-table", with(&["list"], &folders), "library"),
         (
             "list-no-cache",
-            with(&["list", "--json", "--no-cache"], &sources),
+            with(&["list", "--json", "--no-cache"], &folders),
             "none",
         ),
-        ("search", with(&["search", "review a code change"], &sources), "library"),
-        ("prompt", with(&["prompt"], &sources), "library"),
-        (
-            "validate",
-            with(&["validate"], &sources)
-                .into_iter()
-                .filter(|a| a != "--source")
-                .collect(),
-            "library",
-        ),
-        ("examples", with(&["list"], &examples_source), "examples"),
-        ("serve-cold", with(&["serve"], &examples_source), "serve"),
-        ("serve-warm", with(&["serve"], &examples_source), "serve"),
+        ("search", with(&["search", "review a code change"], &folders), "library"),
+        ("prompt", with(&["prompt"], &folders), "library"),
+        ("validate", with(&["validate"], &folders), "library"),
+        ("examples", with(&["list"], &examples), "examples"),
+        ("serve-cold", with(&["serve"], &examples), "serve"),
+        ("serve-warm", with(&["serve"], &examples), "serve"),
     ];
     let mut weights: HashMap<String, u64> = HashMap::new();
     for (name, args, cache) in &runs {

@@ -13,27 +13,34 @@ impl Inner {
     /// Opens a normalized path for reading, contained in the root: one `openat2` when
     /// the kernel can decide, else resolution by hand.
     fn open_file(&self, normalized: &str, root: Option<&RootDir>) -> Result<(File, Metadata), BackendError> {
-        let host = self.host_path(normalized)?;
         #[cfg(target_os = "linux")]
         if let Some(rel) = self.below_root(normalized) {
             if let Some(opened) = resolve::open_beneath(root, std::path::Path::new(rel), normalized) {
                 return opened;
             }
         }
+        // The root itself, a path outside it (refused here), or a platform or folder
+        // the kernel cannot decide for.
+        let host = self.host_path(normalized)?;
         let resolved = resolve::contained(&self.root, &host, normalized)?;
         open_contained_file(&resolved, normalized)
     }
 
-    /// The path below the root of `normalized`, a backend path that [`host_path`]
-    /// accepted: what is left of its host path once the root is taken off, found
-    /// without taking either path apart into components (every read passes here);
-    /// `None` for the root itself.
+    /// The path below the root of the backend path `normalized`: what is left of its host
+    /// path once the root is taken off, found without building the host path or taking
+    /// either apart into components (every read passes here); `None` for the root itself
+    /// and for a path [`host_path`] refuses (outside the root).
     ///
     /// [`host_path`]: Inner::host_path
     fn below_root<'a>(&self, normalized: &'a str) -> Option<&'a str> {
         let rel = match (&self.root_str, self.virtual_mode) {
-            // The backend path is the host path, at or below the root (`host_path`).
-            (Some(root), false) => normalized.strip_prefix(root.as_str())?,
+            // The backend path is the host path, and must lie within the root.
+            (Some(root), false) => {
+                if !path::is_within(normalized, root) {
+                    return None;
+                }
+                normalized.strip_prefix(root.as_str())?
+            }
             // The host path is the root joined with the backend path.
             _ => normalized,
         };
@@ -150,8 +157,12 @@ mod tests {
                 .map(|p| format!("{prefix}{p}"))
                 .collect();
             paths.push("/".to_owned());
+            // A sibling of the root whose name starts with the root's: outside it.
+            paths.push(format!("{prefix}x/a"));
             for asked in paths.iter().filter(|p| p.starts_with('/')) {
                 let Ok(host) = inner.host_path(asked) else {
+                    // Refused (outside the root): not opened below it either.
+                    assert_eq!(inner.below_root(asked), None, "{asked} under {root:?}");
                     continue;
                 };
                 let expected = host
