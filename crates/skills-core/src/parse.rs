@@ -1,7 +1,5 @@
 //! `SKILL.md` parsing: frontmatter extraction, field rules and diagnostics.
 
-use std::collections::BTreeMap;
-
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
@@ -57,6 +55,52 @@ pub fn parse_skill_md(content: &[u8], path: &str, directory_name: &str) -> Parse
     ParseOutcome {
         skill,
         diagnostics: parser.diagnostics,
+    }
+}
+
+/// The frontmatter keys with a field of their own in [`SkillMetadata`].
+const SPEC_FIELDS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// The values of the keys read into fields of their own ([`SPEC_FIELDS`], then
+/// [`EXTENSION_FIELDS`]), each in its slot; a key written twice keeps its last value.
+#[derive(Default)]
+struct Fields {
+    slots: [Option<Yaml>; SPEC_FIELDS.len() + EXTENSION_FIELDS.len()],
+}
+
+impl Fields {
+    /// The slot of `key`, when it has a field of its own.
+    fn slot(key: &str) -> Option<usize> {
+        SPEC_FIELDS
+            .iter()
+            .chain(&EXTENSION_FIELDS)
+            .position(|field| *field == key)
+    }
+
+    fn get(&self, key: &str) -> Option<&Yaml> {
+        self.slots[Self::slot(key)?].as_ref()
+    }
+
+    fn insert(&mut self, key: &str, value: Yaml) {
+        if let Some(slot) = Self::slot(key) {
+            self.slots[slot] = Some(value);
+        }
+    }
+
+    fn remove(&mut self, key: &str) -> Option<Yaml> {
+        self.slots[Self::slot(key)?].take()
+    }
+
+    /// Whether any extension field is set.
+    fn any_extension(&self) -> bool {
+        self.slots[SPEC_FIELDS.len()..].iter().any(Option::is_some)
     }
 }
 
@@ -120,20 +164,13 @@ impl FieldParser<'_> {
             Err(e) => self.recover(frontmatter, &e.to_string())?,
         };
 
-        let mut fields: BTreeMap<String, Yaml> = BTreeMap::new();
+        let mut fields = Fields::default();
         let mut extra = Vec::new();
         for (key, value) in entries {
             let key = key.into_text();
-            match key.as_str() {
-                "name" | "description" | "license" | "compatibility" | "metadata" | "allowed-tools" => {
-                    fields.insert(key, value);
-                }
-                key if EXTENSION_FIELDS.contains(&key) => {
-                    fields.insert(key.to_owned(), value);
-                }
-                _ => {
-                    extra.push((key, frontmatter_value(value)));
-                }
+            match Fields::slot(&key) {
+                Some(slot) => fields.slots[slot] = Some(value),
+                None => extra.push((key, frontmatter_value(value))),
             }
         }
 
@@ -181,9 +218,13 @@ impl FieldParser<'_> {
             });
         let allowed_tools = self.allowed_tools(fields.remove("allowed-tools"));
         let metadata = self.metadata(fields.remove("metadata"));
-        let mut extensions = parse_extensions(|key| fields.remove(key), &mut |kind, message| {
-            self.report(kind, message);
-        });
+        let mut extensions = if fields.any_extension() {
+            parse_extensions(|key| fields.remove(key), &mut |kind, message| {
+                self.report(kind, message);
+            })
+        } else {
+            None
+        };
         if let Some(ext) = extensions.as_deref_mut() {
             let skills = &mut ext.dependencies.skills;
             if skills.contains(&name) {
@@ -230,7 +271,7 @@ impl FieldParser<'_> {
     /// a list when its one line is bracketed (`description: [TODO: ...]`, as skill
     /// templates ship it; deepagents loads it too, as the list's Python text). The value
     /// as written, with a `recovered` warning that says how to fix the file.
-    fn recover_as_written(&mut self, frontmatter: &str, fields: &mut BTreeMap<String, Yaml>) {
+    fn recover_as_written(&mut self, frontmatter: &str, fields: &mut Fields) {
         let mut reading = None;
         for field in ["name", "description"] {
             let (value, yaml_reads, fix) = match fields.get(field) {
@@ -254,7 +295,7 @@ impl FieldParser<'_> {
                 "`{field}: {value}` is read as written; YAML reads {yaml_reads} there. To fix: {fix}: quote the value"
             );
             self.report(DiagnosticKind::Recovered, message);
-            fields.insert(field.to_owned(), yaml::text_scalar(value.to_owned()));
+            fields.insert(field, yaml::text_scalar(value.to_owned()));
         }
     }
 
