@@ -59,6 +59,9 @@ fn release_bench(command: &str) -> Result<Command, String> {
         step(&format!("build --release -p {package}"), build)?;
     }
     let target = target_dir();
+    if let Some(line) = crate::hot_symbols::freshness(&target.join("release/skills")) {
+        println!("{line}");
+    }
     let mut run = Command::new(target.join("release/skills-bench"));
     run.arg(command)
         .arg("--cli")

@@ -117,7 +117,7 @@ pub(crate) fn run() -> Result<(), String> {
     }
     let mut hot: Vec<(String, u64)> = weights.into_iter().collect();
     hot.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let file = workspace_root().join("crates/skills-runtime-cli/hot-symbols.txt");
+    let file = list_file();
     let mut text = String::from(
         "# The functions of `skills` its common commands run, hottest first: the linker lays\n\
          # them out together (decision 127). Written by `cargo xtask hot-symbols`; names the\n\
@@ -130,6 +130,50 @@ pub(crate) fn run() -> Result<(), String> {
     std::fs::write(&file, text).map_err(|e| format!("{}: {e}", file.display()))?;
     println!("{} functions written to {}", hot.len(), file.display());
     Ok(())
+}
+
+/// The list the CLI's build script hands to the linker.
+fn list_file() -> std::path::PathBuf {
+    workspace_root().join("crates/skills-runtime-cli/hot-symbols.txt")
+}
+
+/// Below this share of its names in the binary, the list is worth writing again.
+const STALE_BELOW_PERCENT: usize = 90;
+
+/// How many of the listed functions the release binary at `binary` still has, as a line
+/// for the benchmarks' output: the names carry hashes of each crate's version, features
+/// and dependencies, so a changed `Cargo.toml` or toolchain leaves names the linker no
+/// longer finds, and the layout of decision 127 fades without a failure anywhere.
+/// `None` when `nm` cannot read the binary.
+pub(crate) fn freshness(binary: &Path) -> Option<String> {
+    let listed = std::fs::read_to_string(list_file()).ok()?;
+    let out = Command::new("nm")
+        .args(["--defined-only", "--format=just-symbols"])
+        .arg(binary)
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|out| out.status.success())?;
+    let (found, names) = defined_of(&listed, &String::from_utf8_lossy(&out.stdout));
+    let percent = (found * 100).checked_div(names).unwrap_or(100);
+    let mut line = format!("hot-symbols.txt: {found} of {names} listed functions are in the binary ({percent}%)");
+    if percent < STALE_BELOW_PERCENT {
+        line.push_str("; the layout of decision 127 is fading: run `cargo xtask hot-symbols`");
+    }
+    Some(line)
+}
+
+/// How many of the names of `listed` (one a line, `#` lines are comments) `defined` (one
+/// symbol a line, as `nm --format=just-symbols` prints them) holds, and how many it lists.
+fn defined_of(listed: &str, defined: &str) -> (usize, usize) {
+    let defined: std::collections::HashSet<&str> = defined.lines().map(str::trim).collect();
+    let names: Vec<&str> = listed
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect();
+    let found = names.iter().filter(|name| defined.contains(*name)).count();
+    (found, names.len())
 }
 
 /// The functions of `object` that ran in a callgrind profile, with the instructions each
@@ -229,5 +273,18 @@ fn=(3)
             costs,
             vec![("_ZN4main17h0E".to_owned(), 10), ("_ZN5parse17h1E".to_owned(), 15)]
         );
+    }
+
+    #[test]
+    fn a_listed_name_counts_only_when_the_binary_defines_it_as_it_is() {
+        let listed = "# a comment\n_ZN4main17h0E\n\n_ZN5parse17h1E\n_ZN4gone17h2E\n";
+        // `parse` with another hash is another name to the linker.
+        let defined = "_ZN4main17h0E\n_ZN5parse17h9E\nmalloc\n";
+        assert_eq!(defined_of(listed, defined), (1, 3));
+        assert_eq!(
+            defined_of(listed, "_ZN5parse17h1E\n_ZN4gone17h2E\n_ZN4main17h0E"),
+            (3, 3)
+        );
+        assert_eq!(defined_of("# only comments\n", defined), (0, 0));
     }
 }
