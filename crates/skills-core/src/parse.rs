@@ -4,6 +4,7 @@ use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
 use crate::name::{NameError, is_prompt_safe_name, validate_skill_name};
+use crate::profile::SPEC_FIELDS;
 use crate::recover;
 use crate::skill::{FrontmatterValue, SkillMetadata};
 use crate::yaml::{self, ScalarKind, Yaml};
@@ -57,16 +58,6 @@ pub fn parse_skill_md(content: &[u8], path: &str, directory_name: &str) -> Parse
         diagnostics: parser.diagnostics,
     }
 }
-
-/// The frontmatter keys with a field of their own in [`SkillMetadata`].
-const SPEC_FIELDS: [&str; 6] = [
-    "name",
-    "description",
-    "license",
-    "compatibility",
-    "metadata",
-    "allowed-tools",
-];
 
 /// The values of the keys read into fields of their own ([`SPEC_FIELDS`], then
 /// [`EXTENSION_FIELDS`]), each in its slot; a key written twice keeps its last value.
