@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::{MOTO_SERVER_ENV, USAGE, cargo, moto_server, step, target_dir, venv, workspace_root};
+use crate::{MOTO_SERVER_ENV, USAGE, build_release, cargo, moto_server, step, target_dir, venv, workspace_root};
 
 /// Known benchmarks: (name, package, bench target).
 const BENCHES: &[(&str, &str, &str)] = &[
@@ -50,14 +50,7 @@ pub(crate) fn bench(args: &[String]) -> Result<(), String> {
 /// Builds the release CLI and `skills-bench`, and gives `skills-bench COMMAND --cli
 /// <release skills> --out target/bench` to add arguments to.
 fn release_bench(command: &str) -> Result<Command, String> {
-    // The CLI on its own, as `cargo install` builds it: built with skills-bench in one
-    // invocation, its dependencies would take skills-bench's features too, and their
-    // functions other names than the linker's ordering lists (decision 127).
-    for package in ["skills-runtime-cli", "skills-bench"] {
-        let mut build = cargo();
-        build.args(["build", "--release", "-p", package]);
-        step(&format!("build --release -p {package}"), build)?;
-    }
+    build_release(&["skills-runtime-cli", "skills-bench"])?;
     let target = target_dir();
     if let Some(line) = crate::hot_symbols::freshness(&target.join("release/skills")) {
         println!("{line}");
@@ -93,9 +86,7 @@ fn side_by_side(quick: bool) -> Result<(), String> {
 /// `NAME=DIR` against `crates/skills-bench/eval/NAME-queries.toml`, in one run that also
 /// pools the development sets' requests and the held-out sets'.
 fn search(libraries: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-bench"]);
-    step("build --release", build)?;
+    build_release(&["skills-bench"])?;
     let root = workspace_root();
     let bench = target_dir().join("release/skills-bench");
     let mut synthetic = Command::new(&bench);
@@ -130,9 +121,7 @@ fn search(libraries: &[String]) -> Result<(), String> {
 /// 10,000 skills, counted requests against moto), and a simulated fleet polling one
 /// library while it changes. Extra arguments go to `skills-bench fleet`.
 fn fleet(rest: &[String]) -> Result<(), String> {
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-bench"]);
-    step("build --release", build)?;
+    build_release(&["skills-bench"])?;
     let mut run = Command::new(target_dir().join("release/skills-bench"));
     run.arg("fleet").args(rest).env(MOTO_SERVER_ENV, moto_server()?);
     step("fleet", run)

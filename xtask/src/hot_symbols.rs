@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::{cargo, step, target_dir, workspace_root};
+use crate::{build_release, step, target_dir, workspace_root};
 
 /// Skills of the generated library the commands run on (over its three sources).
 const LIBRARY_SKILLS: usize = 2_000;
@@ -31,12 +31,7 @@ pub(crate) fn run() -> Result<(), String> {
     if Command::new("valgrind").arg("--version").output().is_err() {
         return Err("hot-symbols needs valgrind (Debian: valgrind)".to_owned());
     }
-    let mut build = cargo();
-    build.args(["build", "--release", "-p", "skills-runtime-cli"]);
-    step("build --release -p skills-runtime-cli", build)?;
-    let mut bench = cargo();
-    bench.args(["build", "--release", "-p", "skills-bench"]);
-    step("build --release -p skills-bench", bench)?;
+    build_release(&["skills-runtime-cli", "skills-bench"])?;
 
     let release = target_dir().join("release");
     // As callgrind names the object it ran.
@@ -286,5 +281,23 @@ fn=(3)
             (3, 3)
         );
         assert_eq!(defined_of("# only comments\n", defined), (0, 0));
+    }
+
+    #[test]
+    fn a_binary_without_the_listed_functions_is_reported_as_fading() {
+        // This test's own binary has the standard library's listed functions (built once
+        // for every program, their names are the same) and none of the CLI's own.
+        let listed = std::fs::read_to_string(list_file()).unwrap();
+        let (_, names) = defined_of(&listed, "");
+        assert!(names > 1_000, "{names} names listed");
+        let line = freshness(&std::env::current_exe().unwrap()).expect("nm reads the test binary");
+        let found: usize = line
+            .strip_prefix("hot-symbols.txt: ")
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(found < names / 10, "{line}");
+        assert!(line.contains(&format!(" of {names} listed functions")), "{line}");
+        assert!(line.ends_with("run `cargo xtask hot-symbols`"), "{line}");
     }
 }

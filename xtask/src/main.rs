@@ -146,6 +146,19 @@ fn cargo() -> Command {
     command
 }
 
+/// Builds each of `packages` for release in a cargo invocation of its own. The CLI is
+/// then built as `cargo install` builds it: built with skills-bench in one invocation,
+/// its dependencies would take skills-bench's features too, and their functions other
+/// names than the linker's ordering lists (decision 127).
+fn build_release(packages: &[&str]) -> Result<(), String> {
+    for package in packages {
+        let mut build = cargo();
+        build.args(["build", "--release", "-p", package]);
+        step(&format!("build --release -p {package}"), build)?;
+    }
+    Ok(())
+}
+
 fn step(name: &str, mut command: Command) -> Result<(), String> {
     println!("==> {name}");
     let started = Instant::now();

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::bench::DEEPAGENTS;
-use crate::{cargo, target_dir, venv};
+use crate::{build_release, target_dir, venv};
 
 /// What one run of a program gave: its standard output, its peak RSS in KiB and its
 /// wall time.
@@ -161,9 +161,7 @@ pub fn realworld(args: &[String]) -> Result<(), String> {
             "usage: cargo xtask realworld [--depth N] DIR...  (folders of skill folders, fetched beforehand)".into(),
         );
     }
-    let mut build = cargo();
-    build.args(["build", "--release", "--quiet", "-p", "skills-runtime-cli"]);
-    crate::step("build the release CLI", build)?;
+    build_release(&["skills-runtime-cli"])?;
     let skills = target_dir().join("release/skills");
     let python = venv("bench-venv", &[DEEPAGENTS], "the real-world comparison")?.join("bin/python");
     let script = PathBuf::from(concat!(
