@@ -82,11 +82,72 @@ impl SourceDir {
         }
     }
 
+    /// [`look`](Self::look) by opening `<child>/<file_name>`, and its bytes, put in
+    /// `content`, when it is a regular file without other hard links and of at most
+    /// `limit` bytes (read as a read would read it; whether it was read): for a walk
+    /// that reads every file it finds. The file is opened only beneath this folder and
+    /// through no link (a link found on the way is looked at as `look` does), without
+    /// blocking on a FIFO; what the opened file's `fstat` says is what `look` would
+    /// have said.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn look_and_read(
+        &self,
+        (child, file_name): (&str, &str),
+        rel: &mut String,
+        limit: u64,
+        content: &mut Vec<u8>,
+    ) -> (Looked, bool) {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        use rustix::io::Errno;
+
+        rel.clear();
+        for part in [child, "/", file_name] {
+            rel.push_str(part);
+        }
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+        let fd = match rustix::fs::openat2(&self.fd, rel.as_str(), flags, Mode::empty(), resolve) {
+            Ok(fd) => fd,
+            Err(Errno::NOENT | Errno::NOTDIR) => return (Looked::Missing, false),
+            // A link, a file it may not read, a kernel without `openat2`...: looked at.
+            Err(_) => return (self.look(child, file_name, rel), false),
+        };
+        let Ok(stat) = rustix::fs::fstat(&fd) else {
+            return (self.look(child, file_name, rel), false);
+        };
+        let stated = Stated::of_stat(&stat);
+        let readable = stated.kind == Kind::File && stat.st_nlink == 1 && stated.size <= limit;
+        let read = readable && read_whole(std::fs::File::from(fd), stated.size, content);
+        (Looked::Found(stated), read)
+    }
+
+    /// Never asked this way here: the usual lookup answers, and nothing is read.
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn look_and_read(
+        &self,
+        (child, file_name): (&str, &str),
+        rel: &mut String,
+        _limit: u64,
+        _content: &mut Vec<u8>,
+    ) -> (Looked, bool) {
+        (self.look(child, file_name, rel), false)
+    }
+
     /// Never asked this way here: the usual lookup answers.
     #[cfg(not(target_os = "linux"))]
     pub(crate) fn look(&self, _child: &str, _file_name: &str, _rel: &mut String) -> Looked {
         Looked::Usual
     }
+}
+
+/// Reads the first `size` bytes of `file` into `content` (emptied first), in one read
+/// when it did not change since its `fstat`: whether it could.
+#[cfg(target_os = "linux")]
+fn read_whole(file: std::fs::File, size: u64, content: &mut Vec<u8>) -> bool {
+    use std::io::Read as _;
+    content.clear();
+    content.reserve(usize::try_from(size).unwrap_or(0));
+    file.take(size).read_to_end(content).is_ok()
 }
 
 /// What a look at a child's file relative to the source folder found

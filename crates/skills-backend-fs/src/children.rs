@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use futures_util::future::join_all;
 use skills_core::blocking::run_blocking;
-use skills_core::{BackendError, FileInfo, Walk};
+use skills_core::{BackendError, FileInfo, ReadAheadFile, Walk};
 
 use crate::at::{Kind, SourceDir};
 use crate::early::{Early, found_at};
@@ -45,21 +45,28 @@ struct Children {
 impl FilesystemBackend {
     /// `child_files_only(path, file_name, listed_over)` answered from the folder's names,
     /// or `None` when it must be answered by the general walk: the folder's entries are
-    /// wanted (more than `listed_over` of them), or it cannot be held open.
+    /// wanted (more than `listed_over` of them), or it cannot be held open. With `read`,
+    /// each child's file is read and parsed as it is found (`child_files_read`): those
+    /// parses, by path, come with the walk.
     pub(crate) async fn files_of_children_only(
         &self,
         path: &str,
         file_name: &str,
         listed_over: usize,
-    ) -> Option<Result<Walk, BackendError>> {
+        read: bool,
+    ) -> Option<Result<(Walk, Vec<ReadAheadFile>), BackendError>> {
         let failed = |message| BackendError::Other {
             path: path.to_owned(),
             message,
         };
         let (inner, owned) = (Arc::clone(&self.inner), path.to_owned());
         let file = file_name.to_owned();
-        let read = run_blocking(move || inner.children(&owned, &file, listed_over), |m| Err(failed(m))).await;
-        let (mut children, source) = match read {
+        let listed = run_blocking(
+            move || inner.children(&owned, &file, listed_over, read),
+            |m| Err(failed(m)),
+        )
+        .await;
+        let (mut children, source) = match listed {
             Ok(Some(read)) => read,
             Ok(None) => return None,
             Err(e) => return Some(Err(e)),
@@ -85,6 +92,8 @@ impl FilesystemBackend {
                     let mut done = Vec::new();
                     let mut errors = Vec::new();
                     let (mut rel, mut dir_path) = (String::new(), String::new());
+                    // Room for each file read, kept from file to file.
+                    let mut content = Vec::new();
                     loop {
                         let block = next.fetch_add(1, Ordering::Relaxed);
                         let Some(asks) = children.asks.chunks(MIN_PER_THREAD).nth(block) else {
@@ -94,6 +103,7 @@ impl FilesystemBackend {
                             entries: Vec::with_capacity(asks.len()),
                             ..Walk::default()
                         };
+                        let mut parsed = Vec::new();
                         for ask in asks {
                             inner.ask_child(
                                 &children,
@@ -102,10 +112,11 @@ impl FilesystemBackend {
                                 &file_name,
                                 (&mut rel, &mut dir_path),
                                 &mut walk,
+                                read.then_some((&mut parsed, &mut content)),
                             );
                         }
                         errors.append(&mut walk.errors);
-                        done.push((block, walk.entries));
+                        done.push((block, walk.entries, parsed));
                     }
                     Ok((done, errors))
                 },
@@ -113,13 +124,15 @@ impl FilesystemBackend {
             )
         });
         let mut found: Vec<Option<Vec<FileInfo>>> = (0..blocks).map(|_| None).collect();
+        let mut read: Vec<Vec<ReadAheadFile>> = (0..blocks).map(|_| Vec::new()).collect();
         for part in join_all(parts).await {
             let (done, errors) = match part {
                 Ok(part) => part,
                 Err(e) => return Some(Err(e)),
             };
-            for (block, entries) in done {
+            for (block, entries, parsed) in done {
                 found[block] = Some(entries);
+                read[block] = parsed;
             }
             walk.errors.extend(errors);
         }
@@ -134,19 +147,22 @@ impl FilesystemBackend {
             walk.entries.sort_by(|a, b| a.path.cmp(&b.path));
         }
         walk.errors.sort_by(|a, b| a.path().cmp(b.path()));
-        Some(Ok(walk))
+        // In path order too, as the entries are.
+        Some(Ok((walk, read.into_iter().flatten().collect())))
     }
 }
 
 impl Inner {
     /// The folder at `asked` held open and its children to ask, in the order of their
     /// files' paths; `None` when it has more than `listed_over` names (its entries are
-    /// then wanted) or cannot be held open.
+    /// then wanted) or cannot be held open. A walk that will `read` its files looks
+    /// nothing up early: it opens each file instead.
     fn children(
         &self,
         asked: &str,
         file_name: &str,
         listed_over: usize,
+        read: bool,
     ) -> Result<Option<(Children, Arc<SourceDir>)>, BackendError> {
         let (dir_path, host) = self.resolve_dir(asked)?;
         let Some(source) = SourceDir::open(&host) else {
@@ -154,7 +170,7 @@ impl Inner {
         };
         let source = Arc::new(source);
         // The other cores look up the child folders' files while the names are read.
-        let mut early = (self.parallelism > 1)
+        let mut early = (self.parallelism > 1 && !read)
             .then(|| Early::start(&source, file_name))
             .flatten();
         let mut left_out = Vec::new();
@@ -230,7 +246,10 @@ impl Inner {
         early.finish()
     }
 
-    /// Adds the file `file_name` (or its lowercase form) of the child `ask` to `walk`.
+    /// Adds the file `file_name` (or its lowercase form) of the child `ask` to `walk`;
+    /// with `read`, a file opened to be looked at is read and parsed too, its parse
+    /// added to `read` ([`SourceDir::look_and_read`]).
+    #[allow(clippy::too_many_arguments)] // The walk's state, kept from child to child.
     fn ask_child(
         &self,
         children: &Children,
@@ -239,6 +258,7 @@ impl Inner {
         file_name: &str,
         (rel, dir_path): (&mut String, &mut String),
         walk: &mut Walk,
+        mut read: Option<(&mut Vec<ReadAheadFile>, &mut Vec<u8>)>,
     ) {
         match ask {
             Ask::Dir(i) => {
@@ -253,9 +273,18 @@ impl Inner {
                 // lowercase form, asked when it is not there, is looked up now).
                 let early = children.names.at(*i).and_then(|at| found_at(&children.early, at));
                 self.skill_file_of(file_name, walk, |file, walk| {
-                    let looked = match early.filter(|_| file == file_name) {
-                        Some(looked) => looked,
-                        None => source.look(name, file, rel),
+                    let looked = match (early.filter(|_| file == file_name), read.as_mut()) {
+                        (Some(looked), _) => looked,
+                        (None, None) => source.look(name, file, rel),
+                        (None, Some((read, content))) => {
+                            let limit = self.max_file_size;
+                            let (looked, was_read) = source.look_and_read((name, file), rel, limit, content);
+                            if was_read {
+                                let path = skills_core::path::join(dir_path, file);
+                                read.push(skills_core::ReadAheadFile::parse(path, content));
+                            }
+                            looked
+                        }
                     };
                     match looked.record(dir_path, file, walk) {
                         Some(found) => found,
@@ -307,8 +336,8 @@ mod tests {
         }
         std::os::unix::fs::symlink("a", dir.path().join("src/a-link")).unwrap();
         let backend = FilesystemBackend::new(dir.path()).unwrap();
-        let by_name = backend.files_of_children_only("/src", "SKILL.md", 100).await;
-        let by_name = by_name.expect("answered by name").unwrap();
+        let by_name = backend.files_of_children_only("/src", "SKILL.md", 100, false).await;
+        let (by_name, _) = by_name.expect("answered by name").unwrap();
         let paths: Vec<&str> = by_name.entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(
             paths,
@@ -330,7 +359,12 @@ mod tests {
         };
         assert_eq!(etags(&by_name), etags(&general));
         // Over the limit the folder's own entries are wanted: the general walk answers.
-        assert!(backend.files_of_children_only("/src", "SKILL.md", 4).await.is_none());
+        assert!(
+            backend
+                .files_of_children_only("/src", "SKILL.md", 4, false)
+                .await
+                .is_none()
+        );
     }
 
     /// Children looked up early, while the folder's names were read, give the walk
@@ -360,21 +394,31 @@ mod tests {
         let waiting = FilesystemBackend::new(dir.path())
             .unwrap()
             .with_inner(|inner| inner.early_waits = true);
-        let (children, _) = waiting.inner.children("/src", "SKILL.md", usize::MAX).unwrap().unwrap();
+        let (children, _) = waiting
+            .inner
+            .children("/src", "SKILL.md", usize::MAX, false)
+            .unwrap()
+            .unwrap();
         assert_eq!(children.early.len(), names.len(), "every child folder looked up early");
         let early = waiting
-            .files_of_children_only("/src", "SKILL.md", usize::MAX)
+            .files_of_children_only("/src", "SKILL.md", usize::MAX, false)
             .await
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .0;
         let alone = FilesystemBackend::new(dir.path()).unwrap().with_parallelism(1);
-        let (children, _) = alone.inner.children("/src", "SKILL.md", usize::MAX).unwrap().unwrap();
+        let (children, _) = alone
+            .inner
+            .children("/src", "SKILL.md", usize::MAX, false)
+            .unwrap()
+            .unwrap();
         assert!(children.early.is_empty(), "one thread: nothing looked up early");
         let looked_up_late = alone
-            .files_of_children_only("/src", "SKILL.md", usize::MAX)
+            .files_of_children_only("/src", "SKILL.md", usize::MAX, false)
             .await
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .0;
         let entries = |w: &skills_core::Walk| {
             w.entries
                 .iter()

@@ -44,7 +44,7 @@ use async_trait::async_trait;
 use skills_core::blocking::{run_blocking, run_in_shares};
 use skills_core::{
     BackendError, BackendProtocol, ChangeSink, DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileErrorKind, FileInfo,
-    SkillFileRead, Walk, Watch, WatchGuard, path,
+    ReadAhead, SkillFileRead, Walk, Watch, WatchGuard, path,
 };
 
 use crate::resolve::{RootDir, map_io_error};
@@ -403,6 +403,25 @@ impl BackendProtocol for FilesystemBackend {
         self.files_of_children(path, file_name, listed_over).await
     }
 
+    /// Each child's file is opened once, looked at and read by the same thread, and
+    /// parsed there.
+    async fn child_files_read(
+        &self,
+        path: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Result<(Walk, ReadAhead), BackendError> {
+        if listed_over > 0
+            && let Some(walk) = self.files_of_children_only(path, file_name, listed_over, true).await
+        {
+            return walk.map(|(walk, parsed)| (walk, ReadAhead::new(parsed)));
+        }
+        Ok((
+            self.files_of_children(path, file_name, listed_over).await?,
+            ReadAhead::default(),
+        ))
+    }
+
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {
         let name = file_name.to_owned();
         self.two_stage(path, max_depth, 0, move |inner, dir, walk, below| {
@@ -421,9 +440,9 @@ impl FilesystemBackend {
     /// `listed_over` 0: the children are always there, when there are any).
     async fn files_of_children(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
         if listed_over > 0
-            && let Some(walk) = self.files_of_children_only(path, file_name, listed_over).await
+            && let Some(walk) = self.files_of_children_only(path, file_name, listed_over, false).await
         {
-            return walk;
+            return walk.map(|(walk, _)| walk);
         }
         let name = file_name.to_owned();
         // The source folder, held open for this walk: each sub-directory's file is asked

@@ -148,7 +148,7 @@ impl SkillCatalog {
             let look = match unmoved {
                 Some(digest) => FirstLook::Unmoved { digest },
                 None => {
-                    let (walked, revision) = self.walk_at_revision(source).await;
+                    let (walked, revision) = self.walk_at_revision(source, self.nothing_kept(source)).await;
                     FirstLook::Walked { walked, revision }
                 }
             };
@@ -165,11 +165,24 @@ impl SkillCatalog {
         says_only_its_files(&**backend).then(|| backend.revision()).flatten()
     }
 
+    /// Whether the persistent cache keeps nothing of `source` (neither parses nor a
+    /// listing): its first discovery reads every file, so its walk reads them as it
+    /// finds them ([`Discovery::read_ahead`](skills_core::Discovery::read_ahead)).
+    fn nothing_kept(&self, source: &SkillSource) -> bool {
+        self.persistent_cache()
+            .is_none_or(|persist| persist.holds_nothing_for(source, &self.limits))
+    }
+
     /// Walks `source`, with the revision its backend vouched for both before and after
-    /// the walk (`None` when it moved meanwhile: the files walked may be either's).
-    async fn walk_at_revision<'s>(&self, source: &'s SkillSource) -> (Result<Walked<'s>, SourceError>, Option<String>) {
+    /// the walk (`None` when it moved meanwhile: the files walked may be either's);
+    /// reading each file as it is found when `read_ahead`.
+    async fn walk_at_revision<'s>(
+        &self,
+        source: &'s SkillSource,
+        read_ahead: bool,
+    ) -> (Result<Walked<'s>, SourceError>, Option<String>) {
         let before = Self::vouching_revision(source);
-        let walked = self.discovery(source).walk().await;
+        let walked = self.discovery(source).read_ahead(read_ahead).walk().await;
         let revision = before.filter(|r| Self::vouching_revision(source).as_ref() == Some(r));
         (walked, revision)
     }
@@ -240,7 +253,7 @@ impl SkillCatalog {
         let (walked, file) = match walked {
             Some(walked) => (walked, file),
             None => {
-                let (walked, revision) = self.walk_at_revision(source).await;
+                let (walked, revision) = self.walk_at_revision(source, false).await;
                 let walked = walked?;
                 let file = persist.listing_file(source, &self.limits, &walked, SystemTime::now(), revision.as_deref());
                 (walked, file)

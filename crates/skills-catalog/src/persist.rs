@@ -164,6 +164,13 @@ impl PersistentCache {
         Some(self.dir.join(format!("{:024x}.index", digest.digest128() >> 32)))
     }
 
+    /// Whether nothing is kept for `source` under `limits`: neither its parses nor its
+    /// listing (a file that cannot be looked at counts as not there).
+    pub(crate) fn holds_nothing_for(&self, source: &SkillSource, limits: &DiscoveryLimits) -> bool {
+        self.file_of(source, limits)
+            .is_none_or(|(file, _)| !file.exists() && !file.with_extension("listing").exists())
+    }
+
     /// The cache of `source` as the last process left it, or an empty one.
     pub(crate) fn load(&self, source: &SkillSource, limits: &DiscoveryLimits) -> ParseCache {
         let loaded = self.file_of(source, limits).and_then(|(file, key)| {

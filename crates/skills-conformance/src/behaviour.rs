@@ -14,7 +14,7 @@ use crate::fixture::{ALPHA_MD, BETA_MD, FIXTURE_DIRS, fixture};
 
 pub use crate::child_files::{
     child_files_is_a_filtered_two_level_walk, child_files_only_is_child_files_without_the_first_level,
-    find_files_finds_what_a_walk_finds,
+    child_files_read_walks_as_child_files_only, find_files_finds_what_a_walk_finds,
 };
 pub use crate::skill_file::list_skills_reads_a_lowercase_skill_md;
 

@@ -2,7 +2,7 @@
 //! `find_files`, each against what a plain walk finds.
 
 use skills_core::path::join;
-use skills_core::{BackendError, BackendProtocol, FileInfo, Walk};
+use skills_core::{BackendError, BackendProtocol, Discovery, FileInfo, Walk};
 
 use crate::check::{ensure, ensure_eq};
 
@@ -70,6 +70,32 @@ pub async fn child_files_only_is_child_files_without_the_first_level(b: &dyn Bac
     let missing = b.child_files_only(&join(root, "nope"), "SKILL.md", 7).await;
     ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
         format!("missing root: {missing:?}")
+    })
+}
+
+/// `child_files_read` walks as `child_files_only` does, and whatever it reads ahead is a
+/// `SKILL.md` of that walk, parsed as discovery would parse it: a discovery that reads
+/// ahead lists what one that does not lists.
+pub async fn child_files_read_walks_as_child_files_only(b: &dyn BackendProtocol, root: &str) {
+    let source = join(root, "skills");
+    for listed_over in [7, 250_000, 6, 0] {
+        let only = (b.child_files_only(&source, "SKILL.md", listed_over).await).unwrap_or_else(|e| panic!("{e}"));
+        let (walk, read) =
+            (b.child_files_read(&source, "SKILL.md", listed_over).await).unwrap_or_else(|e| panic!("{e}"));
+        let what = format!("child_files_read up to {listed_over} entries");
+        ensure_eq((&walk.entries, &walk.errors), (&only.entries, &only.errors), &what);
+        for path in read.paths() {
+            ensure(walk.entries.iter().any(|e| e.path == path && !e.is_dir), || {
+                format!("{what}: read ahead {path}, which the walk did not find")
+            });
+        }
+    }
+    let after = Discovery::new(b, &source).run().await;
+    let ahead = Discovery::new(b, &source).read_ahead(true).run().await;
+    ensure_eq(ahead, after, "a discovery that reads ahead");
+    let missing = b.child_files_read(&join(root, "nope"), "SKILL.md", 7).await;
+    ensure(matches!(missing, Err(BackendError::NotFound { .. })), || {
+        format!("missing root: {:?}", missing.map(|(walk, _)| walk))
     })
 }
 

@@ -95,6 +95,7 @@ macro_rules! backend_conformance {
             walk_each_answers_as_one_walk_per_path,
             child_files_is_a_filtered_two_level_walk,
             child_files_only_is_child_files_without_the_first_level,
+            child_files_read_walks_as_child_files_only,
             find_files_finds_what_a_walk_finds,
             list_skills_parses_fixture_source,
             list_skills_missing_or_file_source_is_source_error,

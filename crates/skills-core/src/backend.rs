@@ -9,7 +9,7 @@ use async_trait::async_trait;
 use crate::error::BackendError;
 use crate::file::{DEFAULT_MAX_FILE_SIZE, FileDownloadResponse, FileError, FileErrorKind, FileInfo};
 use crate::path;
-use crate::skill_files::SkillFileRead;
+use crate::skill_files::{ReadAhead, SkillFileRead};
 use crate::watch::Watch;
 
 /// Read access to a tree of files: local disk, object storage, a git tree, memory.
@@ -175,6 +175,26 @@ pub trait BackendProtocol: Send + Sync + Debug {
         Ok(walk)
     }
 
+    /// [`child_files_only`](Self::child_files_only), with each `<child>/<file_name>`
+    /// found read and parsed right away, as [`read_skill_files`](Self::read_skill_files)
+    /// would read it: for a discovery with no parse cached, which reads every file the
+    /// walk finds. On local disk a file is then opened once instead of looked up by the
+    /// walk and opened again by the read; the walk's entry for it comes from the opened
+    /// file. A file the walk does not read is read the usual way later.
+    ///
+    /// The provided implementation reads nothing ahead.
+    async fn child_files_read(
+        &self,
+        path: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Result<(Walk, ReadAhead), BackendError> {
+        Ok((
+            self.child_files_only(path, file_name, listed_over).await?,
+            ReadAhead::default(),
+        ))
+    }
+
     /// The files named `file_name` down to `max_depth` levels below `path`, for
     /// discovery deeper than one level (matched as in [`child_files`](Self::child_files)):
     /// a backend may leave out what lies inside a
@@ -284,6 +304,15 @@ impl<T: BackendProtocol + ?Sized> BackendProtocol for Arc<T> {
 
     async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
         (**self).child_files_only(path, file_name, listed_over).await
+    }
+
+    async fn child_files_read(
+        &self,
+        path: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Result<(Walk, ReadAhead), BackendError> {
+        (**self).child_files_read(path, file_name, listed_over).await
     }
 
     async fn find_files(&self, path: &str, file_name: &str, max_depth: usize) -> Result<Walk, BackendError> {

@@ -1,6 +1,8 @@
 //! One-source discovery: find `<source>/<dir>/SKILL.md`, read them in batches, parse,
 //! and (when asked) collect each skill's resources from the same walk.
 
+use std::time::SystemTime;
+
 use crate::backend::{BackendProtocol, Walk};
 use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
@@ -12,6 +14,7 @@ use crate::probe::deeper_skills;
 use crate::read::{Found, read_skills, skill_files};
 use crate::resources::resources_from_entries;
 use crate::skill::{SKILL_FILE, SkillListing};
+use crate::skill_files::ReadAhead;
 
 /// Why a whole source could not be listed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -124,6 +127,7 @@ pub struct Discovery<'a> {
     cache: Option<&'a mut ParseCache>,
     resources: bool,
     depth: usize,
+    read_ahead: bool,
 }
 
 impl<'a> Discovery<'a> {
@@ -137,6 +141,7 @@ impl<'a> Discovery<'a> {
             cache: None,
             resources: false,
             depth: 1,
+            read_ahead: false,
         }
     }
 
@@ -159,6 +164,17 @@ impl<'a> Discovery<'a> {
     /// Reuses parses of unchanged files. One cache belongs to one source of one backend.
     pub fn cache(mut self, cache: &'a mut ParseCache) -> Self {
         self.cache = Some(cache);
+        self
+    }
+
+    /// Whether the walk reads and parses each `SKILL.md` as it finds it (default: no),
+    /// where the backend can ([`child_files_read`](BackendProtocol::child_files_read):
+    /// one level deep, without resources). For a discovery that has nothing cached and
+    /// reads every file anyway: on local disk each file is then opened once, where a walk
+    /// and a read look it up twice. A discovery with cached parses wants the walk alone,
+    /// which only looks at each file.
+    pub fn read_ahead(mut self, read_ahead: bool) -> Self {
+        self.read_ahead = read_ahead;
         self
     }
 
@@ -195,13 +211,26 @@ impl<'a> Discovery<'a> {
     pub async fn walk(self) -> Result<Walked<'a>, SourceError> {
         let failed = |e| SourceError::from_backend(self.source, e);
         let root = path::normalize(self.source).map_err(failed)?;
+        // Files read by the walk are read from here on (see `Found::read_from`).
+        let started = SystemTime::now();
+        let mut read_ahead = ReadAhead::default();
         let mut walk = if self.resources {
             self.backend.walk(&root, self.depth + 2).await
         } else if self.depth == 1 {
             // The source's own entries matter only over the entry limit, which keeps the
             // first ones of a folder over it (and the files below those) only.
             let limit = self.limits.max_dir_entries();
-            self.backend.child_files_only(&root, SKILL_FILE, limit).await
+            if self.read_ahead {
+                self.backend
+                    .child_files_read(&root, SKILL_FILE, limit)
+                    .await
+                    .map(|(walk, read)| {
+                        read_ahead = read;
+                        walk
+                    })
+            } else {
+                self.backend.child_files_only(&root, SKILL_FILE, limit).await
+            }
         } else {
             self.backend.find_files(&root, SKILL_FILE, self.depth + 1).await
         }
@@ -210,12 +239,15 @@ impl<'a> Discovery<'a> {
         // Without resources, the rest of the walk (its directories: half of a large
         // source's walk) is let go here, before the files are read.
         let files = skill_files(&mut walk.entries, &root, self.depth, self.resources);
+        let read_from = (!read_ahead.is_empty()).then_some(started);
         Ok(Walked {
             discovery: self,
             root,
             walk,
             files,
             cut,
+            read_ahead,
+            read_from,
         })
     }
 }
@@ -230,6 +262,10 @@ pub struct Walked<'a> {
     walk: Walk,
     files: Vec<FileInfo>,
     cut: Vec<Diagnostic>,
+    /// The files the walk read and parsed, and when it started (files read before the
+    /// read proper: the cache's racy window counts from then).
+    read_ahead: ReadAhead,
+    read_from: Option<SystemTime>,
 }
 
 impl<'a> Walked<'a> {
@@ -268,11 +304,15 @@ impl<'a> Walked<'a> {
             walk,
             files,
             cut,
+            read_ahead,
+            read_from,
         } = self;
         let found = Found {
             files,
             errors: &walk.errors,
             looked_at: None,
+            read_ahead,
+            read_from,
         };
         let backend = discovery.backend;
         let mut listing = read_skills(backend, &root, found, &discovery.limits, discovery.cache, cut).await;
@@ -319,6 +359,8 @@ impl Discovery<'_> {
             files: skill_files(&mut walk.entries, &root, self.depth, self.resources),
             errors: &walk.errors,
             looked_at: Some(dirs),
+            read_ahead: ReadAhead::default(),
+            read_from: None,
         };
         let mut listing = read_skills(self.backend, &root, found, &self.limits, self.cache, Vec::new()).await;
         if self.resources {

@@ -69,6 +69,7 @@ pub mod poll;
 mod probe;
 mod profile;
 mod read;
+mod read_budget;
 mod recover;
 pub mod resources;
 mod skill;
@@ -109,6 +110,6 @@ pub use skill::{
     FrontmatterValue, LOWERCASE_SKILL_FILE, ResourceKind, ResourceMetadata, SKILL_FILE, SkillListing, SkillMetadata,
     SkillsState, file_name_matches, is_skill_file_name, lowercase_skill_file,
 };
-pub use skill_files::{SkillFileRead, parse_download, parse_skill_file};
+pub use skill_files::{ReadAhead, ReadAheadFile, SkillFileRead, parse_download, parse_skill_file};
 pub use skill_size::{MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILL_TREE_DEPTH, SkillSize, size_diagnostics};
 pub use watch::{ChangeEvent, ChangeSink, Watch, WatchGuard};

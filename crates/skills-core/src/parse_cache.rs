@@ -2,6 +2,7 @@
 //! reads nor parses a file whose etag did not change; kept in memory between reloads and,
 //! when asked, as bytes between processes ([`crate::cache_bytes`]).
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -201,14 +202,25 @@ impl ParseCache {
 
     /// Keeps the parse of `entry`, read at `read_at` or later.
     pub(crate) fn store(&mut self, entry: &FileInfo, outcome: &ParseOutcome, read_at: SystemTime) {
+        if entry.etag.is_none() {
+            return;
+        }
+        // Encoded into a buffer that is reused, then copied at its exact size: one
+        // allocation per parse, none of the growing a fresh vector goes through.
+        let mut scratch = std::mem::take(&mut self.scratch);
+        scratch.clear();
+        cache_codec::encode(outcome, &entry.path, &mut scratch);
+        self.store_encoded(entry, Cow::Borrowed(&scratch), read_at);
+        self.scratch = scratch;
+    }
+
+    /// Keeps the parse of `entry`, read at `read_at` or later, as its encoding
+    /// `encoded` (kept as it is when owned).
+    pub(crate) fn store_encoded(&mut self, entry: &FileInfo, encoded: Cow<'_, [u8]>, read_at: SystemTime) {
         let Some(etag) = &entry.etag else { return };
         let racy = entry
             .changed_at
             .is_some_and(|changed| changed + self.racy_window > read_at);
-        // Encoded into a buffer that is reused, then copied at its exact size: one
-        // allocation per parse, none of the growing a fresh vector goes through.
-        self.scratch.clear();
-        cache_codec::encode(outcome, &entry.path, &mut self.scratch);
         let in_base = self.base.as_mut().is_some_and(|base| base.remove_path(&entry.path));
         self.dirty = true;
         // A spilling cache gives a new file's parse away and keeps nothing of it: a later
@@ -220,16 +232,15 @@ impl ParseCache {
             if in_base || self.entries.get(&entry.path).is_some() || self.spill.gave(&entry.path) {
                 self.spill.break_off();
             } else {
-                self.spill.give(&entry.path, etag, &self.scratch);
+                self.spill.give(&entry.path, etag, &encoded);
                 return;
             }
         }
-        let bytes = self.scratch.to_vec();
         let cached = Entry {
             etag: etag.clone(),
             outcome: Blob {
-                range: 0..bytes.len(),
-                buffer: Arc::new(bytes),
+                range: 0..encoded.len(),
+                buffer: Arc::new(encoded.into_owned()),
             },
             racy,
             words: None,

@@ -1,14 +1,15 @@
 //! Reading the `SKILL.md` files a walk found: the budget of [`DiscoveryLimits`], the
 //! [`ParseCache`], chunked downloads overlapped with parsing, duplicate names.
 
-use foldhash::HashSet;
+use std::borrow::Cow;
 use std::time::SystemTime;
 
+use foldhash::HashSet;
 use futures_util::StreamExt as _;
 
 use crate::backend::BackendProtocol;
 use crate::cache_codec::Blob;
-use crate::diagnostic::{Diagnostic, DiagnosticKind, Limit, LimitCut};
+use crate::diagnostic::{Diagnostic, DiagnosticKind};
 use crate::error::BackendError;
 use crate::file::{FileErrorKind, FileInfo};
 use crate::limits::DiscoveryLimits;
@@ -16,7 +17,9 @@ use crate::name_index::NameIndex;
 use crate::parse::ParseOutcome;
 use crate::parse_cache::ParseCache;
 use crate::path;
+use crate::read_budget::Budget;
 use crate::skill::{LOWERCASE_SKILL_FILE, ResourceKind, SKILL_FILE, SkillListing};
+use crate::skill_files::ReadAhead;
 
 /// How one `SKILL.md` of a walk is obtained.
 enum Read {
@@ -28,6 +31,8 @@ enum Read {
     Cached(Blob),
     /// To download and parse.
     Pending,
+    /// Read and parsed by the walk ([`ReadAhead`]).
+    Ahead(Vec<u8>),
 }
 
 /// What a walk gave discovery to read.
@@ -39,6 +44,9 @@ pub(crate) struct Found<'a> {
     /// The folders the walk covered when it did not cover the whole source (a narrowed
     /// reload): the cache forgets only the files under them that are gone.
     pub(crate) looked_at: Option<&'a [String]>,
+    /// The files the walk read and parsed already, and when it started if it read any.
+    pub(crate) read_ahead: ReadAhead,
+    pub(crate) read_from: Option<SystemTime>,
 }
 
 /// Reads and parses the `SKILL.md` files a walk `found`, within `limits`; returns the
@@ -58,6 +66,8 @@ pub(crate) async fn read_skills(
         files: found,
         errors,
         looked_at,
+        mut read_ahead,
+        read_from,
     } = found;
     let mut listing = SkillListing {
         diagnostics,
@@ -85,9 +95,9 @@ pub(crate) async fn read_skills(
     if let Some(cache) = cache.as_deref_mut() {
         cache.forget_gone(&found, looked_at);
     }
-    // Every file is read after this: what changed later than a racy window before it is
-    // not kept between processes.
-    let read_at = SystemTime::now();
+    // Every file is read after this (or after the walk started, for files it read):
+    // what changed later than a racy window before it is not kept between processes.
+    let read_at = read_from.unwrap_or_else(SystemTime::now);
     for entry in found {
         if !entry.is_dir && path::file_name(&entry.path) == LOWERCASE_SKILL_FILE {
             listing.diagnostics.push(crate::lowercase_skill_file(&entry.path));
@@ -100,6 +110,9 @@ pub(crate) async fn read_skills(
             Read::Problem(Diagnostic::new(&entry.path, DiagnosticKind::TooLarge, msg))
         } else if !budget.admit(&entry) {
             continue;
+        } else if let Some(encoded) = read_ahead.take(&entry.path) {
+            to_download += 1;
+            Read::Ahead(encoded)
         } else if let Some(blob) = cache.as_deref().and_then(|c| c.hit(&entry)) {
             Read::Cached(blob)
         } else {
@@ -239,86 +252,6 @@ fn skill_file_positions(entries: &[FileInfo], root: &str, depth: usize) -> Vec<u
     found
 }
 
-/// Counts `SKILL.md` files and their listed bytes against [`DiscoveryLimits`], in path
-/// order, and what it had to refuse for each limit.
-struct Budget {
-    max_skills: usize,
-    max_bytes: u64,
-    skills: usize,
-    bytes: u64,
-    over_count: Refused,
-    over_bytes: Refused,
-}
-
-/// How many files one limit kept out, and the first of them.
-#[derive(Default)]
-struct Refused {
-    count: usize,
-    first: Option<String>,
-}
-
-impl Refused {
-    fn add(&mut self, path: &str) {
-        self.count += 1;
-        self.first.get_or_insert_with(|| path.to_owned());
-    }
-
-    fn into_diagnostic(self, root: &str, limit: Limit, max: u64, what: String) -> Option<Diagnostic> {
-        let first = self.first?;
-        let msg = format!("{what}; {} skill folders not read, from {first}", self.count);
-        let cut = LimitCut {
-            limit,
-            max,
-            left_out: self.count as u64,
-        };
-        Some(Diagnostic::limit(root, cut, msg))
-    }
-}
-
-impl Budget {
-    fn new(limits: &DiscoveryLimits) -> Self {
-        Self {
-            max_skills: limits.max_skills(),
-            max_bytes: limits.max_bytes(),
-            skills: 0,
-            bytes: 0,
-            over_count: Refused::default(),
-            over_bytes: Refused::default(),
-        }
-    }
-
-    /// Whether `entry` (a `SKILL.md`) fits; counts it if it does.
-    fn admit(&mut self, entry: &FileInfo) -> bool {
-        if self.skills >= self.max_skills {
-            self.over_count.add(&entry.path);
-            return false;
-        }
-        let bytes = self.bytes.saturating_add(entry.size);
-        if bytes > self.max_bytes {
-            self.over_bytes.add(&entry.path);
-            return false;
-        }
-        self.skills += 1;
-        self.bytes = bytes;
-        true
-    }
-
-    fn into_diagnostics(self, root: &str) -> impl Iterator<Item = Diagnostic> {
-        let count = format!("source has more than {} skill folders", self.max_skills);
-        let bytes = format!(
-            "the SKILL.md files of this source exceed {} bytes in all",
-            self.max_bytes
-        );
-        let over_count = self
-            .over_count
-            .into_diagnostic(root, Limit::MaxSkills, self.max_skills as u64, count);
-        over_count.into_iter().chain(
-            self.over_bytes
-                .into_diagnostic(root, Limit::MaxBytes, self.max_bytes, bytes),
-        )
-    }
-}
-
 /// Most bytes of `SKILL.md` files one chunk downloads (a chunk holds at least one file).
 const READ_CHUNK_BYTES: u64 = 1 << 20;
 
@@ -346,19 +279,29 @@ fn chunks(candidates: Vec<(FileInfo, Read)>, batch: usize) -> Vec<Vec<(FileInfo,
 /// Reads and parses the `SKILL.md` files of a chunk that are still to read
 /// ([`BackendProtocol::read_skill_files`]): what became of each file, in chunk order.
 async fn read_chunk(backend: &dyn BackendProtocol, chunk: Vec<(FileInfo, Read)>) -> Vec<(FileInfo, Step)> {
-    // What is known without a read (a problem, a cached parse that decodes) is a step
-    // already; the rest (`None`) is read.
-    let chunk: Vec<(FileInfo, Option<Step>)> = chunk
+    // What is known without a read (a problem, a parse cached or read ahead) is a step.
+    let mut ahead = Vec::new();
+    let mut chunk: Vec<(FileInfo, Option<Step>)> = chunk
         .into_iter()
-        .map(|(entry, read)| {
+        .enumerate()
+        .map(|(at, (entry, read))| {
             let step = match read {
                 Read::Problem(diagnostic) => Some(Step::Problem(diagnostic)),
                 Read::Cached(blob) => crate::cache_codec::decode(blob.bytes(), &entry.path).map(Step::Cached),
                 Read::Pending => None,
+                Read::Ahead(bytes) => {
+                    ahead.push((at, entry.path.clone(), bytes));
+                    None
+                }
             };
             (entry, step)
         })
         .collect();
+    for (at, outcome, bytes) in crate::skill_files::decode_read_ahead(ahead).await {
+        if let Some((_, step)) = chunk.get_mut(at) {
+            *step = Some(Step::Ahead(outcome, bytes));
+        }
+    }
     let paths: Vec<String> = chunk
         .iter()
         .filter(|(_, step)| step.is_none())
@@ -405,6 +348,8 @@ enum Step {
     Cached(ParseOutcome),
     /// Read and parsed now.
     Parsed(ParseOutcome),
+    /// Read and parsed by the walk, and its encoding for the cache.
+    Ahead(ParseOutcome, Vec<u8>),
 }
 
 /// Adds a read chunk to the listing, in chunk order, and what was parsed now to `cache`.
@@ -423,6 +368,12 @@ fn add_chunk(
                 continue;
             }
             Step::Cached(outcome) => outcome,
+            Step::Ahead(outcome, encoded) => {
+                if let Some(cache) = cache.as_deref_mut() {
+                    cache.store_encoded(&entry, Cow::Owned(encoded), read_at);
+                }
+                outcome
+            }
             Step::Parsed(outcome) => {
                 if let Some(cache) = cache.as_deref_mut() {
                     cache.store(&entry, &outcome, read_at);

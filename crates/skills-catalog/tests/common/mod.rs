@@ -7,13 +7,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use skills_catalog::{PersistentCache, SkillCatalog, SkillSource};
-use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, SkillFileRead, Walk};
+use skills_core::{BackendError, BackendProtocol, FileDownloadResponse, FileInfo, ReadAhead, SkillFileRead, Walk};
 
 /// A backend that counts the `SKILL.md` files read through it, whichever way.
 #[derive(Debug)]
 pub struct Counting {
     inner: Arc<dyn BackendProtocol>,
     reads: AtomicUsize,
+    /// Of those, the files read by a walk as it found them.
+    read_ahead: AtomicUsize,
 }
 
 impl Counting {
@@ -21,12 +23,18 @@ impl Counting {
         Arc::new(Self {
             inner,
             reads: AtomicUsize::new(0),
+            read_ahead: AtomicUsize::new(0),
         })
     }
 
     /// The `SKILL.md` files read since the last `take`.
     pub fn take(&self) -> usize {
         self.reads.swap(0, Ordering::Relaxed)
+    }
+
+    /// The `SKILL.md` files read by walks as they found them, since the last call.
+    pub fn take_read_ahead(&self) -> usize {
+        self.read_ahead.swap(0, Ordering::Relaxed)
     }
 
     /// The `SKILL.md` files read in all (since the last `take`).
@@ -53,6 +61,22 @@ impl BackendProtocol for Counting {
 
     async fn child_files(&self, path: &str, file_name: &str) -> Result<Walk, BackendError> {
         self.inner.child_files(path, file_name).await
+    }
+
+    async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
+        self.inner.child_files_only(path, file_name, listed_over).await
+    }
+
+    async fn child_files_read(
+        &self,
+        path: &str,
+        file_name: &str,
+        listed_over: usize,
+    ) -> Result<(Walk, ReadAhead), BackendError> {
+        let (walk, read) = self.inner.child_files_read(path, file_name, listed_over).await?;
+        self.reads.fetch_add(read.len(), Ordering::Relaxed);
+        self.read_ahead.fetch_add(read.len(), Ordering::Relaxed);
+        Ok((walk, read))
     }
 
     async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
