@@ -8,8 +8,8 @@
 //! to the others.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::join_all;
 use skills_core::blocking::run_blocking;
@@ -18,6 +18,7 @@ use skills_core::{BackendError, FileInfo, ReadAheadFile, Walk};
 use crate::at::{Kind, SourceDir};
 use crate::early::{Early, found_at};
 use crate::names::Names;
+use crate::read_ahead::ReadAheadRoom;
 use crate::resolve::map_io_error;
 use crate::{FilesystemBackend, Inner, MIN_PER_THREAD};
 
@@ -40,6 +41,10 @@ struct Children {
     /// What was found early ([`Early`]) by place among the names as the directory gave
     /// them.
     early: Vec<(u32, crate::at::Looked)>,
+    /// The files the helper read, beside its looks (each taken by the walk).
+    early_read: Vec<Mutex<Option<ReadAheadFile>>>,
+    /// Room for the parses of a walk that reads its files.
+    room: Option<Arc<ReadAheadRoom>>,
 }
 
 impl FilesystemBackend {
@@ -156,7 +161,7 @@ impl Inner {
     /// The folder at `asked` held open and its children to ask, in the order of their
     /// files' paths; `None` when it has more than `listed_over` names (its entries are
     /// then wanted) or cannot be held open. A walk that will `read` its files looks
-    /// nothing up early: it opens each file instead.
+    /// the files up early as it would itself: it reads them.
     fn children(
         &self,
         asked: &str,
@@ -170,8 +175,10 @@ impl Inner {
         };
         let source = Arc::new(source);
         // The other cores look up the child folders' files while the names are read.
-        let mut early = (self.parallelism > 1 && !read)
-            .then(|| Early::start(&source, file_name))
+        let room = read.then(|| Arc::new(ReadAheadRoom::new(self.read_ahead_bytes, self.max_file_size)));
+        let read = room.as_ref().map(|room| (dir_path.clone(), Arc::clone(room)));
+        let mut early = (self.parallelism > 1)
+            .then(|| Early::start(&source, file_name, read))
             .flatten();
         let mut left_out = Vec::new();
         let names = Names::read_seeing(
@@ -224,7 +231,11 @@ impl Inner {
         // Each child's file is `<name>/<file>`: in the order of `<name>/`, as `a-b/` sorts
         // before `a/`.
         asks.sort_by(|a, b| a.slashed(&names).cmp(b.slashed(&names)));
-        let early = early.map(|early| self.early_found(early)).unwrap_or_default();
+        let found = early.map(|early| self.early_found(early)).unwrap_or_default();
+        let (early, early_read) = found
+            .into_iter()
+            .map(|(at, looked, read)| ((at, looked), Mutex::new(read)))
+            .unzip();
         let children = Children {
             dir_path,
             host,
@@ -232,13 +243,15 @@ impl Inner {
             asks,
             left_out,
             early,
+            early_read,
+            room,
         };
         Ok(Some((children, source)))
     }
 
     /// What the helper looking up the children early found ([`Early::finish`]; a test
     /// can ask it to look up every child first).
-    fn early_found(&self, early: Early) -> Vec<(u32, crate::at::Looked)> {
+    fn early_found(&self, early: Early) -> Vec<crate::early::EarlyFound> {
         #[cfg(test)]
         if self.early_waits {
             return early.finish_all();
@@ -274,17 +287,27 @@ impl Inner {
                 let early = children.names.at(*i).and_then(|at| found_at(&children.early, at));
                 self.skill_file_of(file_name, walk, |file, walk| {
                     let looked = match (early.filter(|_| file == file_name), read.as_mut()) {
-                        (Some(looked), _) => looked,
-                        (None, None) => source.look(name, file, rel),
-                        (None, Some((read, content))) => {
-                            let limit = self.max_file_size;
-                            let (looked, was_read) = source.look_and_read((name, file), rel, limit, content);
-                            if was_read {
-                                let path = skills_core::path::join(dir_path, file);
-                                read.push(skills_core::ReadAheadFile::parse(path, content));
+                        (Some(at), read) => {
+                            // What the helper read, in this walk's order.
+                            let taken = children.early_read.get(at).and_then(|r| r.lock().ok()?.take());
+                            if let (Some(read), Some(parsed)) = (read, taken) {
+                                read.0.push(parsed);
                             }
-                            looked
+                            children
+                                .early
+                                .get(at)
+                                .map_or(crate::at::Looked::Usual, |(_, looked)| *looked)
                         }
+                        (None, None) => source.look(name, file, rel),
+                        (None, Some((read, content))) => match &children.room {
+                            Some(room) => {
+                                let (looked, parsed) =
+                                    source.look_reading((name, file), dir_path, (rel, content), room);
+                                read.extend(parsed);
+                                looked
+                            }
+                            None => source.look(name, file, rel),
+                        },
                     };
                     match looked.record(dir_path, file, walk) {
                         Some(found) => found,
@@ -371,7 +394,8 @@ mod tests {
     /// what it finds looking them up itself: each child's own file (every one has its
     /// own size, so an answer given to the wrong child shows in its etag), in path
     /// order, with the lowercase form, a missing file, a folder named `SKILL.md` and
-    /// links to a file or a folder each as the usual lookup says.
+    /// links to a file or a folder each as the usual lookup says; a walk that reads its
+    /// files reads the same ones whether the helper or the walk opened them.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn children_looked_up_early_are_what_the_walk_finds_itself() {
         let dir = tempfile::tempdir().unwrap();
@@ -391,41 +415,53 @@ mod tests {
             }
         }
         std::os::unix::fs::symlink("a", src.join("a-link")).unwrap();
-        let waiting = FilesystemBackend::new(dir.path())
-            .unwrap()
-            .with_inner(|inner| inner.early_waits = true);
-        let (children, _) = waiting
-            .inner
-            .children("/src", "SKILL.md", usize::MAX, false)
-            .unwrap()
-            .unwrap();
-        assert_eq!(children.early.len(), names.len(), "every child folder looked up early");
-        let early = waiting
-            .files_of_children_only("/src", "SKILL.md", usize::MAX, false)
-            .await
-            .unwrap()
-            .unwrap()
-            .0;
-        let alone = FilesystemBackend::new(dir.path()).unwrap().with_parallelism(1);
-        let (children, _) = alone
-            .inner
-            .children("/src", "SKILL.md", usize::MAX, false)
-            .unwrap()
-            .unwrap();
-        assert!(children.early.is_empty(), "one thread: nothing looked up early");
-        let looked_up_late = alone
-            .files_of_children_only("/src", "SKILL.md", usize::MAX, false)
-            .await
-            .unwrap()
-            .unwrap()
-            .0;
+        for read in [false, true] {
+            let waiting = FilesystemBackend::new(dir.path())
+                .unwrap()
+                .with_inner(|inner| inner.early_waits = true);
+            let (children, _) = waiting
+                .inner
+                .children("/src", "SKILL.md", usize::MAX, read)
+                .unwrap()
+                .unwrap();
+            assert_eq!(children.early.len(), names.len(), "every child folder looked up early");
+            let (early, early_read) = waiting
+                .files_of_children_only("/src", "SKILL.md", usize::MAX, read)
+                .await
+                .unwrap()
+                .unwrap();
+            let alone = FilesystemBackend::new(dir.path()).unwrap().with_parallelism(1);
+            let (children, _) = alone
+                .inner
+                .children("/src", "SKILL.md", usize::MAX, read)
+                .unwrap()
+                .unwrap();
+            assert!(children.early.is_empty(), "one thread: nothing looked up early");
+            let (looked_up_late, read_late) = alone
+                .files_of_children_only("/src", "SKILL.md", usize::MAX, read)
+                .await
+                .unwrap()
+                .unwrap();
+            let read_paths =
+                |files: &[skills_core::ReadAheadFile]| files.iter().map(|f| f.path().to_owned()).collect::<Vec<_>>();
+            assert_eq!(read_paths(&early_read), read_paths(&read_late));
+            // Every plain file (not the folder, the link, or the linked folder's), in path order.
+            assert_eq!(early_read.len(), if read { 304 } else { 0 });
+            assert!(read_paths(&early_read).is_sorted());
+            assert_same_walk(&early, &looked_up_late, names.len());
+        }
+    }
+
+    /// `early` and `looked_up_late` say the same of each child, in path order, and hold
+    /// what the fixture of `children_looked_up_early_are_what_the_walk_finds_itself` holds.
+    fn assert_same_walk(early: &skills_core::Walk, looked_up_late: &skills_core::Walk, children: usize) {
         let entries = |w: &skills_core::Walk| {
             w.entries
                 .iter()
                 .map(|e| (e.path.clone(), e.etag.clone(), e.is_dir))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(entries(&early), entries(&looked_up_late));
+        assert_eq!(entries(early), entries(looked_up_late));
         let paths: Vec<&str> = early.entries.iter().map(|e| e.path.as_str()).collect();
         assert_eq!(
             &paths[..5],
@@ -439,7 +475,7 @@ mod tests {
         );
         assert!(paths.contains(&"/src/lower/skill.md") && paths.contains(&"/src/linked-file/SKILL.md"));
         assert!(!paths.iter().any(|p| p.starts_with("/src/empty/")));
-        assert_eq!(paths.len(), names.len(), "every child but the empty one, and the link");
+        assert_eq!(paths.len(), children, "every child but the empty one, and the link");
         let sizes: Vec<u64> = early
             .entries
             .iter()

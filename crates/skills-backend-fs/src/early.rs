@@ -5,13 +5,18 @@
 //! what the helper found and looks up only the rest itself.
 //!
 //! A look made early is the same `stat` the walk would make a moment later, so it says
-//! what the walk would have said. The helper is told to stop once the names are in
-//! order; nothing waits for it, and what it finds after that is not used.
+//! what the walk would have said; a walk that reads its files has the helper open and
+//! read each one instead ([`SourceDir::look_and_read`]), as it would itself. The helper
+//! is told to stop once the names are in order; nothing waits for it, and what it finds
+//! after that is not used.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 
+use skills_core::{ReadAheadFile, path};
+
 use crate::at::{Looked, SourceDir};
+use crate::read_ahead::ReadAheadRoom;
 
 /// How many names the helper is handed at a time.
 const BATCH: usize = 64;
@@ -27,8 +32,12 @@ struct Batch {
     ends: Vec<(u32, usize)>,
 }
 
+/// What the helper found for a child, by its place among the names: the look, and the
+/// file read and parsed when the walk reads its files and the look could read it.
+pub(crate) type EarlyFound = (u32, Looked, Option<ReadAheadFile>);
+
 /// What the helper found so far; `None` once the walk took it.
-type Found = Arc<Mutex<Option<Vec<(u32, Looked)>>>>;
+type Found = Arc<Mutex<Option<Vec<EarlyFound>>>>;
 
 /// A helper looking up the children's files while their names are still being read.
 pub(crate) struct Early {
@@ -47,8 +56,13 @@ pub(crate) struct Early {
 impl Early {
     /// Starts a helper on the running runtime's blocking pool that looks up
     /// `<child>/<file_name>` in `source` for each child handed to it; `None` outside a
-    /// runtime.
-    pub(crate) fn start(source: &Arc<SourceDir>, file_name: &str) -> Option<Self> {
+    /// runtime. With `read` (the source's backend path and the walk's room for parses),
+    /// it reads and parses each file as the walk would.
+    pub(crate) fn start(
+        source: &Arc<SourceDir>,
+        file_name: &str,
+        read: Option<(String, Arc<ReadAheadRoom>)>,
+    ) -> Option<Self> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let (to_helper, handed) = mpsc::channel::<Batch>();
         let found: Found = Arc::new(Mutex::new(Some(Vec::new())));
@@ -61,6 +75,7 @@ impl Early {
             #[cfg(test)]
             let _done = done_tx;
             let (mut rel, mut looked) = (String::new(), Vec::with_capacity(PUBLISH));
+            let mut content = Vec::new();
             while let Ok(batch) = handed.recv() {
                 let mut start = 0;
                 for &(at, end) in &batch.ends {
@@ -69,7 +84,15 @@ impl Early {
                     }
                     let name = batch.text.get(start..end).unwrap_or_default();
                     start = end;
-                    looked.push((at, source.look(name, &file_name, &mut rel)));
+                    looked.push(match &read {
+                        None => (at, source.look(name, &file_name, &mut rel), None),
+                        Some((dir_path, room)) => {
+                            let child_dir = path::join(dir_path, name);
+                            let (found, parsed) =
+                                source.look_reading((name, &file_name), &child_dir, (&mut rel, &mut content), room);
+                            (at, found, parsed)
+                        }
+                    });
                     // Published a few at a time, never waiting for the lock.
                     if looked.len() >= PUBLISH
                         && let Ok(mut found) = helper_found.try_lock()
@@ -117,7 +140,7 @@ impl Early {
 
     /// Stops the helper, without waiting for it: what it found so far, by place, in the
     /// order it was handed the names (increasing places).
-    pub(crate) fn finish(self) -> Vec<(u32, Looked)> {
+    pub(crate) fn finish(self) -> Vec<EarlyFound> {
         let taken = self.found.lock().unwrap_or_else(PoisonError::into_inner).take();
         taken.unwrap_or_default()
     }
@@ -125,7 +148,7 @@ impl Early {
     /// Waits for the helper to look up every name handed to it: what it found, as
     /// [`finish`](Self::finish) gives it. For tests, which need every lookup made early.
     #[cfg(test)]
-    pub(crate) fn finish_all(mut self) -> Vec<(u32, Looked)> {
+    pub(crate) fn finish_all(mut self) -> Vec<EarlyFound> {
         if !self.batch.ends.is_empty() {
             self.send_batch();
         }
@@ -145,11 +168,8 @@ impl Drop for Early {
     }
 }
 
-/// What the helper found for the name at place `at`, if it got to it.
-pub(crate) fn found_at(found: &[(u32, Looked)], at: u32) -> Option<Looked> {
-    found
-        .binary_search_by_key(&at, |(place, _)| *place)
-        .ok()
-        .and_then(|i| found.get(i))
-        .map(|(_, looked)| *looked)
+/// Where among what the helper found (`found`, by increasing place) the name at place
+/// `at` is, if it got to it.
+pub(crate) fn found_at(found: &[(u32, Looked)], at: u32) -> Option<usize> {
+    found.binary_search_by_key(&at, |(place, _)| *place).ok()
 }

@@ -31,6 +31,7 @@ mod early;
 mod listing;
 mod names;
 mod queue;
+mod read_ahead;
 mod reading;
 mod resolve;
 mod walks;
@@ -80,6 +81,9 @@ struct Inner {
     hard_links: HardLinks,
     /// The owner of the root directory (unix), for [`HardLinks::SameOwner`].
     root_owner: Option<u32>,
+    /// How many bytes of parses a walk that reads its files may hold (see
+    /// [`read_ahead::READ_AHEAD_BYTES`]; tests make it smaller).
+    read_ahead_bytes: i64,
     /// Whether a walk waits for every child to be looked up early (tests only).
     #[cfg(test)]
     early_waits: bool,
@@ -192,6 +196,7 @@ impl FilesystemBackend {
                 parallelism: default_parallelism(),
                 hard_links: HardLinks::default(),
                 root_owner,
+                read_ahead_bytes: read_ahead::READ_AHEAD_BYTES,
                 #[cfg(test)]
                 early_waits: false,
             }),

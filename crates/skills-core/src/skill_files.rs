@@ -71,6 +71,16 @@ pub struct ReadAheadFile {
 }
 
 impl ReadAheadFile {
+    /// The backend path of the file.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// How many bytes its parse takes, encoded.
+    pub fn encoded_len(&self) -> usize {
+        self.encoded.len()
+    }
+
     /// Parses `content`, the `SKILL.md` at backend path `path`
     /// ([`parse_skill_file`]).
     pub fn parse(path: String, content: &[u8]) -> Self {
