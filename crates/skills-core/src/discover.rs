@@ -191,8 +191,9 @@ impl<'a> Discovery<'a> {
     }
 
     /// The first half of [`run`](Self::run): lists the source (one `stat` per
-    /// `SKILL.md` on disk, the listing remotely) and reads no file. A caller can do other
-    /// work before the [`read`](Walked::read), such as loading the parse cache to give it
+    /// `SKILL.md` on disk, the listing remotely) and reads no file, unless told to
+    /// [`read_ahead`](Self::read_ahead). A caller can do other work before the
+    /// [`read`](Walked::read), such as loading the parse cache to give it
     /// ([`Walked::cache`]). Fails only when the source itself cannot be listed.
     ///
     /// ```
