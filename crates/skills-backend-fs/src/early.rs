@@ -6,7 +6,7 @@
 //!
 //! A look made early is the same `stat` the walk would make a moment later, so it says
 //! what the walk would have said; a walk that reads its files has the helper open and
-//! read each one instead ([`SourceDir::look_and_read`]), as it would itself. The helper
+//! read each one instead ([`SourceDir::look_reading`]), as it would itself. The helper
 //! is told to stop once the names are in order; nothing waits for it, and what it finds
 //! after that is not used.
 
