@@ -70,7 +70,7 @@ impl FilesystemBackend {
         Ok(walk)
     }
 
-    /// [`BackendProtocol::walk_each`]: the first levels of all the walks, and every
+    /// [`BackendProtocol::walk_each`](skills_core::BackendProtocol::walk_each): the first levels of all the walks, and every
     /// directory below them, from one queue shared by the threads.
     pub(crate) async fn walk_many(&self, paths: &[String], max_depth: usize) -> Vec<Result<Walk, BackendError>> {
         let paths: Arc<[String]> = paths.into();
@@ -144,14 +144,14 @@ fn merge_sorted(mut runs: Vec<Vec<FileInfo>>) -> Vec<FileInfo> {
     merged
 }
 
-/// One step of [`walk_each`](BackendProtocol::walk_each): the first level of the walk of
+/// One step of [`walk_each`](skills_core::BackendProtocol::walk_each): the first level of the walk of
 /// one path (by its index), or a directory below it.
 enum Job {
     Root(usize),
     Dir(usize, Dir),
 }
 
-/// What one thread of [`walk_each`](BackendProtocol::walk_each) found, by path index.
+/// What one thread of [`walk_each`](skills_core::BackendProtocol::walk_each) found, by path index.
 #[derive(Default)]
 struct Found {
     entries: Vec<(usize, FileInfo)>,
