@@ -9,11 +9,13 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use skills_backend_fs::FilesystemBackend;
 use skills_core::{
-    BackendError, BackendProtocol, Discovery, FileDownloadResponse, FileInfo, ReadAhead, SkillFileRead, Walk,
+    BackendError, BackendProtocol, Discovery, FileDownloadResponse, FileInfo, ParseCache, ReadAhead, SkillFileRead,
+    Walk,
 };
 
 /// Larger than this, a `SKILL.md` is over the backend's limit.
@@ -63,20 +65,6 @@ fn backend(root: &Path, threads: usize) -> FilesystemBackend {
         .with_max_file_size(LIMIT)
 }
 
-/// Each entry's path, kind, size and etag; the errors; the entries left out.
-type Said = (Vec<(String, bool, u64, Option<String>)>, Vec<String>, Vec<String>);
-
-fn said(walk: &Walk) -> Said {
-    (
-        walk.entries
-            .iter()
-            .map(|e| (e.path.clone(), e.is_dir, e.size, e.etag.clone()))
-            .collect(),
-        walk.errors.iter().map(|e| e.to_string()).collect(),
-        walk.left_out.clone(),
-    )
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_walk_that_reads_says_what_the_walk_says_and_reads_only_plain_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -85,7 +73,8 @@ async fn the_walk_that_reads_says_what_the_walk_says_and_reads_only_plain_files(
         let backend = backend(dir.path(), threads);
         let walk = backend.child_files_only("/src", "SKILL.md", 10_000).await.unwrap();
         let (read_walk, read) = backend.child_files_read("/src", "SKILL.md", 10_000).await.unwrap();
-        assert_eq!(said(&read_walk), said(&walk), "{threads} threads");
+        // Every entry whole: its etag, times and kind from the open file's `fstat`.
+        assert_eq!(read_walk, walk, "{threads} threads");
         let mut expected: Vec<String> = (0..300).map(|i| format!("/src/s{i:03}/SKILL.md")).collect();
         expected.extend(["/src/a/SKILL.md", "/src/lower/skill.md"].map(String::from));
         expected.sort();
@@ -101,7 +90,7 @@ async fn over_the_entry_limit_the_general_walk_answers_and_reads_nothing() {
     let backend = backend(dir.path(), 2);
     let walk = backend.child_files_only("/src", "SKILL.md", 5).await.unwrap();
     let (read_walk, read) = backend.child_files_read("/src", "SKILL.md", 5).await.unwrap();
-    assert_eq!(said(&read_walk), said(&walk));
+    assert_eq!(read_walk, walk);
     assert!(read.is_empty());
 }
 
@@ -110,6 +99,31 @@ async fn over_the_entry_limit_the_general_walk_answers_and_reads_nothing() {
 struct CountingReads {
     inner: FilesystemBackend,
     read: AtomicUsize,
+    /// Whether every file its walks find says it changed at the walk's end.
+    changed_during_walks: bool,
+}
+
+impl CountingReads {
+    fn new(inner: FilesystemBackend, changed_during_walks: bool) -> Arc<Self> {
+        Arc::new(Self {
+            inner,
+            read: AtomicUsize::new(0),
+            changed_during_walks,
+        })
+    }
+
+    /// `walk`, its files changed at its end if this backend says so (and a moment
+    /// passed since).
+    fn walked(&self, mut walk: Walk) -> Walk {
+        if self.changed_during_walks {
+            let now = SystemTime::now();
+            for entry in &mut walk.entries {
+                entry.changed_at = Some(now);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        walk
+    }
 }
 
 #[async_trait]
@@ -128,7 +142,10 @@ impl BackendProtocol for CountingReads {
     }
 
     async fn child_files_only(&self, path: &str, file_name: &str, listed_over: usize) -> Result<Walk, BackendError> {
-        self.inner.child_files_only(path, file_name, listed_over).await
+        self.inner
+            .child_files_only(path, file_name, listed_over)
+            .await
+            .map(|w| self.walked(w))
     }
 
     async fn child_files_read(
@@ -137,7 +154,8 @@ impl BackendProtocol for CountingReads {
         file_name: &str,
         listed_over: usize,
     ) -> Result<(Walk, ReadAhead), BackendError> {
-        self.inner.child_files_read(path, file_name, listed_over).await
+        let (walk, read) = self.inner.child_files_read(path, file_name, listed_over).await?;
+        Ok((self.walked(walk), read))
     }
 
     async fn read_skill_files(&self, paths: &[String]) -> Vec<SkillFileRead> {
@@ -150,10 +168,7 @@ impl BackendProtocol for CountingReads {
 async fn a_discovery_that_reads_ahead_lists_what_one_that_reads_after_lists() {
     let dir = tempfile::tempdir().unwrap();
     source(dir.path());
-    let counting = Arc::new(CountingReads {
-        inner: backend(dir.path(), 2),
-        read: AtomicUsize::new(0),
-    });
+    let counting = CountingReads::new(backend(dir.path(), 2), false);
     let after = Discovery::new(&*counting, "/src").run().await.unwrap();
     // Every skill file but the folder, the FIFO and the one over the limit (the linked
     // folder's too).
@@ -165,4 +180,24 @@ async fn a_discovery_that_reads_ahead_lists_what_one_that_reads_after_lists() {
     // Read after the walk: only the file through a link, the one in the linked folder
     // and the one with a second hard link.
     assert_eq!(counting.read.load(Ordering::Relaxed), 3);
+}
+
+/// A discovery that read ahead counts its files as read when its walk started: one that
+/// changed during the walk is not kept as verified (the cache's racy window counts from
+/// then), where a file read after a walk that read nothing, which changed before that
+/// read, is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_changed_during_the_walk_that_read_it_is_not_kept_verified() {
+    let dir = tempfile::tempdir().unwrap();
+    source(dir.path());
+    let touched = CountingReads::new(backend(dir.path(), 2), true);
+    let kept = |cache: &ParseCache| ParseCache::from_bytes(cache.to_bytes()).unwrap().len();
+    let mut after = ParseCache::new().with_racy_window(Duration::ZERO);
+    Discovery::new(&*touched, "/src").cache(&mut after).run().await.unwrap();
+    assert_eq!(kept(&after), 305, "read after the walk, after the change");
+    let mut ahead = ParseCache::new().with_racy_window(Duration::ZERO);
+    let discovery = Discovery::new(&*touched, "/src").read_ahead(true);
+    discovery.cache(&mut ahead).run().await.unwrap();
+    // The files read after that walk count from its start too: none is kept.
+    assert_eq!(kept(&ahead), 0, "read ahead, before the change");
 }

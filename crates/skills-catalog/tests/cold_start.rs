@@ -9,8 +9,8 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{Counting, cache_files, catalog, remove_cache_files};
-use skills_catalog::{PersistentCache, SkillCatalog};
+use common::{Counting, cache_files, catalog, listed, remove_cache_files};
+use skills_catalog::PersistentCache;
 use skills_core::MemoryBackend;
 
 const NAMES: &[&str] = &["pdf", "web", "deploy", "review", "charts"];
@@ -26,16 +26,6 @@ fn library() -> Arc<MemoryBackend> {
         .insert("/skills/broken/SKILL.md", "---\nname: [x\n---\n")
         .unwrap();
     backend
-}
-
-/// What a catalog lists, as text.
-async fn listed(catalog: &SkillCatalog) -> String {
-    let snapshot = catalog.ensure_loaded().await;
-    format!(
-        "{}\n{}",
-        serde_json::to_string(snapshot.skills()).unwrap(),
-        serde_json::to_string(snapshot.diagnostics()).unwrap()
-    )
 }
 
 #[tokio::test]

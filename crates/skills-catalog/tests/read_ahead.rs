@@ -11,9 +11,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Counting, catalog, remove_cache_files};
+use common::{Counting, catalog, listed, remove_cache_files};
 use skills_backend_fs::FilesystemBackend;
-use skills_catalog::{PersistentCache, SkillCatalog};
+use skills_catalog::PersistentCache;
 use skills_core::BackendProtocol;
 
 const SKILLS: usize = 150;
@@ -35,16 +35,6 @@ fn library(root: &Path) {
     )
     .unwrap();
     std::os::unix::fs::symlink("body.md", root.join("skills/linked/SKILL.md")).unwrap();
-}
-
-/// What a catalog lists, as text.
-async fn listed(catalog: &SkillCatalog) -> String {
-    let snapshot = catalog.ensure_loaded().await;
-    format!(
-        "{}\n{}",
-        serde_json::to_string(snapshot.skills()).unwrap(),
-        serde_json::to_string(snapshot.diagnostics()).unwrap()
-    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

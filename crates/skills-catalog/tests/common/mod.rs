@@ -113,3 +113,13 @@ pub fn catalog(backend: Arc<dyn BackendProtocol>, cache: Option<&PersistentCache
         None => catalog,
     }
 }
+
+/// What a catalog lists, as text.
+pub async fn listed(catalog: &SkillCatalog) -> String {
+    let snapshot = catalog.ensure_loaded().await;
+    format!(
+        "{}\n{}",
+        serde_json::to_string(snapshot.skills()).unwrap(),
+        serde_json::to_string(snapshot.diagnostics()).unwrap()
+    )
+}
