@@ -213,7 +213,7 @@ impl<'a> Discovery<'a> {
         let failed = |e| SourceError::from_backend(self.source, e);
         let root = path::normalize(self.source).map_err(failed)?;
         // Files read by the walk are read from here on (see `Found::read_from`).
-        let started = SystemTime::now();
+        let started = self.read_ahead.then(SystemTime::now);
         let mut read_ahead = ReadAhead::default();
         let mut walk = if self.resources {
             self.backend.walk(&root, self.depth + 2).await
@@ -240,7 +240,7 @@ impl<'a> Discovery<'a> {
         // Without resources, the rest of the walk (its directories: half of a large
         // source's walk) is let go here, before the files are read.
         let files = skill_files(&mut walk.entries, &root, self.depth, self.resources);
-        let read_from = (!read_ahead.is_empty()).then_some(started);
+        let read_from = started.filter(|_| !read_ahead.is_empty());
         Ok(Walked {
             discovery: self,
             root,
