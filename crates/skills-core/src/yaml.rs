@@ -199,10 +199,33 @@ impl From<YamlError> for Failure {
 /// Parses `src`: through [`yaml_simple`](crate::yaml_simple) when it has the common
 /// shape, else through the general parser.
 fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
-    if let Some(events) = crate::yaml_simple::events(src) {
-        return build(events.into_iter().map(Ok));
+    thread_local! {
+        // The events' vector, kept empty between parses: a frontmatter's few dozen
+        // events take kilobytes, past the allocator's small-block caches.
+        static EVENTS: std::cell::RefCell<Vec<Event<'static>>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    general(src)
+    let mut events = relabel(EVENTS.with_borrow_mut(std::mem::take));
+    let simple = crate::yaml_simple::events_into(src, &mut events);
+    let parsed = match simple {
+        Some(()) => build(events.drain(..).map(Ok)),
+        None => general(src),
+    };
+    // A frontmatter of thousands of lines does not keep its vector.
+    if events.capacity() <= KEPT_EVENTS {
+        EVENTS.with_borrow_mut(|kept| *kept = relabel(events));
+    }
+    parsed
+}
+
+/// The largest events' vector a thread keeps between parses.
+const KEPT_EVENTS: usize = 1024;
+
+/// `events`, emptied, as a vector of events of another text: the same allocation (an
+/// empty vector holds no event to outlive its text).
+#[allow(clippy::unnecessary_filter_map)] // The empty map keeps the allocation in place.
+fn relabel<'b>(mut events: Vec<Event<'_>>) -> Vec<Event<'b>> {
+    events.clear();
+    events.into_iter().filter_map(|_| None).collect()
 }
 
 /// Parses `src` through [`yaml_simple`](crate::yaml_simple) only: `None` when it does

@@ -75,10 +75,15 @@ pub(crate) fn is_blank(line: &str) -> bool {
 /// Whether `text` reads as one plain scalar that ends at the line's end: no indicator
 /// first, no `: ` or ` #` inside, no `:` last.
 pub(crate) fn plain_ok(text: &str) -> bool {
-    !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
-        && !text.contains(": ")
-        && !text.ends_with(':')
-        && !text.contains(" #")
+    if text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c)) || text.ends_with(':') {
+        return false;
+    }
+    // One pass over the value for both pairs (a description is most of the text read).
+    let bytes = text.as_bytes();
+    !memchr::memchr2_iter(b':', b'#', bytes).any(|at| match bytes[at] {
+        b':' => bytes.get(at + 1) == Some(&b' '),
+        _ => at > 0 && bytes[at - 1] == b' ',
+    })
 }
 
 /// The text of a double-quoted scalar on one line, `inner` being what lies between its
@@ -135,4 +140,44 @@ pub(crate) fn unescape(inner: &str) -> Option<Cow<'_, str>> {
         text.push(decoded);
     }
     Some(Cow::Owned(text))
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::plain_ok;
+
+    /// `plain_ok` as its documentation says it.
+    fn plain_ok_as_said(text: &str) -> bool {
+        !text.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c))
+            && !text.contains(": ")
+            && !text.ends_with(':')
+            && !text.contains(" #")
+    }
+
+    #[test]
+    fn plain_ok_refuses_the_pairs_anywhere() {
+        for (text, ok) in [
+            ("a: b", false),
+            ("a #b", false),
+            ("#a", false),
+            (": a", false),
+            ("a:", false),
+            ("a:b", true),
+            ("a#b", true),
+            ("é: b", false),
+            ("aé #", false),
+            ("http://x#y", true),
+        ] {
+            assert_eq!(plain_ok(text), ok, "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn plain_ok_says_what_its_documentation_says(text in "[a :#é-]{0,12}") {
+            prop_assert_eq!(plain_ok(&text), plain_ok_as_said(&text));
+        }
+    }
 }

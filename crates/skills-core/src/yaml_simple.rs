@@ -32,7 +32,15 @@ use crate::yaml_lines::{Lines, closing_quote, indent_of, is_blank, plain_ok, unq
 const MAX_KEY: usize = 128;
 
 /// The events of `src` when it has the common shape (see the module docs), else `None`.
+#[cfg(test)]
 pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
+    let mut out = Vec::new();
+    events_into(src, &mut out).map(|()| out)
+}
+
+/// [`events`] into `out` (emptied first; partly filled when the text has another shape).
+pub(crate) fn events_into<'a>(src: &'a str, out: &mut Vec<Event<'a>>) -> Option<()> {
+    out.clear();
     // Tabs and carriage returns have rules of their own; the other characters are
     // refused anywhere, comments included.
     if !all_printable(src) {
@@ -40,7 +48,7 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
     }
     let mut lines = crate::yaml_lines::lines(src);
     // About two events a line, and the six around them: sized once, not grown.
-    let mut out = Vec::with_capacity(2 * line_breaks(src) + 8);
+    out.reserve(2 * line_breaks(src) + 8);
     out.extend([
         Event::StreamStart,
         Event::DocumentStart(false),
@@ -65,7 +73,7 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             continue;
         }
         if rest.starts_with(['[', '{']) {
-            crate::yaml_flow::collection(rest, 0, &mut lines, &mut out)?;
+            crate::yaml_flow::collection(rest, 0, &mut lines, out)?;
             continue;
         }
         if !rest.is_empty() {
@@ -83,13 +91,13 @@ pub(crate) fn events(src: &str) -> Option<Vec<Event<'_>>> {
             });
             continue;
         }
-        nested(&mut lines, 0, 0, &mut out)?;
+        nested(&mut lines, 0, 0, out)?;
     }
     if keys == 0 {
         return None;
     }
     out.extend([Event::MappingEnd, Event::DocumentEnd, Event::StreamEnd]);
-    Some(out)
+    Some(())
 }
 
 /// Most levels of nested blocks read here; deeper goes to the general parser.

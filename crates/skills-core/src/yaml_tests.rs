@@ -464,3 +464,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_events_vector_is_reused_between_texts() {
+    // An emptied vector becomes one of another text's events in place: the thread's
+    // vector is not allocated again at each parse.
+    let text = String::from("name: web\ndescription: Search\n");
+    let mut events = Vec::new();
+    assert!(crate::yaml_simple::events_into(&text, &mut events).is_some());
+    let (at, capacity) = (events.as_ptr() as usize, events.capacity());
+    let other: Vec<Event<'static>> = relabel(events);
+    assert_eq!(
+        (other.as_ptr() as usize, other.capacity(), other.len()),
+        (at, capacity, 0)
+    );
+    // And the parse through it reads as before, twice over.
+    let expected = Yaml::Map(vec![
+        (scalar("name", ScalarKind::Str), scalar("web", ScalarKind::Str)),
+        (
+            scalar("description", ScalarKind::Str),
+            scalar("Search", ScalarKind::Str),
+        ),
+    ]);
+    for _ in 0..2 {
+        let (yaml, _) = parse_events(&text).map_err(|f| f.error).unwrap();
+        assert_eq!(yaml, expected);
+    }
+}
