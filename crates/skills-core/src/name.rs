@@ -31,6 +31,26 @@ pub enum NameError {
     },
 }
 
+impl NameError {
+    /// The message as [`to_string`](ToString::to_string) writes it, in a string of
+    /// exactly its length: a flattened library gives most of its skills a
+    /// `DirectoryMismatch`, whose message would otherwise be grown, then shrunk for
+    /// keeping.
+    pub(crate) fn message(&self) -> String {
+        use std::fmt::Write as _;
+        let len = match self {
+            Self::DirectoryMismatch { name, directory } => MISMATCH_WORDS + name.len() + directory.len(),
+            _ => 0,
+        };
+        let mut message = String::with_capacity(len);
+        let _ = write!(message, "{self}");
+        message
+    }
+}
+
+/// The bytes of a `DirectoryMismatch` message besides the two names.
+const MISMATCH_WORDS: usize = "name '' must match directory name ''".len();
+
 /// Checks a name's form as the specification's reference library does: after NFKC
 /// normalization, 1-64 characters, each alphanumeric (any script) or a hyphen, no
 /// hyphen at either end, no `--`, and lowercase (a name equal to its own lowercase
@@ -233,6 +253,22 @@ mod tests {
         assert_eq!(validate_skill_name("cafe\u{301}", "caf\u{e9}"), Ok(()));
         assert_eq!(validate_skill_name("caf\u{e9}", "cafe\u{301}"), Ok(()));
         assert!(validate_skill_name("\u{6280}\u{80fd}", "\u{6280}").is_err());
+    }
+
+    #[test]
+    fn a_mismatch_message_is_sized_to_its_text() {
+        let mismatch = NameError::DirectoryMismatch {
+            name: "caf\u{e9}".into(),
+            directory: "skills__x--caf\u{e9}".into(),
+        };
+        let message = mismatch.message();
+        assert_eq!(message, mismatch.to_string());
+        // No room over: the message is kept as it is made, not grown or shrunk.
+        assert_eq!(message.capacity(), message.len());
+        assert_eq!(
+            NameError::InvalidCharacters.message(),
+            NameError::InvalidCharacters.to_string()
+        );
     }
 
     #[test]

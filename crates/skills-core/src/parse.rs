@@ -1,7 +1,5 @@
 //! `SKILL.md` parsing: frontmatter extraction, field rules and diagnostics.
 
-use std::fmt::Write as _;
-
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
@@ -186,12 +184,7 @@ impl FieldParser<'_> {
 
         match validate_skill_name(&name, directory_name) {
             Ok(()) => {}
-            Err(e @ NameError::DirectoryMismatch { .. }) => {
-                // Sized once (most skills of a flat library say it): no growing string.
-                let mut msg = String::with_capacity(48 + name.len() + directory_name.len());
-                let _ = write!(msg, "{e}");
-                self.report(DiagnosticKind::NameMismatch, msg);
-            }
+            Err(e @ NameError::DirectoryMismatch { .. }) => self.report(DiagnosticKind::NameMismatch, e.message()),
             Err(e) => self.report(
                 DiagnosticKind::InvalidName,
                 format!("'{name}' does not follow the specification: {e}"),

@@ -199,11 +199,6 @@ impl From<YamlError> for Failure {
 /// Parses `src`: through [`yaml_simple`](crate::yaml_simple) when it has the common
 /// shape, else through the general parser.
 fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
-    thread_local! {
-        // The events' vector, kept empty between parses: a frontmatter's few dozen
-        // events take kilobytes, past the allocator's small-block caches.
-        static EVENTS: std::cell::RefCell<Vec<Event<'static>>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     let mut events = relabel(EVENTS.with_borrow_mut(std::mem::take));
     let simple = crate::yaml_simple::events_into(src, &mut events);
     let parsed = match simple {
@@ -215,6 +210,13 @@ fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
         EVENTS.with_borrow_mut(|kept| *kept = relabel(events));
     }
     parsed
+}
+
+thread_local! {
+    /// The events' vector of [`parse_events`], kept empty between parses: a
+    /// frontmatter's few dozen events take kilobytes, past the allocator's small-block
+    /// caches.
+    static EVENTS: std::cell::RefCell<Vec<Event<'static>>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The largest events' vector a thread keeps between parses.

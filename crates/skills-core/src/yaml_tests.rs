@@ -486,8 +486,21 @@ fn the_events_vector_is_reused_between_texts() {
             scalar("Search", ScalarKind::Str),
         ),
     ]);
-    for _ in 0..2 {
-        let (yaml, _) = parse_events(&text).map_err(|f| f.error).unwrap();
-        assert_eq!(yaml, expected);
-    }
+    let kept = || EVENTS.with_borrow(|kept| (kept.as_ptr() as usize, kept.capacity(), kept.len()));
+    let (yaml, _) = parse_events(&text).map_err(|f| f.error).unwrap();
+    assert_eq!(yaml, expected);
+    let first = kept();
+    assert!(
+        first.1 > 0 && first.2 == 0,
+        "the thread keeps its emptied vector: {first:?}"
+    );
+    // The next parse takes that vector and gives it back: the same allocation.
+    let (yaml, _) = parse_events(&text).map_err(|f| f.error).unwrap();
+    assert_eq!(yaml, expected);
+    assert_eq!(kept(), first);
+    // A frontmatter of thousands of lines reads as well, and its vector is not kept.
+    let long: String = (0..2_000).map(|i| format!("k{i}: v\n")).collect();
+    let (yaml, _) = parse_events(&long).map_err(|f| f.error).unwrap();
+    assert!(matches!(yaml, Yaml::Map(entries) if entries.len() == 2_000));
+    assert_eq!(kept().1, 0);
 }
