@@ -87,15 +87,15 @@ pub fn frontmatter_json(content: &[u8]) -> Option<serde_json::Map<String, serde_
     }
 }
 
-fn json_value(node: &Yaml) -> serde_json::Value {
+fn json_value(node: &Yaml<'_>) -> serde_json::Value {
     use serde_json::Value;
     match node {
         Yaml::Null => Value::Null,
         Yaml::Scalar(s) => match s.kind {
-            ScalarKind::Str => Value::String(s.text.clone()),
+            ScalarKind::Str => Value::String(s.text.to_string()),
             ScalarKind::Bool => Value::Bool(s.text.eq_ignore_ascii_case("true")),
-            ScalarKind::Int => json_int(&s.text).unwrap_or_else(|| Value::String(s.text.clone())),
-            ScalarKind::Float => json_float(&s.text).unwrap_or_else(|| Value::String(s.text.clone())),
+            ScalarKind::Int => json_int(&s.text).unwrap_or_else(|| Value::String(s.text.to_string())),
+            ScalarKind::Float => json_float(&s.text).unwrap_or_else(|| Value::String(s.text.to_string())),
         },
         Yaml::Seq(items) => Value::Array(items.iter().map(json_value).collect()),
         Yaml::Map(entries) => Value::Object(entries.iter().map(|(k, v)| (k.to_text(), json_value(v))).collect()),

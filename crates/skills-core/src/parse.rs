@@ -1,5 +1,7 @@
 //! `SKILL.md` parsing: frontmatter extraction, field rules and diagnostics.
 
+use std::borrow::Cow;
+
 use crate::diagnostic::{Diagnostic, DiagnosticKind, Severity};
 use crate::extensions::{EXTENSION_FIELDS, parse_extensions};
 use crate::fields::FieldMap;
@@ -62,11 +64,11 @@ pub fn parse_skill_md(content: &[u8], path: &str, directory_name: &str) -> Parse
 /// The values of the keys read into fields of their own ([`SPEC_FIELDS`], then
 /// [`EXTENSION_FIELDS`]), each in its slot; a key written twice keeps its last value.
 #[derive(Default)]
-struct Fields {
-    slots: [Option<Yaml>; SPEC_FIELDS.len() + EXTENSION_FIELDS.len()],
+struct Fields<'a> {
+    slots: [Option<Yaml<'a>>; SPEC_FIELDS.len() + EXTENSION_FIELDS.len()],
 }
 
-impl Fields {
+impl<'a> Fields<'a> {
     /// The slot of `key`, when it has a field of its own.
     fn slot(key: &str) -> Option<usize> {
         SPEC_FIELDS
@@ -75,17 +77,17 @@ impl Fields {
             .position(|field| *field == key)
     }
 
-    fn get(&self, key: &str) -> Option<&Yaml> {
+    fn get(&self, key: &str) -> Option<&Yaml<'a>> {
         self.slots[Self::slot(key)?].as_ref()
     }
 
-    fn insert(&mut self, key: &str, value: Yaml) {
+    fn insert(&mut self, key: &str, value: Yaml<'a>) {
         if let Some(slot) = Self::slot(key) {
             self.slots[slot] = Some(value);
         }
     }
 
-    fn remove(&mut self, key: &str) -> Option<Yaml> {
+    fn remove(&mut self, key: &str) -> Option<Yaml<'a>> {
         self.slots[Self::slot(key)?].take()
     }
 
@@ -158,10 +160,10 @@ impl FieldParser<'_> {
         let mut fields = Fields::default();
         let mut extra = Vec::new();
         for (key, value) in entries {
-            let key = key.into_text();
+            let key = key.into_cow();
             match Fields::slot(&key) {
                 Some(slot) => fields.slots[slot] = Some(value),
-                None => extra.push((key, frontmatter_value(value))),
+                None => extra.push((key.into_owned(), frontmatter_value(value))),
             }
         }
 
@@ -244,7 +246,7 @@ impl FieldParser<'_> {
     /// The frontmatter YAML refused (`error`), read line by line when the reason is one
     /// of the common authoring mistakes (see [`recover::recover`]): a `recovered`
     /// warning, or an `invalid-yaml` skip with the hint when there is one.
-    fn recover(&mut self, frontmatter: &str, error: &str) -> Option<Vec<(Yaml, Yaml)>> {
+    fn recover(&mut self, frontmatter: &str, error: &str) -> Option<Vec<(Yaml<'static>, Yaml<'static>)>> {
         match recover::recover(frontmatter, error) {
             Ok((entries, message)) => {
                 self.report(DiagnosticKind::Recovered, message);
@@ -262,7 +264,7 @@ impl FieldParser<'_> {
     /// a list when its one line is bracketed (`description: [TODO: ...]`, as skill
     /// templates ship it; deepagents loads it too, as the list's Python text). The value
     /// as written, with a `recovered` warning that says how to fix the file.
-    fn recover_as_written(&mut self, frontmatter: &str, fields: &mut Fields) {
+    fn recover_as_written(&mut self, frontmatter: &str, fields: &mut Fields<'_>) {
         let mut reading = None;
         for field in ["name", "description"] {
             let (value, yaml_reads, fix) = match fields.get(field) {
@@ -292,7 +294,7 @@ impl FieldParser<'_> {
 
     /// A required scalar field, trimmed; `None` (with a diagnostic) when absent, null,
     /// blank or a collection.
-    fn required(&mut self, value: Option<Yaml>, field: &str, kind: DiagnosticKind) -> Option<String> {
+    fn required(&mut self, value: Option<Yaml<'_>>, field: &str, kind: DiagnosticKind) -> Option<String> {
         let problem = match value {
             None | Some(Yaml::Null) => format!("missing required `{field}`"),
             Some(Yaml::Scalar(s)) if !s.text.trim().is_empty() => return Some(trimmed(s.text)),
@@ -304,7 +306,7 @@ impl FieldParser<'_> {
     }
 
     /// An optional scalar field, trimmed; empty means absent.
-    fn optional_text(&mut self, value: Option<Yaml>, field: &str) -> Option<String> {
+    fn optional_text(&mut self, value: Option<Yaml<'_>>, field: &str) -> Option<String> {
         match value? {
             Yaml::Null => None,
             Yaml::Scalar(s) => Some(trimmed(s.text)).filter(|t| !t.is_empty()),
@@ -331,7 +333,7 @@ impl FieldParser<'_> {
         }
     }
 
-    fn allowed_tools(&mut self, value: Option<Yaml>) -> Vec<String> {
+    fn allowed_tools(&mut self, value: Option<Yaml<'_>>) -> Vec<String> {
         match value {
             None | Some(Yaml::Null) => Vec::new(),
             Some(Yaml::Scalar(s)) if s.kind == ScalarKind::Str => split_tools(&s.text),
@@ -366,7 +368,7 @@ impl FieldParser<'_> {
         }
     }
 
-    fn metadata(&mut self, value: Option<Yaml>) -> FieldMap<String> {
+    fn metadata(&mut self, value: Option<Yaml<'_>>) -> FieldMap<String> {
         match value {
             None | Some(Yaml::Null) => FieldMap::new(),
             Some(Yaml::Map(entries)) => entries
@@ -386,19 +388,18 @@ pub use crate::split::split_tools;
 
 pub use crate::frontmatter::{MAX_SKILL_FILE_SIZE, frontmatter_json, split_frontmatter};
 
-/// `text` without the whitespace around it, reusing it when there is none.
-fn trimmed(text: String) -> String {
-    if text.trim().len() == text.len() {
-        text
-    } else {
-        text.trim().to_owned()
+/// `text` without the whitespace around it, reusing an owned text when there is none.
+fn trimmed(text: Cow<'_, str>) -> String {
+    match text {
+        Cow::Owned(text) if text.trim().len() == text.len() => text,
+        text => text.trim().to_owned(),
     }
 }
 
-fn frontmatter_value(node: Yaml) -> FrontmatterValue {
+fn frontmatter_value(node: Yaml<'_>) -> FrontmatterValue {
     match node {
         Yaml::Null => FrontmatterValue::Null,
-        Yaml::Scalar(s) => FrontmatterValue::Text(s.text),
+        Yaml::Scalar(s) => FrontmatterValue::Text(s.text.into_owned()),
         Yaml::Seq(items) => FrontmatterValue::List(items.into_iter().map(frontmatter_value).collect()),
         Yaml::Map(entries) => FrontmatterValue::Map(
             entries

@@ -171,7 +171,7 @@ pub(crate) fn read_lines(frontmatter: &str) -> LineReading {
 /// the common authoring mistakes and a name and a description can be read: the entries
 /// and a `recovered` message that says how to fix it. Otherwise the `invalid-yaml`
 /// message, with the hint when there is one.
-pub(crate) fn recover(frontmatter: &str, error: &str) -> Result<(Vec<(Yaml, Yaml)>, String), String> {
+pub(crate) fn recover(frontmatter: &str, error: &str) -> Result<(Vec<(Yaml<'static>, Yaml<'static>)>, String), String> {
     let reading = read_lines(frontmatter);
     let hints = reading.hints.join("; ");
     if reading.hints.is_empty() || reading.get("name").is_none() || reading.get("description").is_none() {
@@ -184,7 +184,7 @@ pub(crate) fn recover(frontmatter: &str, error: &str) -> Result<(Vec<(Yaml, Yaml
     }
     let mut message = format!("frontmatter is not valid YAML ({error}); read line by line. To fix: {hints}");
     // With the mistaken values quoted, YAML reads the rest as written.
-    let quoted = quote_mistakes(frontmatter, &reading).map(|text| yaml::parse(&text));
+    let quoted = quote_mistakes(frontmatter, &reading).map(|text| yaml::parse(&text).map(Yaml::into_owned));
     if let Some(Ok(Yaml::Map(entries))) = quoted {
         return Ok((entries, message));
     }

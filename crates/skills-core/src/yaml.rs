@@ -6,6 +6,7 @@
 //! keep their YAML text. Building the tree ourselves also puts the hostile-input limits
 //! (nesting depth, alias expansion, duplicate keys) in one visible place.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -25,23 +26,24 @@ const MAX_DEPTH: usize = 64;
 /// stops "billion laughs" documents.
 const MAX_NODES: usize = 100_000;
 
-/// A parsed YAML node.
+/// A parsed YAML node, borrowing its scalars' text from the document where it can.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Yaml {
+pub(crate) enum Yaml<'a> {
     /// `~`, `null`, or an empty value.
     Null,
     /// Any other scalar, with its source text and resolved type.
-    Scalar(Scalar),
+    Scalar(Scalar<'a>),
     /// A sequence.
-    Seq(Vec<Yaml>),
+    Seq(Vec<Yaml<'a>>),
     /// A mapping, in source order.
-    Map(Vec<(Yaml, Yaml)>),
+    Map(Vec<(Yaml<'a>, Yaml<'a>)>),
 }
 
-/// A scalar with the exact text it was written with.
+/// A scalar with the exact text it was written with: a slice of the document, or its
+/// own text when reading it changed it (escapes, folded lines).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Scalar {
-    pub text: String,
+pub(crate) struct Scalar<'a> {
+    pub text: Cow<'a, str>,
     pub kind: ScalarKind,
 }
 
@@ -54,7 +56,7 @@ pub(crate) enum ScalarKind {
     Float,
 }
 
-impl Yaml {
+impl<'a> Yaml<'a> {
     /// A short name of the node's type, for messages.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -72,9 +74,33 @@ impl Yaml {
 
     /// [`to_text`](Self::to_text), taking a scalar's text rather than copying it.
     pub fn into_text(self) -> String {
+        self.into_cow().into_owned()
+    }
+
+    /// [`into_text`](Self::into_text), still borrowing a scalar's text from the
+    /// document.
+    pub fn into_cow(self) -> Cow<'a, str> {
         match self {
             Yaml::Scalar(s) => s.text,
-            other => other.to_text(),
+            other => Cow::Owned(other.to_text()),
+        }
+    }
+
+    /// The node with every text its own, free of the document.
+    pub fn into_owned(self) -> Yaml<'static> {
+        match self {
+            Yaml::Null => Yaml::Null,
+            Yaml::Scalar(s) => Yaml::Scalar(Scalar {
+                text: Cow::Owned(s.text.into_owned()),
+                kind: s.kind,
+            }),
+            Yaml::Seq(items) => Yaml::Seq(items.into_iter().map(Yaml::into_owned).collect()),
+            Yaml::Map(entries) => Yaml::Map(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect(),
+            ),
         }
     }
 
@@ -83,7 +109,7 @@ impl Yaml {
     pub fn to_text(&self) -> String {
         match self {
             Yaml::Null => String::new(),
-            Yaml::Scalar(s) => s.text.clone(),
+            Yaml::Scalar(s) => s.text.clone().into_owned(),
             Yaml::Seq(_) | Yaml::Map(_) => {
                 let mut out = String::new();
                 write_flow(self, &mut out);
@@ -94,9 +120,9 @@ impl Yaml {
 }
 
 /// A string scalar holding `text`.
-pub(crate) fn text_scalar(text: String) -> Yaml {
+pub(crate) fn text_scalar(text: String) -> Yaml<'static> {
     Yaml::Scalar(Scalar {
-        text,
+        text: Cow::Owned(text),
         kind: ScalarKind::Str,
     })
 }
@@ -111,15 +137,15 @@ impl fmt::Display for YamlError {
     }
 }
 
-enum Frame {
+enum Frame<'a> {
     Seq {
-        items: Vec<Yaml>,
+        items: Vec<Yaml<'a>>,
         anchor: usize,
         nodes: usize,
     },
     Map {
-        entries: Vec<(Yaml, Yaml)>,
-        key: Option<Yaml>,
+        entries: Vec<(Yaml<'a>, Yaml<'a>)>,
+        key: Option<Yaml<'a>>,
         /// The keys so far, once there are [`LINEAR_KEYS`] (see [`repeats`]).
         seen: Option<HashSet<String>>,
         anchor: usize,
@@ -128,13 +154,13 @@ enum Frame {
 }
 
 /// Parses one YAML document. An empty document is [`Yaml::Null`].
-pub(crate) fn parse(src: &str) -> Result<Yaml, YamlError> {
+pub(crate) fn parse(src: &str) -> Result<Yaml<'_>, YamlError> {
     parse_lenient(src).map(|lenient| lenient.yaml)
 }
 
 /// [`parse`] without the repairs of what libyaml forgives: the document as a strict
 /// YAML 1.2 reader (a host checking a served `SKILL.md`) reads it, or an error.
-pub(crate) fn parse_strict(src: &str) -> Result<Yaml, YamlError> {
+pub(crate) fn parse_strict(src: &str) -> Result<Yaml<'_>, YamlError> {
     parse_events(src).map(|(yaml, _)| yaml).map_err(|failure| failure.error)
 }
 
@@ -144,9 +170,9 @@ const MAX_REPAIRS: usize = 64;
 
 /// A document read as libyaml reads it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Lenient {
+pub(crate) struct Lenient<'a> {
     /// The document.
-    pub yaml: Yaml,
+    pub yaml: Yaml<'a>,
     /// Keys that appeared more than once in a mapping (the last one is kept, as PyYAML).
     pub duplicates: Vec<String>,
     /// What was repaired to read it (see [`forgive`](crate::forgive)), one note per
@@ -155,31 +181,40 @@ pub(crate) struct Lenient {
 }
 
 /// [`parse`], forgiving what libyaml forgives (see [`forgive`](crate::forgive)).
-pub(crate) fn parse_lenient(src: &str) -> Result<Lenient, YamlError> {
+pub(crate) fn parse_lenient(src: &str) -> Result<Lenient<'_>, YamlError> {
+    let Failure { error, mut scan } = match parse_events(src) {
+        Ok((yaml, duplicates)) => {
+            return Ok(Lenient {
+                yaml,
+                duplicates,
+                repairs: Vec::new(),
+            });
+        }
+        Err(failure) => failure,
+    };
+    // Each repair is a new text, so what is read from it is its own.
     let mut text = std::borrow::Cow::Borrowed(src);
     let mut repairs: Vec<String> = Vec::new();
-    let mut first_error = None;
     loop {
-        let Failure { error, scan } = match parse_events(&text) {
-            Ok((yaml, duplicates)) => {
-                repairs.dedup();
-                return Ok(Lenient {
-                    yaml,
-                    duplicates,
-                    repairs,
-                });
-            }
-            Err(failure) => failure,
-        };
-        let first = first_error.get_or_insert(error);
         let repair = scan
             .filter(|_| repairs.len() < MAX_REPAIRS)
             .and_then(|(info, at)| forgive::repair(&text, &info, at));
         let Some(repair) = repair else {
-            return Err(first.clone());
+            return Err(error);
         };
         repairs.push(repair.note);
         text = std::borrow::Cow::Owned(repair.text);
+        match parse_events(&text) {
+            Ok((yaml, duplicates)) => {
+                repairs.dedup();
+                return Ok(Lenient {
+                    yaml: yaml.into_owned(),
+                    duplicates,
+                    repairs,
+                });
+            }
+            Err(failure) => scan = failure.scan,
+        }
     }
 }
 
@@ -198,7 +233,7 @@ impl From<YamlError> for Failure {
 
 /// Parses `src`: through [`yaml_simple`](crate::yaml_simple) when it has the common
 /// shape, else through the general parser.
-fn parse_events(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
+fn parse_events(src: &str) -> Result<(Yaml<'_>, Vec<String>), Failure> {
     let mut events = relabel(EVENTS.with_borrow_mut(std::mem::take));
     let simple = crate::yaml_simple::events_into(src, &mut events);
     let parsed = match simple {
@@ -233,7 +268,7 @@ fn relabel<'b>(mut events: Vec<Event<'_>>) -> Vec<Event<'b>> {
 /// Parses `src` through [`yaml_simple`](crate::yaml_simple) only: `None` when it does
 /// not have the common shape.
 #[cfg(test)]
-fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
+fn parse_simple(src: &str) -> Option<Result<Yaml<'_>, YamlError>> {
     let events = crate::yaml_simple::events(src)?;
     Some(
         build(events.into_iter().map(Ok))
@@ -244,12 +279,12 @@ fn parse_simple(src: &str) -> Option<Result<Yaml, YamlError>> {
 
 /// [`parse_strict`] through the general parser only.
 #[cfg(test)]
-fn parse_general(src: &str) -> Result<Yaml, YamlError> {
+fn parse_general(src: &str) -> Result<Yaml<'_>, YamlError> {
     general(src).map(|(yaml, _)| yaml).map_err(|f| f.error)
 }
 
 /// Parses `src` with the general parser.
-fn general(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
+fn general(src: &str) -> Result<(Yaml<'_>, Vec<String>), Failure> {
     build(Parser::new_from_str(src).map(|next| {
         next.map(|(event, _span)| event).map_err(|e| Failure {
             error: YamlError(e.to_string()),
@@ -259,11 +294,11 @@ fn general(src: &str) -> Result<(Yaml, Vec<String>), Failure> {
 }
 
 /// The tree and the duplicated keys of one YAML event stream.
-fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result<(Yaml, Vec<String>), Failure> {
+fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result<(Yaml<'a>, Vec<String>), Failure> {
     let mut duplicates = Vec::new();
-    let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: HashMap<usize, (Yaml, usize)> = HashMap::new();
-    let mut root: Option<Yaml> = None;
+    let mut stack: Vec<Frame<'a>> = Vec::new();
+    let mut anchors: HashMap<usize, (Yaml<'a>, usize)> = HashMap::new();
+    let mut root: Option<Yaml<'a>> = None;
     let mut documents = 0usize;
     let mut budget = MAX_NODES;
 
@@ -293,7 +328,7 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
                 let core_tag = tag
                     .as_ref()
                     .map(|t| t.is_yaml_core_schema().then_some(t.suffix.as_str()));
-                (resolve_scalar(&value, style, core_tag), 1, anchor)
+                (resolve_scalar(value, style, core_tag), 1, anchor)
             }
             Event::SequenceStart(anchor, _) => {
                 if stack.len() >= MAX_DEPTH {
@@ -361,7 +396,7 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
                             if repeats(entries, seen, &s.text) {
                                 // The last one wins, as in PyYAML: drop the earlier pair.
                                 entries.retain(|(k, _)| !matches!(k, Yaml::Scalar(earlier) if earlier.text == s.text));
-                                duplicates.push(s.text.clone());
+                                duplicates.push(s.text.clone().into_owned());
                             }
                         }
                         *key = Some(node);
@@ -378,10 +413,10 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
 const LINEAR_KEYS: usize = 16;
 /// Whether `text` is already a key of `entries` (a mapping being built; searched in
 /// place below [`LINEAR_KEYS`] keys, then in `seen`); `text` counts as seen afterwards.
-fn repeats(entries: &[(Yaml, Yaml)], seen: &mut Option<HashSet<String>>, text: &str) -> bool {
-    fn key_text((key, _): &(Yaml, Yaml)) -> Option<&str> {
+fn repeats(entries: &[(Yaml<'_>, Yaml<'_>)], seen: &mut Option<HashSet<String>>, text: &str) -> bool {
+    fn key_text<'k>((key, _): &'k (Yaml<'_>, Yaml<'_>)) -> Option<&'k str> {
         match key {
-            Yaml::Scalar(scalar) => Some(scalar.text.as_str()),
+            Yaml::Scalar(scalar) => Some(&scalar.text),
             _ => None,
         }
     }
@@ -402,17 +437,21 @@ fn spend(budget: &mut usize, nodes: usize) -> Result<(), YamlError> {
 
 /// `tag` is `None` without a tag, `Some(Some(suffix))` for a core-schema tag (`!!str`)
 /// and `Some(None)` for any other tag, which makes the scalar a string.
-fn resolve_scalar(value: &str, style: ScalarStyle, tag: Option<Option<&str>>) -> Yaml {
-    let scalar = |kind| {
-        Yaml::Scalar(Scalar {
-            text: value.to_owned(),
-            kind,
-        })
-    };
+fn resolve_scalar<'a>(value: Cow<'a, str>, style: ScalarStyle, tag: Option<Option<&str>>) -> Yaml<'a> {
+    let kind = resolve_kind(&value, style, tag);
+    match kind {
+        None => Yaml::Null,
+        Some(kind) => Yaml::Scalar(Scalar { text: value, kind }),
+    }
+}
+
+/// What [`resolve_scalar`] makes of `value`: `None` for null.
+fn resolve_kind(value: &str, style: ScalarStyle, tag: Option<Option<&str>>) -> Option<ScalarKind> {
+    let scalar = Some;
     if let Some(Some(suffix)) = tag {
         return match suffix {
             "str" => scalar(ScalarKind::Str),
-            "null" => Yaml::Null,
+            "null" => None,
             "bool" => scalar(ScalarKind::Bool),
             "int" => scalar(ScalarKind::Int),
             "float" => scalar(ScalarKind::Float),
@@ -423,7 +462,7 @@ fn resolve_scalar(value: &str, style: ScalarStyle, tag: Option<Option<&str>>) ->
         return scalar(ScalarKind::Str);
     }
     if is_null(value) {
-        return Yaml::Null;
+        return None;
     }
     scalar(resolve_plain(value).unwrap_or(ScalarKind::Str))
 }

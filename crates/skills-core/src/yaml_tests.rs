@@ -4,14 +4,14 @@ use proptest::prelude::*;
 
 use super::*;
 
-fn scalar(text: &str, kind: ScalarKind) -> Yaml {
+fn scalar(text: &str, kind: ScalarKind) -> Yaml<'_> {
     Yaml::Scalar(Scalar {
         text: text.into(),
         kind,
     })
 }
 
-fn check(src: &str, expected: Yaml) {
+fn check(src: &str, expected: Yaml<'_>) {
     assert_eq!(parse(src), Ok(expected), "source: {src:?}");
 }
 
@@ -151,13 +151,13 @@ fn collections_render_as_flow_text() {
 }
 
 /// The document read leniently, with its repair notes.
-fn forgiven(src: &str) -> (Yaml, Vec<String>) {
+fn forgiven(src: &str) -> (Yaml<'_>, Vec<String>) {
     let read = parse_lenient(src).unwrap_or_else(|e| panic!("{src:?}: {e}"));
     assert!(read.duplicates.is_empty());
     (read.yaml, read.repairs)
 }
 
-fn value_of(yaml: &Yaml, key: &str) -> String {
+fn value_of(yaml: &Yaml<'_>, key: &str) -> String {
     let Yaml::Map(entries) = yaml else { panic!("a mapping") };
     entries
         .iter()
@@ -238,7 +238,7 @@ fn repairs_are_bounded_and_the_first_error_is_the_answer() {
 // The common shape (`yaml_simple`) against the general parser.
 
 /// Both readers on `src`: `None` when the common shape refuses it.
-fn both(src: &str) -> Option<(Yaml, Yaml)> {
+fn both(src: &str) -> Option<(Yaml<'_>, Yaml<'_>)> {
     let simple = parse_simple(src)?;
     let general = parse_general(src).unwrap_or_else(|e| panic!("{src:?} was read here but is invalid: {e}"));
     Some((simple.expect("built"), general))

@@ -3,7 +3,7 @@
 
 use super::{ScalarKind, Yaml, is_null, resolve_plain};
 
-pub(super) fn write_flow(node: &Yaml, out: &mut String) {
+pub(super) fn write_flow(node: &Yaml<'_>, out: &mut String) {
     match node {
         Yaml::Null => out.push_str("null"),
         Yaml::Scalar(s) => {

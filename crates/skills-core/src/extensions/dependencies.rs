@@ -163,7 +163,7 @@ fn looks_like_skill_name(text: &str) -> bool {
 type Report<'a> = &'a mut dyn FnMut(DiagnosticKind, String);
 
 /// Reads a `dependencies` value (see the module documentation).
-pub(crate) fn read_dependencies(value: Yaml, report: Report<'_>) -> SkillDependencies {
+pub(crate) fn read_dependencies(value: Yaml<'_>, report: Report<'_>) -> SkillDependencies {
     let mut deps = SkillDependencies::default();
     match value {
         Yaml::Null => {}
@@ -188,11 +188,11 @@ pub(crate) fn read_dependencies(value: Yaml, report: Report<'_>) -> SkillDepende
 }
 
 /// Reads `required-tools`: a string split like `allowed-tools`, or a list of strings.
-pub(crate) fn read_required_tools(value: Yaml, report: Report<'_>) -> Vec<String> {
+pub(crate) fn read_required_tools(value: Yaml<'_>, report: Report<'_>) -> Vec<String> {
     strings(value, "required-tools", crate::split::split_tools, report)
 }
 
-fn read_tools(value: Yaml, deps: &mut SkillDependencies, report: Report<'_>) {
+fn read_tools(value: Yaml<'_>, deps: &mut SkillDependencies, report: Report<'_>) {
     match value {
         Yaml::Map(entries) => {
             for (key, value) in entries {
@@ -220,7 +220,7 @@ enum Which {
 }
 
 /// A list of tools: strings, or `{type: mcp, value: NAME}` entries (MCP servers).
-fn tool_entries(value: Yaml, key: &str, deps: &mut SkillDependencies, which: Which, report: Report<'_>) {
+fn tool_entries(value: Yaml<'_>, key: &str, deps: &mut SkillDependencies, which: Which, report: Report<'_>) {
     let entries = match value {
         Yaml::Seq(entries) => entries,
         Yaml::Scalar(s) if s.kind == ScalarKind::Str => crate::split::split_tools(&s.text)
@@ -259,7 +259,7 @@ fn tool_entries(value: Yaml, key: &str, deps: &mut SkillDependencies, which: Whi
 }
 
 /// `{type: mcp, value: NAME, description, transport, url}`.
-fn mcp_server(fields: &[(Yaml, Yaml)]) -> Result<McpServerDependency, String> {
+fn mcp_server(fields: &[(Yaml<'_>, Yaml<'_>)]) -> Result<McpServerDependency, String> {
     let field = |name: &str| {
         fields
             .iter()
@@ -285,7 +285,7 @@ fn mcp_server(fields: &[(Yaml, Yaml)]) -> Result<McpServerDependency, String> {
 
 /// A list of skill names (a list, or one string split on commas and spaces); entries
 /// that cannot name a skill are reported and dropped.
-fn skill_names(value: Yaml, key: &str, report: Report<'_>) -> Vec<String> {
+fn skill_names(value: Yaml<'_>, key: &str, report: Report<'_>) -> Vec<String> {
     let split = |text: &str| crate::split::split_outside(text, ('(', ')'), |c| c == ',');
     let mut names = strings(value, key, split, report);
     let dropped: Vec<String> = names.iter().filter(|n| !looks_like_skill_name(n)).cloned().collect();
@@ -305,7 +305,7 @@ fn skill_names(value: Yaml, key: &str, report: Report<'_>) -> Vec<String> {
 }
 
 /// A string split by `split`, or a list of strings; anything else reported.
-fn strings(value: Yaml, key: &str, split: impl Fn(&str) -> Vec<String>, report: Report<'_>) -> Vec<String> {
+fn strings(value: Yaml<'_>, key: &str, split: impl Fn(&str) -> Vec<String>, report: Report<'_>) -> Vec<String> {
     let mut items = match value {
         Yaml::Null => Vec::new(),
         Yaml::Scalar(s) if s.kind == ScalarKind::Str => split(&s.text),

@@ -10,8 +10,8 @@ use crate::yaml::{ScalarKind, Yaml};
 
 /// Reads the extension fields out of a frontmatter's fields, reporting what it cannot
 /// use through `report`. `None` when the frontmatter sets none of them.
-pub(crate) fn parse_extensions(
-    mut take: impl FnMut(&str) -> Option<Yaml>,
+pub(crate) fn parse_extensions<'y>(
+    mut take: impl FnMut(&str) -> Option<Yaml<'y>>,
     report: &mut dyn FnMut(DiagnosticKind, String),
 ) -> Option<Box<SkillExtensions>> {
     let mut reader = Reader { report };
@@ -50,7 +50,7 @@ impl Reader<'_> {
         (self.report)(DiagnosticKind::FieldIgnored, message);
     }
 
-    fn boolean(&mut self, key: &str, value: Yaml) -> Option<bool> {
+    fn boolean(&mut self, key: &str, value: Yaml<'_>) -> Option<bool> {
         match &value {
             Yaml::Null => None,
             Yaml::Scalar(s) if s.text.eq_ignore_ascii_case("true") => Some(true),
@@ -63,7 +63,7 @@ impl Reader<'_> {
         }
     }
 
-    fn text(&mut self, key: &str, value: Yaml, max: usize) -> Option<String> {
+    fn text(&mut self, key: &str, value: Yaml<'_>, max: usize) -> Option<String> {
         match value {
             Yaml::Null => None,
             Yaml::Scalar(s) => {
@@ -83,7 +83,7 @@ impl Reader<'_> {
         }
     }
 
-    fn context(&mut self, value: Yaml) -> SkillContext {
+    fn context(&mut self, value: Yaml<'_>) -> SkillContext {
         match value {
             Yaml::Null => SkillContext::Inline,
             Yaml::Scalar(s) if s.text.trim() == "fork" => SkillContext::Fork,
@@ -100,7 +100,7 @@ impl Reader<'_> {
     }
 
     /// A list field: a YAML list of strings, or one string split by `split`.
-    fn list(&mut self, key: &str, value: Yaml, split: fn(&str) -> Vec<String>) -> Vec<String> {
+    fn list(&mut self, key: &str, value: Yaml<'_>, split: fn(&str) -> Vec<String>) -> Vec<String> {
         let mut items = match value {
             Yaml::Null => Vec::new(),
             Yaml::Scalar(s) if s.kind == ScalarKind::Str => split(&s.text),
@@ -138,7 +138,7 @@ impl Reader<'_> {
     }
 
     /// `hooks: {Event: [{matcher, hooks: [{type, command | prompt, once, timeout}]}]}`.
-    fn hooks(&mut self, value: Yaml) -> Vec<SkillHook> {
+    fn hooks(&mut self, value: Yaml<'_>) -> Vec<SkillHook> {
         let events = match value {
             Yaml::Null => return Vec::new(),
             Yaml::Map(events) => events,
@@ -179,7 +179,7 @@ impl Reader<'_> {
         hooks
     }
 
-    fn hook_group(&mut self, event: HookEvent, group: Yaml, hooks: &mut Vec<SkillHook>) {
+    fn hook_group(&mut self, event: HookEvent, group: Yaml<'_>, hooks: &mut Vec<SkillHook>) {
         let Yaml::Map(entries) = group else {
             let msg = format!("ignoring a {} hook: expected a mapping", event.as_str());
             self.ignored(msg);
@@ -234,7 +234,7 @@ impl Reader<'_> {
         }
     }
 
-    fn hook_action(&mut self, event: HookEvent, handler: Yaml) -> Option<(HookAction, bool)> {
+    fn hook_action(&mut self, event: HookEvent, handler: Yaml<'_>) -> Option<(HookAction, bool)> {
         let Yaml::Map(entries) = handler else {
             self.ignored(format!("ignoring a {} hook: expected a mapping", event.as_str()));
             return None;
@@ -290,7 +290,7 @@ fn split_globs(text: &str) -> Vec<String> {
 
 /// `argument-hint: [file] [mode]` written without quotes: YAML reads `[file]` as a list.
 /// Authors mean the text, so a list of scalars is written back as `[a, b]`.
-fn bracketed(value: Yaml) -> Yaml {
+fn bracketed(value: Yaml<'_>) -> Yaml<'_> {
     match &value {
         Yaml::Seq(items) if items.iter().all(|i| matches!(i, Yaml::Scalar(_))) => {
             let items: Vec<String> = items.iter().map(Yaml::to_text).collect();
