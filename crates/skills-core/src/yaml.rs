@@ -72,7 +72,8 @@ impl<'a> Yaml<'a> {
         }
     }
 
-    /// [`to_text`](Self::to_text), taking a scalar's text rather than copying it.
+    /// [`to_text`](Self::to_text), taking a scalar's text rather than copying it when
+    /// the scalar holds its own.
     pub fn into_text(self) -> String {
         self.into_cow().into_owned()
     }
