@@ -113,7 +113,7 @@ impl<'a> Yaml<'a> {
     pub fn to_text(&self) -> String {
         match self {
             Yaml::Null => String::new(),
-            Yaml::Scalar(s) => s.text.clone().into_owned(),
+            Yaml::Scalar(s) => s.text.to_string(),
             Yaml::Seq(_) | Yaml::Map(_) => {
                 let mut out = String::new();
                 write_flow(self, &mut out);
@@ -197,7 +197,7 @@ pub(crate) fn parse_lenient(src: &str) -> Result<Lenient<'_>, YamlError> {
         Err(failure) => failure,
     };
     // Each repair is a new text, so what is read from it is its own.
-    let mut text = std::borrow::Cow::Borrowed(src);
+    let mut text = Cow::Borrowed(src);
     let mut repairs: Vec<String> = Vec::new();
     loop {
         let repair = scan
@@ -207,7 +207,7 @@ pub(crate) fn parse_lenient(src: &str) -> Result<Lenient<'_>, YamlError> {
             return Err(error);
         };
         repairs.push(repair.note);
-        text = std::borrow::Cow::Owned(repair.text);
+        text = Cow::Owned(repair.text);
         match parse_events(&text) {
             Ok((yaml, duplicates)) => {
                 repairs.dedup();
@@ -400,7 +400,7 @@ fn build<'a>(events: impl Iterator<Item = Result<Event<'a>, Failure>>) -> Result
                             if repeats(entries, seen, &s.text) {
                                 // The last one wins, as in PyYAML: drop the earlier pair.
                                 entries.retain(|(k, _)| !matches!(k, Yaml::Scalar(earlier) if earlier.text == s.text));
-                                duplicates.push(s.text.clone().into_owned());
+                                duplicates.push(s.text.to_string());
                             }
                         }
                         *key = Some(node);

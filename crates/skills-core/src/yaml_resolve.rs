@@ -9,8 +9,7 @@ use super::{Scalar, ScalarKind, Yaml};
 /// `tag` is `None` without a tag, `Some(Some(suffix))` for a core-schema tag (`!!str`)
 /// and `Some(None)` for any other tag, which makes the scalar a string.
 pub(super) fn resolve_scalar<'a>(value: Cow<'a, str>, style: ScalarStyle, tag: Option<Option<&str>>) -> Yaml<'a> {
-    let kind = resolve_kind(&value, style, tag);
-    match kind {
+    match resolve_kind(&value, style, tag) {
         None => Yaml::Null,
         Some(kind) => Yaml::Scalar(Scalar { text: value, kind }),
     }
@@ -18,24 +17,23 @@ pub(super) fn resolve_scalar<'a>(value: Cow<'a, str>, style: ScalarStyle, tag: O
 
 /// What [`resolve_scalar`] makes of `value`: `None` for null.
 fn resolve_kind(value: &str, style: ScalarStyle, tag: Option<Option<&str>>) -> Option<ScalarKind> {
-    let scalar = Some;
     if let Some(Some(suffix)) = tag {
         return match suffix {
-            "str" => scalar(ScalarKind::Str),
+            "str" => Some(ScalarKind::Str),
             "null" => None,
-            "bool" => scalar(ScalarKind::Bool),
-            "int" => scalar(ScalarKind::Int),
-            "float" => scalar(ScalarKind::Float),
-            _ => scalar(ScalarKind::Str),
+            "bool" => Some(ScalarKind::Bool),
+            "int" => Some(ScalarKind::Int),
+            "float" => Some(ScalarKind::Float),
+            _ => Some(ScalarKind::Str),
         };
     }
     if style != ScalarStyle::Plain || tag.is_some() {
-        return scalar(ScalarKind::Str);
+        return Some(ScalarKind::Str);
     }
     if is_null(value) {
         return None;
     }
-    scalar(resolve_plain(value).unwrap_or(ScalarKind::Str))
+    Some(resolve_plain(value).unwrap_or(ScalarKind::Str))
 }
 
 pub(super) fn is_null(text: &str) -> bool {
